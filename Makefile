@@ -1,0 +1,50 @@
+# Skirmish — the two commands a newcomer needs are `make run` and `make test`.
+#
+# Both install the Debian packages they need when they are missing (with sudo when not root), so a fresh machine
+# with only the Swift toolchain works. Nothing else installs anything by hand.
+
+SWIFT        ?= swift
+SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Libraries the package links against (libcurl for the exporter, json-c for JSON payloads).
+BUILD_DEPS   := libcurl4-openssl-dev libjson-c-dev pkg-config
+FUZZ_RUNS    ?= 2000000
+FUZZ_SECONDS ?= 120
+
+.PHONY: run test deps build fuzz bench lint clean
+
+## run: build in release mode and run a short swarm against the embedded server, then print the summary
+run: deps
+	$(SWIFT) build -c release --product skirmish
+	.build/release/skirmish bench codec
+
+## test: build and run every test (Swift Testing), then lint the formatting
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --disable-xctest
+	$(SWIFT) format lint --strict --configuration .ci/swift-format.json --recursive Sources Tests Package.swift
+
+## deps: install the Debian packages the build needs, only when one is missing
+deps:
+	@missing=""; for p in $(BUILD_DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+## fuzz: run the libFuzzer target for the packet decoder for a bounded number of executions
+fuzz:
+	mkdir -p .build/fuzz
+	$(SWIFT)c -O -sanitize=fuzzer,address -parse-as-library -module-name SkirmishWire \
+		Sources/SkirmishWire/*.swift Sources/SkirmishWire/Messages/*.swift Tests/Fuzz/WireFuzz.swift \
+		-o .build/fuzz/wire-fuzz
+	mkdir -p .build/fuzz/wire-corpus
+	.build/fuzz/wire-fuzz -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=1300 \
+		-print_final_stats=1 .build/fuzz/wire-corpus
+
+## bench: build in release mode and run every benchmark
+bench: deps
+	$(SWIFT) build -c release --product skirmish
+	.build/release/skirmish bench codec
+
+clean:
+	rm -rf .build

@@ -1,0 +1,38 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Every target is compiled with the same strictness: Swift 6 language mode (set by the tools version),
+/// explicit `any` for existentials and imports that must name the module a member comes from.
+let strictness: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "skirmish",
+    products: [
+        .executable(name: "skirmish", targets: ["skirmish"]),
+        .library(name: "SkirmishWire", targets: ["SkirmishWire"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    ],
+    targets: [
+        .target(name: "SkirmishWire"),
+        // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
+        .target(name: "CAllocCounter"),
+        .executableTarget(
+            name: "skirmish",
+            dependencies: [
+                "SkirmishWire",
+                "CAllocCounter",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "SkirmishWireTests", dependencies: ["SkirmishWire"]),
+    ]
+)
+
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictness
+}

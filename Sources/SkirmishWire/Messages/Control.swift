@@ -1,0 +1,325 @@
+/// Which game a client asks for in `Hello`.
+public enum GameKind: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case snap = 1
+    case puck = 2
+    case suns = 3
+
+    /// The label value used in metrics (`game="puck"`) and scripts (`game: puck`).
+    public var description: String {
+        switch self {
+        case .snap: "snap"
+        case .puck: "puck"
+        case .suns: "suns"
+        }
+    }
+}
+
+/// The 16-byte stateless cookie of the handshake.
+public struct Cookie: Sendable, Hashable {
+    public var high: UInt64
+    public var low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// The cookie of a first `Hello`.
+    public static let zero = Cookie(high: 0, low: 0)
+}
+
+/// `Hello` (0x0001, C→S, handshake): asks to join a match, first without and then with the server's cookie.
+///
+/// The payload is zero-padded to at least 64 bytes so that no answer to an unverified address is larger than it.
+public struct Hello: Sendable, Hashable {
+    /// The protocol version this implementation speaks.
+    public static let currentVersion: UInt16 = 1
+
+    public var version: UInt16
+    public var game: GameKind
+    /// Seats wanted at the table (2 for Puck and Suns, 2–4 for Snap); the server decides what it accepts.
+    public var seats: UInt8
+    /// A match to join, or 0 for any.
+    public var match: UInt32
+    /// Zero on the first try, then the cookie from `Challenge`.
+    public var cookie: Cookie
+    /// 0 for a new player, or the token from `Welcome` to take back a dropped seat.
+    public var resumeToken: UInt64
+    public var name: String
+
+    public init(
+        version: UInt16 = Hello.currentVersion, game: GameKind, seats: UInt8, match: UInt32 = 0,
+        cookie: Cookie = .zero, resumeToken: UInt64 = 0, name: String
+    ) {
+        self.version = version
+        self.game = game
+        self.seats = seats
+        self.match = match
+        self.cookie = cookie
+        self.resumeToken = resumeToken
+        self.name = name
+    }
+}
+
+extension Hello: Payload {
+    /// Bytes before the name: version, game, seats, match, cookie, resume token.
+    static let fixedSize = 2 + 1 + 1 + 4 + 16 + 8
+
+    init(reading reader: inout WireReader) throws(DecodeError) {
+        let start = reader.offset
+        version = try reader.u16()
+        guard let game = GameKind(rawValue: try reader.u8()) else { throw .badValue }
+        self.game = game
+        seats = try reader.u8()
+        match = try reader.u32()
+        cookie = Cookie(high: try reader.u64(), low: try reader.u64())
+        resumeToken = try reader.u64()
+        name = try reader.string(limit: WireLimits.maxName)
+        let padding = WireLimits.helloPayloadSize - (reader.offset - start)
+        if padding > 0 {
+            guard reader.remaining >= padding else { throw .truncatedPayload }
+            for _ in 0..<padding {
+                guard try reader.u8() == 0 else { throw .badValue }
+            }
+        }
+    }
+
+    func write(to writer: inout WireWriter) throws(EncodeError) {
+        let start = writer.offset
+        try writer.u16(version)
+        try writer.u8(game.rawValue)
+        try writer.u8(seats)
+        try writer.u32(match)
+        try writer.u64(cookie.high)
+        try writer.u64(cookie.low)
+        try writer.u64(resumeToken)
+        try writer.string(name, limit: WireLimits.maxName)
+        try writer.zeros(WireLimits.helloPayloadSize - (writer.offset - start))
+    }
+}
+
+/// `Challenge` (0x0002, S→C, handshake): the cookie to echo in the next `Hello`.
+public struct Challenge: Sendable, Hashable {
+    public var cookie: Cookie
+
+    public init(cookie: Cookie) { self.cookie = cookie }
+}
+
+extension Challenge: Payload {
+    init(reading reader: inout WireReader) throws(DecodeError) {
+        cookie = Cookie(high: try reader.u64(), low: try reader.u64())
+    }
+
+    func write(to writer: inout WireWriter) throws(EncodeError) {
+        try writer.u64(cookie.high)
+        try writer.u64(cookie.low)
+    }
+}
+
+/// `Welcome` (0x0003, S→C, reliable): the client has a seat.
+public struct Welcome: Sendable, Hashable {
+    public var peer: UInt32
+    public var match: UInt32
+    public var seat: UInt8
+    /// Simulation ticks per second of the match (60 for Puck).
+    public var tickRate: UInt16
+    /// Present this in a later `Hello` to take the seat back after a drop (within 15 s).
+    public var resumeToken: UInt64
+
+    public init(peer: UInt32, match: UInt32, seat: UInt8, tickRate: UInt16, resumeToken: UInt64) {
+        self.peer = peer
+        self.match = match
+        self.seat = seat
+        self.tickRate = tickRate
+        self.resumeToken = resumeToken
+    }
+}
+
+extension Welcome: Payload {
+    init(reading reader: inout WireReader) throws(DecodeError) {
+        peer = try reader.u32()
+        match = try reader.u32()
+        seat = try reader.u8()
+        tickRate = try reader.u16()
+        resumeToken = try reader.u64()
+    }
+
+    func write(to writer: inout WireWriter) throws(EncodeError) {
+        try writer.u32(peer)
+        try writer.u32(match)
+        try writer.u8(seat)
+        try writer.u16(tickRate)
+        try writer.u64(resumeToken)
+    }
+}
+
+/// Why a server refused a `Hello`. An open set: a peer may send codes this build does not name.
+public struct RejectReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public var rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    public static let unsupportedVersion = RejectReason(rawValue: 1)
+    public static let badCookie = RejectReason(rawValue: 2)
+    public static let serverFull = RejectReason(rawValue: 3)
+    public static let badRequest = RejectReason(rawValue: 4)
+    public static let noSuchMatch = RejectReason(rawValue: 5)
+    public static let resumeExpired = RejectReason(rawValue: 6)
+    public static let rateLimited = RejectReason(rawValue: 7)
+    public static let shuttingDown = RejectReason(rawValue: 8)
+    public static let matchmakingTimeout = RejectReason(rawValue: 9)
+
+    public var description: String {
+        switch self {
+        case .unsupportedVersion: "unsupportedVersion"
+        case .badCookie: "badCookie"
+        case .serverFull: "serverFull"
+        case .badRequest: "badRequest"
+        case .noSuchMatch: "noSuchMatch"
+        case .resumeExpired: "resumeExpired"
+        case .rateLimited: "rateLimited"
+        case .shuttingDown: "shuttingDown"
+        case .matchmakingTimeout: "matchmakingTimeout"
+        default: "reason\(rawValue)"
+        }
+    }
+}
+
+/// `Reject` (0x0004, S→C, handshake): the server will not seat this client, and says why.
+public struct Reject: Sendable, Hashable {
+    public var reason: RejectReason
+    /// At most 60 bytes, so a `Reject` is always smaller than the `Hello` it answers.
+    public var text: String
+
+    public init(reason: RejectReason, text: String) {
+        self.reason = reason
+        self.text = text
+    }
+}
+
+extension Reject: Payload {
+    init(reading reader: inout WireReader) throws(DecodeError) {
+        reason = RejectReason(rawValue: try reader.u16())
+        text = try reader.string(limit: WireLimits.maxRejectText)
+    }
+
+    func write(to writer: inout WireWriter) throws(EncodeError) {
+        try writer.u16(reason.rawValue)
+        try writer.string(text, limit: WireLimits.maxRejectText)
+    }
+}
+
+/// `Ack` (0x0005, both, handshake): acknowledges reliable packets.
+///
+/// `cumulative` is the highest number below which everything has arrived; bit *i* of `bitfield` set means packet
+/// `cumulative + 1 + i` has arrived too.
+public struct Ack: Sendable, Hashable {
+    public var cumulative: UInt32
+    public var bitfield: UInt32
+
+    public init(cumulative: UInt32, bitfield: UInt32) {
+        self.cumulative = cumulative
+        self.bitfield = bitfield
+    }
+}
+
+extension Ack: Payload {
+    init(reading reader: inout WireReader) throws(DecodeError) {
+        cumulative = try reader.u32()
+        bitfield = try reader.u32()
+    }
+
+    func write(to writer: inout WireWriter) throws(EncodeError) {
+        try writer.u32(cumulative)
+        try writer.u32(bitfield)
+    }
+}
+
+/// The payload of `Ping` (0x0006) and `Pong` (0x0007), both directions, unreliable. A pong echoes its ping.
+public struct Ping: Sendable, Hashable {
+    public var player: UInt32
+    public var count: UInt32
+    /// The sender's clock when sent, in seconds.
+    public var sendTime: Double
+
+    public init(player: UInt32, count: UInt32, sendTime: Double) {
+        self.player = player
+        self.count = count
+        self.sendTime = sendTime
+    }
+}
+
+extension Ping: Payload {
+    init(reading reader: inout WireReader) throws(DecodeError) {
+        player = try reader.u32()
+        count = try reader.u32()
+        sendTime = try reader.f64()
+    }
+
+    func write(to writer: inout WireWriter) throws(EncodeError) {
+        try writer.u32(player)
+        try writer.u32(count)
+        try writer.f64(sendTime)
+    }
+}
+
+/// Why a connection ends. An open set, like `RejectReason`.
+public struct DisconnectReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public var rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    public static let quit = DisconnectReason(rawValue: 1)
+    public static let timeout = DisconnectReason(rawValue: 2)
+    public static let ackTimeout = DisconnectReason(rawValue: 3)
+    public static let kicked = DisconnectReason(rawValue: 4)
+    public static let serverShutdown = DisconnectReason(rawValue: 5)
+    public static let protocolError = DisconnectReason(rawValue: 6)
+    public static let matchOver = DisconnectReason(rawValue: 7)
+
+    public var description: String {
+        switch self {
+        case .quit: "quit"
+        case .timeout: "timeout"
+        case .ackTimeout: "ackTimeout"
+        case .kicked: "kicked"
+        case .serverShutdown: "serverShutdown"
+        case .protocolError: "protocolError"
+        case .matchOver: "matchOver"
+        default: "reason\(rawValue)"
+        }
+    }
+}
+
+/// `Disconnect` (0x0008, both, handshake).
+public struct Disconnect: Sendable, Hashable {
+    public var reason: DisconnectReason
+
+    public init(reason: DisconnectReason) { self.reason = reason }
+}
+
+extension Disconnect: Payload {
+    init(reading reader: inout WireReader) throws(DecodeError) {
+        reason = DisconnectReason(rawValue: try reader.u16())
+    }
+
+    func write(to writer: inout WireWriter) throws(EncodeError) {
+        try writer.u16(reason.rawValue)
+    }
+}
+
+/// `Chat` (0x0009, both, reliable): a line of text the server relays to the rest of the match.
+public struct Chat: Sendable, Hashable {
+    /// At most 256 UTF-8 bytes.
+    public var text: String
+
+    public init(text: String) { self.text = text }
+}
+
+extension Chat: Payload {
+    init(reading reader: inout WireReader) throws(DecodeError) {
+        text = try reader.string(limit: WireLimits.maxChat)
+    }
+
+    func write(to writer: inout WireWriter) throws(EncodeError) {
+        try writer.string(text, limit: WireLimits.maxChat)
+    }
+}

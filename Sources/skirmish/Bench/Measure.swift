@@ -1,0 +1,68 @@
+import CAllocCounter
+
+/// Times a loop and counts the heap allocations the calling thread made during it.
+struct Measurement {
+    var iterations: Int
+    var nanoseconds: Double
+    var allocations: UInt64
+
+    var nanosecondsPerIteration: Double { nanoseconds / Double(iterations) }
+    var allocationsPerIteration: Double { Double(allocations) / Double(iterations) }
+
+    /// Fails unless the allocation counter sees a known allocation, so a "0 allocations" figure can be trusted.
+    static func checkAllocationCounter() throws {
+        let probe = run(iterations: 10) { i in
+            let array = [Int](repeating: i, count: 64)
+            precondition(array.count == 64)
+        }
+        guard probe.allocations >= 10 else {
+            throw BenchError("the heap-allocation counter is not active in this binary; allocation figures would lie")
+        }
+    }
+
+    /// Runs `body` `iterations` times after a warm-up of a tenth as many.
+    static func run(iterations: Int, _ body: (Int) -> Void) -> Measurement {
+        for i in 0..<max(1, iterations / 10) { body(i) }
+        let clock = ContinuousClock()
+        let allocationsBefore = skirmish_thread_allocations()
+        let start = clock.now
+        for i in 0..<iterations { body(i) }
+        let elapsed = start.duration(to: clock.now)
+        let allocations = skirmish_thread_allocations() - allocationsBefore
+        let (seconds, attoseconds) = elapsed.components
+        return Measurement(
+            iterations: iterations,
+            nanoseconds: Double(seconds) * 1e9 + Double(attoseconds) / 1e9,
+            allocations: allocations)
+    }
+}
+
+/// Formats a number with a fixed count of decimals, without Foundation.
+func fixed(_ value: Double, _ decimals: Int = 1) -> String {
+    guard value.isFinite else { return "\(value)" }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let rounded = (value * scale).rounded() / scale
+    var text = "\(rounded)"
+    if let dot = text.firstIndex(of: ".") {
+        let have = text.distance(from: dot, to: text.endIndex) - 1
+        if decimals == 0 {
+            text = String(text[..<dot])
+        } else if have < decimals {
+            text += String(repeating: "0", count: decimals - have)
+        }
+    }
+    return text
+}
+
+/// Pads `text` on the left (numbers) or right (names) to `width` columns.
+func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
+    let fill = String(repeating: " ", count: max(0, width - text.count))
+    return left ? fill + text : text + fill
+}
+
+/// A benchmark that cannot produce a trustworthy figure.
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
