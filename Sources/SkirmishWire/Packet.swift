@@ -18,8 +18,10 @@ public struct Packet: Sendable, Hashable {
     /// Decodes one whole packet from `bytes`.
     ///
     /// Total: every input yields a packet or a ``DecodeError``; no input reads outside `bytes` or traps.
-    /// - Parameter maxSize: the largest packet the transport allows (``WireLimits/maxDatagram`` for UDP,
-    ///   ``WireLimits/maxFrame`` for TCP and WebSocket); longer input is `tooLarge` before anything is parsed.
+    /// - Parameters:
+    ///   - bytes: exactly one packet: a datagram, a TCP frame's body or a WebSocket message.
+    ///   - maxSize: the largest packet the transport allows (``WireLimits/maxDatagram`` for UDP,
+    ///     ``WireLimits/maxFrame`` for TCP and WebSocket); longer input is `tooLarge` before anything is parsed.
     public static func decode(
         _ bytes: UnsafeRawBufferPointer, maxSize: Int = WireLimits.maxFrame
     ) throws(DecodeError) -> Packet {
@@ -34,20 +36,28 @@ public struct Packet: Sendable, Hashable {
 
     /// Decodes one whole packet from an array of bytes.
     public static func decode(_ bytes: [UInt8], maxSize: Int = WireLimits.maxFrame) throws(DecodeError) -> Packet {
-        do {
-            return try bytes.withUnsafeBytes { try decode($0, maxSize: maxSize) }
-        } catch let error as DecodeError {
-            throw error
-        } catch {
-            fatalError("unreachable: decode throws only DecodeError")
-        }
+        // `withUnsafeBytes` rethrows untyped; carry the typed error out through a `Result`.
+        try bytes.withUnsafeBytes { raw in Result { () throws(DecodeError) in try decode(raw, maxSize: maxSize) } }
+            .get()
     }
 
     /// Encodes the packet at the start of `buffer` and returns how many bytes it took.
     ///
-    /// Refuses (with ``EncodeError``) exactly what ``decode(_:maxSize:)`` would refuse, so what one Skirmish peer
+    /// Refuses (with ``EncodeError``) exactly what ``decode(_:maxSize:)-(UnsafeRawBufferPointer,_)`` would refuse, so what one Skirmish peer
     /// sends another never drops as malformed.
     public func encode(into buffer: UnsafeMutableRawBufferPointer) throws(EncodeError) -> Int {
+        do {
+            return try write(into: buffer)
+        } catch .bufferTooSmall {
+            // Slow path, errors only: measure the whole packet so the error says how much room it needs.
+            let needed = withUnsafeTemporaryAllocation(byteCount: WireLimits.maxFrame, alignment: 8) { scratch in
+                try? write(into: scratch)
+            }
+            throw EncodeError.bufferTooSmall(needed: needed ?? WireLimits.maxFrame + 1)
+        }
+    }
+
+    private func write(into buffer: UnsafeMutableRawBufferPointer) throws(EncodeError) -> Int {
         guard message.type.delivery != .handshake || number == 0 else { throw .badValue }
         var writer = WireWriter(buffer)
         try writer.u32(PacketHeader.magic)
