@@ -15,10 +15,12 @@ let package = Package(
         .library(name: "SkirmishWire", targets: ["SkirmishWire"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .target(name: "SkirmishWire"),
+        .target(name: "SkirmishSwarm", dependencies: ["SkirmishWire", .product(name: "Yams", package: "Yams")]),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
         .target(name: "CAllocCounter"),
         .executableTarget(
@@ -30,6 +32,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SkirmishWireTests", dependencies: ["SkirmishWire"]),
+        .testTarget(name: "SkirmishSwarmTests", dependencies: ["SkirmishSwarm", "SkirmishWire"]),
     ]
 )
 

@@ -1,0 +1,186 @@
+import SkirmishWire
+
+/// A swarm script (`bots/*.yaml`): the load profile, the weighted personas and the pass/fail thresholds.
+///
+/// Built only by ``ScriptLoader``, which validates every field; a `Script` value is always runnable.
+public struct Script: Sendable, Hashable {
+    public var name: String
+    /// Free text from the `description` key, shown in reports.
+    public var summary: String
+    public var profile: [Stage]
+    public var personas: [Persona]
+    public var thresholds: [Threshold]
+
+    /// Total length of the profile.
+    public var duration: Duration { profile.reduce(.zero) { $0 + $1.length } }
+
+    /// The most bots the closed-model stages ask for at once.
+    public var peakConcurrency: Int {
+        profile.reduce(0) { peak, stage in
+            if case .ramp(let to, _) = stage { return max(peak, to) }
+            return peak
+        }
+    }
+}
+
+/// One stage of a load profile.
+public enum Stage: Sendable, Hashable {
+    /// Closed model: move the number of concurrent bots linearly to `to` over `over`.
+    case ramp(to: Int, over: Duration)
+    /// Closed model: keep the current number of bots for `for`.
+    case hold(for: Duration)
+    /// Open model: start `rate` new bots per second for `for`, whatever the server's speed; each plays its steps
+    /// and leaves. `max` caps how many may be alive at once (arrivals beyond it are counted as dropped).
+    case arrive(rate: Double, for: Duration, max: Int)
+
+    public var length: Duration {
+        switch self {
+        case .ramp(_, let over): over
+        case .hold(let duration): duration
+        case .arrive(_, let duration, _): duration
+        }
+    }
+}
+
+/// The built-in behaviours a persona can name.
+public enum BehaviorName: String, Sendable, Hashable, CaseIterable {
+    case chaser
+    case defender
+    case ai
+    case idle
+    case chatter
+    case snapPlayer = "snap-player"
+    case sunsPlayer = "suns-player"
+    case reconnector
+    case rogue
+
+    /// Games this behaviour can play; `nil` means any.
+    var games: Set<GameKind>? {
+        switch self {
+        case .chaser, .defender, .ai: [.puck]
+        case .snapPlayer: [.snap]
+        case .sunsPlayer: [.suns]
+        case .idle, .chatter, .reconnector, .rogue: nil
+        }
+    }
+
+    /// The behaviour a persona gets when it names a game but no behaviour.
+    static func `default`(for game: GameKind) -> BehaviorName {
+        switch game {
+        case .puck: .chaser
+        case .snap: .snapPlayer
+        case .suns: .sunsPlayer
+        }
+    }
+}
+
+/// The AI opponent's strength.
+public enum Difficulty: String, Sendable, Hashable, CaseIterable {
+    case easy, medium, hard, expert
+}
+
+/// Which transport a persona's bots connect over; `nil` in a persona means the target's.
+public enum TransportKind: String, Sendable, Hashable, CaseIterable {
+    case udp, tcp, ws
+}
+
+/// Emulated network conditions on a bot's side of the link, both directions.
+public struct LinkSpec: Sendable, Hashable {
+    public var latency: Duration = .zero
+    public var jitter: Duration = .zero
+    /// Fractions in [0, 1].
+    public var loss: Double = 0
+    public var duplicate: Double = 0
+    public var reorder: Double = 0
+
+    public init() {}
+
+    public var isPerfect: Bool { self == LinkSpec() }
+}
+
+/// A normal distribution of reaction times, truncated at zero.
+public struct ReactionSpec: Sendable, Hashable {
+    public var mean: Duration
+    public var stddev: Duration
+}
+
+/// One step of a persona's program.
+public enum Step: Sendable, Hashable {
+    /// Send a chat line to the match.
+    case chat(String)
+    /// Play until the match ends.
+    case playUntilMatchOver
+    /// Play for a while, then leave the match.
+    case play(for: Duration)
+    /// Wait a random time in the range.
+    case think(ClosedRange<Duration>)
+    /// Leave the match and disconnect, then join again (a reconnect).
+    case reconnect
+    /// Go back to the first step (`repeat: true`), or repeat the program a number of times in all.
+    case `repeat`(times: Int?)
+    /// Disconnect and end this bot.
+    case quit
+}
+
+/// A kind of bot: what it plays, how, over what link, and in what proportion.
+public struct Persona: Sendable, Hashable {
+    public var name: String
+    /// Relative share of the bots; at least 1.
+    public var weight: Int
+    public var game: GameKind
+    public var behavior: BehaviorName
+    /// Seats at the table (Puck and Suns: 2; Snap: 2–4).
+    public var seats: Int
+    /// How often the bot sends input (Puck `PaddleState`s; Suns strikes).
+    public var inputRate: Double
+    public var link: LinkSpec
+    public var transport: TransportKind?
+    public var difficulty: Difficulty?
+    public var snapReaction: ReactionSpec?
+    /// `chatter`: time between chat lines.
+    public var chatEvery: ClosedRange<Duration>?
+    /// `reconnector`: time connected before dropping, and time offline before resuming.
+    public var reconnectEvery: ClosedRange<Duration>?
+    public var offlineFor: ClosedRange<Duration>?
+    /// `rogue`: hostile packets per second.
+    public var rogueRate: Double?
+    public var steps: [Step]
+
+    /// Rogue traffic is excluded from the legitimate figures.
+    public var isLegit: Bool { behavior != .rogue }
+}
+
+/// A pass/fail condition on a run's figures, such as `rtt_p99: "< 120ms"`.
+public struct Threshold: Sendable, Hashable, CustomStringConvertible {
+    public enum Comparison: String, Sendable, Hashable, CaseIterable {
+        case less = "<"
+        case lessOrEqual = "<="
+        case greater = ">"
+        case greaterOrEqual = ">="
+        case equal = "=="
+        case notEqual = "!="
+
+        func holds(_ value: Double, _ limit: Double) -> Bool {
+            switch self {
+            case .less: value < limit
+            case .lessOrEqual: value <= limit
+            case .greater: value > limit
+            case .greaterOrEqual: value >= limit
+            case .equal: value == limit
+            case .notEqual: value != limit
+            }
+        }
+    }
+
+    public var metric: ThresholdMetric
+    public var comparison: Comparison
+    /// In the metric's base unit: seconds, a count, a fraction or pixels.
+    public var limit: Double
+    /// As written in the script, for reports.
+    public var text: String
+
+    /// Whether `value` passes.
+    public func holds(_ value: Double) -> Bool { comparison.holds(value, limit) }
+
+    public var description: String { "\(metric.name) \(text)" }
+}
