@@ -1,0 +1,111 @@
+import SkirmishWire
+import Testing
+
+@testable import SkirmishSwarm
+
+@Suite struct LoadPlanTests {
+    func script(_ profile: [Stage], personas: [Persona]? = nil) -> Script {
+        Script(
+            name: "t", summary: "", profile: profile,
+            personas: personas ?? [persona("a", weight: 1)], thresholds: [])
+    }
+
+    func persona(_ name: String, weight: Int) -> Persona {
+        Persona(
+            name: name, weight: weight, game: .puck, behavior: .chaser, seats: 2, inputRate: 30, link: LinkSpec(),
+            transport: nil, difficulty: nil, snapReaction: nil, chatEvery: nil, reconnectEvery: nil, offlineFor: nil,
+            rogueRate: nil, steps: [.playUntilMatchOver, .repeat(times: nil)])
+    }
+
+    @Test func rampsAndHoldsFollowTheProfile() throws {
+        let plan = try LoadPlan(
+            script: script([
+                .ramp(to: 100, over: .seconds(10)), .hold(for: .seconds(20)), .ramp(to: 0, over: .seconds(10)),
+            ]))
+        #expect(plan.duration == .seconds(40))
+        #expect(plan.closedBots(at: .zero) == 0)
+        #expect(plan.closedBots(at: .seconds(5)) == 50)
+        #expect(plan.closedBots(at: .seconds(10)) == 100)
+        #expect(plan.closedBots(at: .seconds(29)) == 100)
+        #expect(plan.closedBots(at: .seconds(35)) == 50)
+        #expect(plan.closedBots(at: .seconds(40)) == 0)
+        #expect(plan.peakClosedBots == 100)
+    }
+
+    @Test func botsOverrideScalesThePeakAndDurationStretchesTheHolds() throws {
+        let plan = try LoadPlan(
+            script: script([
+                .ramp(to: 1_000, over: .seconds(30)), .hold(for: .seconds(300)), .ramp(to: 0, over: .seconds(10)),
+            ]),
+            overrides: .init(bots: 50, duration: .seconds(100)))
+        #expect(
+            plan.stages == [
+                .ramp(to: 50, over: .seconds(30)), .hold(for: .seconds(60)), .ramp(to: 0, over: .seconds(10)),
+            ])
+        let short = try LoadPlan(
+            script: script([.ramp(to: 10, over: .seconds(30)), .hold(for: .seconds(30))]),
+            overrides: .init(duration: .seconds(15)))
+        #expect(short.duration == .seconds(15))
+        #expect(short.stages.first == .ramp(to: 10, over: .seconds(7.5)))
+    }
+
+    @Test func aScriptWithoutAProfileUsesBotsAndDuration() throws {
+        let plan = try LoadPlan(script: script([]), overrides: .init(bots: 20, duration: .seconds(60)))
+        #expect(plan.stages == [.ramp(to: 20, over: .seconds(6)), .hold(for: .seconds(54))])
+    }
+
+    @Test func rateWithoutAnArriveStageIsRefusedWithAHint() {
+        #expect {
+            _ = try LoadPlan(script: script([.hold(for: .seconds(1))]), overrides: .init(rate: 5))
+        } throws: { error in
+            "\(error)".contains("arrive")
+        }
+    }
+
+    @Test func shardsSplitBotsWithoutOverlapOrGap() {
+        for count in 1...7 {
+            for total in 0...50 {
+                let shares = (0..<count).map { Shard(index: $0, count: count).share(of: total) }
+                #expect(shares.reduce(0, +) == total)
+                #expect(shares.max()! - shares.min()! <= 1)
+            }
+        }
+        #expect(Shard("2/4") == Shard(index: 2, count: 4))
+        #expect(Shard("4/4") == nil)
+        #expect(Shard("a/b") == nil)
+        #expect(
+            Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "3", "JOB_COMPLETIONS": "8"]) == Shard(index: 3, count: 8))
+        #expect(Shard.fromEnvironment([:]) == nil)
+    }
+
+    @Test func arrivalsAreScheduledInAdvanceAndDealtToShards() throws {
+        let stages: [Stage] = [.hold(for: .seconds(1)), .arrive(rate: 10, for: .seconds(2), max: 100)]
+        let whole = try LoadPlan(script: script(stages))
+        let all = whole.arrivals(from: .zero, to: .seconds(10))
+        #expect(all.count == 20)
+        #expect(all.first?.at == .seconds(1))
+        #expect(all.last?.at == .seconds(1) + .milliseconds(1_900))
+        // Pieces of the timeline give the same arrivals as the whole.
+        var pieces: [LoadPlan.Arrival] = []
+        var t = Duration.zero
+        while t < .seconds(4) {
+            pieces += whole.arrivals(from: t, to: t + .milliseconds(130))
+            t += .milliseconds(130)
+        }
+        #expect(pieces == all)
+        let shards = try (0..<3).map { try LoadPlan(script: script(stages), shard: Shard(index: $0, count: 3)) }
+        let dealt = shards.flatMap { $0.arrivals(from: .zero, to: .seconds(10)) }.map(\.number).sorted()
+        #expect(dealt == all.map(\.number))
+    }
+
+    @Test func personasAreInterleavedInProportionToWeights() {
+        let table = PersonaTable([persona("a", weight: 8), persona("b", weight: 2)])
+        let first10 = (0..<10).map { table.persona(for: $0).name }
+        #expect(first10.filter { $0 == "a" }.count == 8)
+        #expect(first10.prefix(5).contains("b"), "the mix starts early: \(first10)")
+        let three = PersonaTable([persona("a", weight: 5), persona("b", weight: 3), persona("c", weight: 2)])
+        let counts = Dictionary(grouping: (0..<1_000).map { three.persona(for: $0).name }, by: { $0 }).mapValues(
+            \.count)
+        #expect(counts == ["a": 500, "b": 300, "c": 200])
+    }
+}
