@@ -20,6 +20,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "SkirmishWire"),
+        .target(name: "SkirmishServer", dependencies: ["SkirmishWire"]),
         .target(name: "SkirmishSwarm", dependencies: ["SkirmishWire", .product(name: "Yams", package: "Yams")]),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
         .target(name: "CAllocCounter"),
@@ -32,6 +33,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SkirmishWireTests", dependencies: ["SkirmishWire"]),
+        .testTarget(name: "SkirmishServerTests", dependencies: ["SkirmishServer", "SkirmishWire"]),
         .testTarget(name: "SkirmishSwarmTests", dependencies: ["SkirmishSwarm", "SkirmishWire"]),
     ]
 )

@@ -154,7 +154,7 @@ extension Welcome: Payload {
 }
 
 /// Why a server refused a `Hello`. An open set: a peer may send codes this build does not name.
-public struct RejectReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+public struct RejectReason: RawRepresentable, Error, Sendable, Hashable, CustomStringConvertible {
     public var rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
