@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "skirmish", targets: ["skirmish"]),
         .library(name: "SkirmishWire", targets: ["SkirmishWire"]),
+        .library(name: "SkirmishGames", targets: ["SkirmishGames"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -20,6 +21,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "SkirmishWire"),
+        .target(name: "SkirmishGames", dependencies: ["SkirmishWire"]),
         .target(name: "SkirmishServer", dependencies: ["SkirmishWire"]),
         .target(name: "SkirmishSwarm", dependencies: ["SkirmishWire", .product(name: "Yams", package: "Yams")]),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
@@ -33,6 +35,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SkirmishWireTests", dependencies: ["SkirmishWire"]),
+        .testTarget(name: "SkirmishGamesTests", dependencies: ["SkirmishGames", "SkirmishWire"]),
         .testTarget(name: "SkirmishServerTests", dependencies: ["SkirmishServer", "SkirmishWire"]),
         .testTarget(name: "SkirmishSwarmTests", dependencies: ["SkirmishSwarm", "SkirmishWire"]),
     ]

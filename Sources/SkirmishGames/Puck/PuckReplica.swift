@@ -1,0 +1,149 @@
+import SkirmishWire
+
+/// What a Puck client keeps: the latest exact table from the server's snapshots, checked against their hashes and
+/// against the reliable goal and match-over messages.
+///
+/// Network faults never make it report a desync: stale, duplicated and reordered snapshots are ignored (only a
+/// snapshot with a newer tick is adopted), and the score checks allow `GoalScored` to arrive before or after the
+/// snapshots of the same ticks. A desync means the server's message disagrees with itself or with the replica.
+public struct PuckReplica: Sendable {
+    /// The seat this replica views the table from.
+    public let seat: Int
+    /// The latest adopted snapshot, in this seat's frame.
+    public private(set) var latest: TableSnapshot?
+    /// The canonical table of ``latest``.
+    public private(set) var match: PuckMatch?
+    /// Goals known from `GoalScored`, in arrival order (at most ``maxGoals``).
+    public private(set) var goals: [GoalScored] = []
+    /// The match-over message, once received.
+    public private(set) var over: PuckMatchOver?
+    /// Snapshots adopted, and ignored as stale or duplicate.
+    public private(set) var adopted = 0
+    public private(set) var stale = 0
+
+    /// More goals than a match can have (13); beyond this a broken server cannot grow the replica.
+    public static let maxGoals = 2 * Int(PuckConstants.winningScore)
+
+    public init(seat: Int) {
+        self.seat = seat
+    }
+
+    /// Adopts a newer authoritative snapshot (in this seat's frame) after checking it.
+    ///
+    /// Returns `.desync(part: "hash")` when the snapshot's fields do not reproduce its `stateHash` (the snapshot is
+    /// then not adopted), `.desync(part: "score")` when its scores contradict a known goal, and
+    /// `.desync(part: "phase")` when it contradicts the match-over message. Stale or duplicate snapshots are
+    /// ignored and return `.ok`.
+    public mutating func apply(_ snapshot: TableSnapshot) -> ReplicaCheck {
+        if let latest, !Self.newer(snapshot, than: latest) {
+            stale += 1
+            return .ok
+        }
+        let table = PuckMatch(snapshot: snapshot, seat: seat)
+        guard table.stateHash == snapshot.stateHash else { return .desync(part: "hash") }
+        latest = snapshot
+        match = table
+        adopted += 1
+        for goal in goals where !Self.consistent(snapshot, goal) {
+            return .desync(part: "score")
+        }
+        if let over, snapshot.phase == .over, snapshot.myScore != over.myScore || snapshot.theirScore != over.theirScore
+        {
+            return .desync(part: "score")
+        }
+        return .ok
+    }
+
+    /// Records a goal and checks it against the other goals and the latest snapshot.
+    public mutating func apply(_ goal: GoalScored) -> ReplicaCheck {
+        if goals.contains(goal) { return .ok }
+        let before = goals.last
+        if goals.count >= Self.maxGoals { goals.removeFirst() }
+        goals.append(goal)
+        if let before {
+            let grew = Int(goal.myScore) + Int(goal.theirScore) == Int(before.myScore) + Int(before.theirScore) + 1
+            guard goal.tick > before.tick, goal.myScore >= before.myScore, goal.theirScore >= before.theirScore, grew
+            else { return .desync(part: "score") }
+        } else if Int(goal.myScore) + Int(goal.theirScore) != 1 {
+            return .desync(part: "score")
+        }
+        let scorerScore = goal.scorer == .me ? goal.myScore : goal.theirScore
+        guard scorerScore > (before.map { goal.scorer == .me ? $0.myScore : $0.theirScore } ?? 0) else {
+            return .desync(part: "score")
+        }
+        if let latest, !Self.consistent(latest, goal) { return .desync(part: "score") }
+        return .ok
+    }
+
+    /// Records the end of the match and checks its scores against the goals (which, being reliable and earlier,
+    /// have all arrived) and the latest snapshot.
+    public mutating func apply(_ over: PuckMatchOver) -> ReplicaCheck {
+        self.over = over
+        let last = goals.last
+        guard over.myScore == last?.myScore ?? 0, over.theirScore == last?.theirScore ?? 0 else {
+            return .desync(part: "score")
+        }
+        if let latest, latest.phase == .over,
+            latest.myScore != over.myScore || latest.theirScore != over.theirScore
+        {
+            return .desync(part: "score")
+        }
+        let winning = PuckConstants.winningScore
+        if over.myScore >= winning && over.winner != .me || over.theirScore >= winning && over.winner != .them {
+            return .desync(part: "phase")
+        }
+        return .ok
+    }
+
+    /// Predicts the puck `ticks` ahead (at most 600) in this seat's frame, running the shared physics from the
+    /// latest exact snapshot with both paddles held where they are; the resting puck before the first snapshot.
+    public func predictPuck(ticks: Int) -> TableSnapshot.Puck {
+        guard let table = predict(ticks: ticks) else { return PuckMatch.restingPuck(angle: 0) }
+        return PuckMatch.view(table.puck, seat: seat)
+    }
+
+    /// The canonical table `ticks` ahead (at most 600) of the latest snapshot, with this seat's paddle moving
+    /// toward `myTarget` (own frame; `nil` holds it) and the other paddle dead-reckoned along its last velocity.
+    public func predict(ticks: Int, myTarget: PuckTarget? = nil, deadReckonOpponent: Bool = false) -> PuckMatch? {
+        guard var table = match else { return nil }
+        let other = seat == 0 ? 1 : 0
+        let them = table.paddle(of: other)
+        var mine: PuckTarget? = myTarget
+        let count = min(max(ticks, 0), 600)
+        for k in 0..<count {
+            var theirs: PuckTarget?
+            if deadReckonOpponent {
+                let ahead = Float(k + 1)
+                let canonical = (them.x + them.vx * ahead, them.y + them.vy * ahead)
+                let own = PuckMatch.view(x: canonical.0, y: canonical.1, seat: other)
+                theirs = PuckTarget(x: own.x, y: own.y)
+            }
+            _ = seat == 0 ? table.step(mine, theirs) : table.step(theirs, mine)
+            mine = nil
+        }
+        return table
+    }
+
+    /// Whether `a` is newer than `b`: a later tick, or the same tick in a later phase (`start()` and `forfeit`
+    /// change the phase without stepping).
+    static func newer(_ a: TableSnapshot, than b: TableSnapshot) -> Bool {
+        if a.tick != b.tick { return a.tick > b.tick }
+        return rank(a.phase) > rank(b.phase)
+    }
+
+    static func rank(_ phase: PuckPhase) -> Int {
+        switch phase {
+        case .waiting: 0
+        case .playing, .goalPause: 1
+        case .over: 2
+        }
+    }
+
+    /// Whether `snapshot`'s scores agree with `goal` given their ticks.
+    static func consistent(_ snapshot: TableSnapshot, _ goal: GoalScored) -> Bool {
+        if snapshot.tick >= goal.tick {
+            return snapshot.myScore >= goal.myScore && snapshot.theirScore >= goal.theirScore
+        }
+        return Int(snapshot.myScore) + Int(snapshot.theirScore) < Int(goal.myScore) + Int(goal.theirScore)
+    }
+}
