@@ -1,0 +1,49 @@
+import SkirmishWire
+
+/// The state hashes of one client's Suns view: layout and captures, and the combination.
+///
+/// FNV-1a over: `layout`: u8 sun count (255 before adoption), then each sun's x, y (f32); `captures`: for each
+/// sun, for seat 0 then seat 1, u8 present (0/1) and f32 time (0 when absent); `combined`: both, concatenated.
+public struct SunsHashes: Sendable, Hashable {
+    public var layout: UInt32
+    public var captures: UInt32
+    public var combined: UInt32
+
+    public init(layout: UInt32, captures: UInt32, combined: UInt32) {
+        self.layout = layout
+        self.captures = captures
+        self.combined = combined
+    }
+}
+
+extension SunsGame {
+    /// The state hashes of this view.
+    public var hashes: SunsHashes {
+        var layoutHash = FNV1a()
+        addLayout(to: &layoutHash)
+        var capturesHash = FNV1a()
+        addCaptures(to: &capturesHash)
+        var all = FNV1a()
+        addLayout(to: &all)
+        addCaptures(to: &all)
+        return SunsHashes(layout: layoutHash.value, captures: capturesHash.value, combined: all.value)
+    }
+
+    private func addLayout(to h: inout FNV1a) {
+        guard let layout else { return h.add(UInt8(255)) }
+        h.add(UInt8(truncatingIfNeeded: layout.count))
+        for sun in layout {
+            h.add(sun.x)
+            h.add(sun.y)
+        }
+    }
+
+    private func addCaptures(to h: inout FNV1a) {
+        for i in 0..<best[0].count {
+            for s in 0..<2 {
+                h.add(UInt8(best[s][i] == nil ? 0 : 1))
+                h.add(best[s][i] ?? 0)
+            }
+        }
+    }
+}
