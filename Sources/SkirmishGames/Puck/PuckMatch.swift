@@ -97,12 +97,15 @@ public struct PuckMatch: Sendable, Hashable {
             let wasTouching0 = Self.touching(paddle0, puck)
             let wasTouching1 = Self.touching(paddle1, puck)
             movePaddles()
-            if !wasTouching0 && Self.touching(paddle0, puck) { Self.hit(&puck, by: paddle0, seat: 0) }
-            if !wasTouching1 && Self.touching(paddle1, puck) { Self.hit(&puck, by: paddle1, seat: 1) }
             tick &+= 1
             if let scorer = Self.movePuck(&puck) {
                 events.goal = scored(by: scorer)
                 events.winner = winner
+            } else {
+                // Contact is judged on the positions after the step, so a puck running into a still paddle is hit
+                // as well as a paddle striking a still puck; the new velocity moves the puck from the next tick.
+                if !wasTouching0 && Self.touching(paddle0, puck) { Self.hit(&puck, by: paddle0, seat: 0) }
+                if !wasTouching1 && Self.touching(paddle1, puck) { Self.hit(&puck, by: paddle1, seat: 1) }
             }
         }
         return events
