@@ -49,9 +49,9 @@ public struct SunsGame: Sendable, Hashable {
     /// The other side's proposals, in order.
     public private(set) var theirProposals: [SunsStart] = []
     /// The layout in play, once adopted.
-    public private(set) var layout: [SunsStart.Sun]?
+    public internal(set) var layout: [SunsStart.Sun]?
     /// `best[s][i]`: seat `s`'s earliest capture time of sun `i`.
-    public private(set) var best: [[Float?]] = [[], []]
+    public internal(set) var best: [[Float?]] = [[], []]
 
     public init(seat: Int) {
         self.seat = seat
