@@ -14,11 +14,16 @@ import SkirmishWire
 ///   changes. Otherwise it is **wrong**: the caller pays one card (from the top of its hand, or the bottom of its
 ///   pile when the hand is empty) to the bottom of each other holding seat's hand, clockwise from the caller, while
 ///   it has cards.
-/// - A seat holding no cards is out. The last seat holding cards wins. After ``turnLimit`` turns the seat holding
+/// - A seat holding no cards is out. The last seat holding cards wins. After ``turnLimit-swift.property`` turns (5,000
+///   by default) the seat holding
 ///   the most cards wins (ties to the lower seat), so every game ends.
 public struct SnapGame: Sendable, Hashable {
-    /// Turns after which the game ends on card count.
+    /// The default turn limit: turns after which the game ends on card count.
     public static let turnLimit = 5_000
+
+    /// Turns after which this game ends on card count (configuration, not state: not hashed; servers and replicas
+    /// use ``turnLimit`` unless both sides agree otherwise).
+    public let turnLimit: Int
 
     /// The number of seats, 2–4.
     public let seats: Int
@@ -36,7 +41,7 @@ public struct SnapGame: Sendable, Hashable {
     public internal(set) var pairClaimed: Bool
 
     /// A shuffled, evenly dealt table; seat 0 turns first. `seats` must be 2–4.
-    public init(seats: Int, seed: UInt64) {
+    public init(seats: Int, seed: UInt64, turnLimit: Int = SnapGame.turnLimit) {
         precondition((2...WireLimits.maxSeats).contains(seats), "Snap is for 2–4 seats")
         var deck = Card.deck
         var rng = SeededRandom(seed: seed)
@@ -48,12 +53,12 @@ public struct SnapGame: Sendable, Hashable {
         for (i, card) in deck.enumerated() {
             hands[i % seats].append(card)
         }
-        self.init(uncheckedHands: hands)
+        self.init(uncheckedHands: hands, turnLimit: turnLimit)
     }
 
     /// A table with the given hands (top first), empty piles, seat 0 to turn — how a replica starts from
     /// `DealCards`. Throws `invalidDeal` unless there are 2–4 hands holding the 52 cards exactly once.
-    public init(hands: [[Card]]) throws(SnapError) {
+    public init(hands: [[Card]], turnLimit: Int = SnapGame.turnLimit) throws(SnapError) {
         guard (2...WireLimits.maxSeats).contains(hands.count) else { throw .invalidDeal }
         var seen = [Bool](repeating: false, count: WireLimits.deckSize)
         var count = 0
@@ -63,11 +68,12 @@ public struct SnapGame: Sendable, Hashable {
             count += 1
         }
         guard count == WireLimits.deckSize else { throw .invalidDeal }
-        self.init(uncheckedHands: hands)
+        self.init(uncheckedHands: hands, turnLimit: turnLimit)
     }
 
-    private init(uncheckedHands hands: [[Card]]) {
+    private init(uncheckedHands hands: [[Card]], turnLimit: Int) {
         seats = hands.count
+        self.turnLimit = max(turnLimit, 1)
         self.hands = hands
         piles = [[Card]](repeating: [], count: hands.count)
         turn = 0
@@ -193,10 +199,15 @@ public struct SnapGame: Sendable, Hashable {
     private mutating func settle() {
         guard winner == nil else { return }
         if !isIn(turn), let next = nextHolder(after: turn) { turn = next }
-        let holders = (0..<seats).filter(isIn)
-        if holders.count <= 1 {
-            winner = holders.first ?? turn
-        } else if turnsTaken >= Self.turnLimit {
+        var holders = 0
+        var holder = turn
+        for s in 0..<seats where isIn(s) {
+            holders += 1
+            holder = s
+        }
+        if holders <= 1 {
+            winner = holder
+        } else if turnsTaken >= turnLimit {
             var best = 0
             for s in 1..<seats where cardCount(of: s) > cardCount(of: best) {
                 best = s
