@@ -15,12 +15,13 @@ public struct SnapReplica: Sendable {
 
     /// Builds the table from `DealCards` (hands in seat order) and finds this client's seat from `ServerReady`
     /// (position 0 is the receiver). Throws `invalidDeal` when the two disagree or the deal is not a full deck.
-    public init(ready: ServerReady, deal: DealCards) throws(SnapError) {
+    /// `turnLimit` must be the server's (the default unless both sides were configured otherwise).
+    public init(ready: ServerReady, deal: DealCards, turnLimit: Int = SnapGame.turnLimit) throws(SnapError) {
         let peers = deal.hands.map(\.peer)
         guard ready.players.count == peers.count, let me = ready.players.first(where: { $0.position == 0 }),
             let mySeat = peers.firstIndex(of: me.peer)
         else { throw .invalidDeal }
-        let game = try SnapGame(hands: deal.hands.map(\.cards))
+        let game = try SnapGame(hands: deal.hands.map(\.cards), turnLimit: turnLimit)
         for player in ready.players {
             guard peers.firstIndex(of: player.peer) == game.seat(atPosition: Int(player.position), viewer: mySeat)
             else { throw .invalidDeal }
