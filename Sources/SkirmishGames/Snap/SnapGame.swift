@@ -14,7 +14,7 @@ import SkirmishWire
 ///   changes. Otherwise it is **wrong**: the caller pays one card (from the top of its hand, or the bottom of its
 ///   pile when the hand is empty) to the bottom of each other holding seat's hand, clockwise from the caller, while
 ///   it has cards.
-/// - A seat holding no cards is out. The last seat holding cards wins. After ``turnLimit-swift.property`` turns (5,000
+/// - A seat holding no cards is out. The last seat holding cards wins. After `turnLimit` turns (5,000
 ///   by default) the seat holding
 ///   the most cards wins (ties to the lower seat), so every game ends.
 public struct SnapGame: Sendable, Hashable {
