@@ -155,3 +155,56 @@ import Testing
         #expect(server.puck.vx != 0 || server.puck.vy != 0)
     }
 }
+
+@Suite struct PuckReplicaEndTests {
+    /// Plays a whole seeded match, returning seat 1's messages in server order.
+    static func wholeMatch() -> (snapshots: [TableSnapshot], goals: [GoalScored], over: PuckMatchOver?) {
+        var match = PuckMatch()
+        match.start()
+        var inputs = Inputs(seed: 2_026)
+        var snapshots: [TableSnapshot] = []
+        var goals: [GoalScored] = []
+        for _ in 0..<10_000 where match.phase != .over {
+            let events = match.step(inputs.target(seat: 0, match: match), inputs.target(seat: 1, match: match))
+            if let goal = events.goal { goals.append(goal.message(for: 1)) }
+            if match.tick % 2 == 0 || match.phase == .over {
+                snapshots.append(match.snapshot(for: 1, lastInputStep: 0))
+            }
+        }
+        return (snapshots, goals, match.matchOver(for: 1))
+    }
+
+    @Test func theEndOfAMatchChecksOut() throws {
+        let (snapshots, goals, over) = Self.wholeMatch()
+        let end = try #require(over)
+        #expect(end == PuckMatchOver(winner: .them, myScore: 6, theirScore: 7))
+        var replica = PuckReplica(seat: 1)
+        var results = snapshots.map { replica.apply($0) }
+        results += goals.map { replica.apply($0) }
+        results.append(replica.apply(end))
+        #expect(results.allSatisfy { $0 == .ok })
+        #expect(replica.latest?.phase == .over)
+
+        var liar = PuckReplica(seat: 1)
+        _ = goals.map { liar.apply($0) }
+        #expect(liar.apply(PuckMatchOver(winner: .me, myScore: 6, theirScore: 7)) == .desync(part: "phase"))
+        var early = PuckReplica(seat: 1)
+        #expect(early.apply(end) == .desync(part: "score"))
+    }
+
+    @Test func deadReckoningMovesTheOpponentAlongItsLastVelocity() throws {
+        var match = PuckMatch()
+        match.start()
+        _ = match.step(nil, PuckTarget(x: 100, y: 400))
+        var replica = PuckReplica(seat: 0)
+        #expect(replica.apply(match.snapshot(for: 0, lastInputStep: 0)) == .ok)
+        let velocity = match.paddle1
+        let held = try #require(replica.predict(ticks: 1))
+        let reckoned = try #require(replica.predict(ticks: 1, deadReckonOpponent: true))
+        #expect(held.paddle1.x == velocity.x && held.paddle1.y == velocity.y)
+        #expect(reckoned.paddle1.x == velocity.x + velocity.vx && reckoned.paddle1.y == velocity.y + velocity.vy)
+        #expect(
+            PuckReplica(seat: 0).predictPuck(ticks: 5)
+                == TableSnapshot.Puck(x: 160, y: 240, vx: 0, vy: 0, angle: 0, spin: 0))
+    }
+}

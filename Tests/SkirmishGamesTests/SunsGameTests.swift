@@ -160,3 +160,17 @@ import Testing
         #expect(!SunsTallyComparison.agree(a, SunsTally(entries: [a.entries[0], .init(owner: 255, time: -0.0)])))
     }
 }
+
+@Suite struct SunsTallyTimingTests {
+    @Test func theTallyIsDueTwoSecondsAfterTheLastKnownCapture() {
+        var game = SunsGame(seat: 0)
+        game.propose(coinToss: 2, suns: [SunsStart.Sun(x: 0.5, y: 0.5)])
+        game.receiveStart(SunsStart(coinToss: 1, suns: []))
+        #expect(!game.isTallyDue(at: 30))
+        game.receiveCapture(SunsCapture(sunIndex: 0, gameTime: 12), by: 1)
+        #expect(game.isOver)
+        #expect(!game.isTallyDue(at: 13.9))
+        #expect(game.isTallyDue(at: 14))
+        #expect(SunsGame(seat: 1).isTallyDue(at: 100) == false)
+    }
+}

@@ -77,6 +77,12 @@ extension PuckMatch {
         h.add(tick)
     }
 
-    /// The combined hash, as sent in `TableSnapshot.stateHash`.
-    public var stateHash: UInt32 { hashes.combined }
+    /// The combined hash, as sent in `TableSnapshot.stateHash` (computed alone: the server's per-snapshot cost).
+    public var stateHash: UInt32 {
+        var all = FNV1a()
+        addPuck(to: &all)
+        addPaddles(to: &all)
+        addScore(to: &all)
+        return all.value
+    }
 }

@@ -22,7 +22,7 @@ public struct SnapGame: Sendable, Hashable {
     public static let turnLimit = 5_000
 
     /// Turns after which this game ends on card count (configuration, not state: not hashed; servers and replicas
-    /// use ``turnLimit`` unless both sides agree otherwise).
+    /// use the default unless both sides agree otherwise).
     public let turnLimit: Int
 
     /// The number of seats, 2–4.

@@ -39,7 +39,13 @@ extension SnapGame {
     }
 
     /// The combined hash sent in messages.
-    public var stateHash: UInt32 { hashes.combined }
+    public var stateHash: UInt32 {
+        var all = FNV1a()
+        addDeck(to: &all)
+        addPiles(to: &all)
+        addTurn(to: &all)
+        return all.value
+    }
 
     private func addDeck(to h: inout FNV1a) {
         h.add(UInt8(truncatingIfNeeded: seats))

@@ -160,6 +160,12 @@ public struct SunsGame: Sendable, Hashable {
         isOver || (layout != nil && gameTime >= Self.duration)
     }
 
+    /// Whether this client should send its `SunsTally` at `gameTime`: the game is over and ``tallyDelay`` has
+    /// passed since the latest capture it knows of, so the other side's captures can no longer change its view.
+    public func isTallyDue(at gameTime: Float) -> Bool {
+        isOver(at: gameTime) && gameTime >= lastCaptureTime + Self.tallyDelay
+    }
+
     /// The latest capture time this client knows of (0 when none).
     public var lastCaptureTime: Float {
         var latest: Float = 0
