@@ -42,6 +42,12 @@ import Testing
     }
 
     @Test func theDealIsGolden() {
+        var four = SnapGame(seats: 4, seed: 7)
+        for _ in 0..<10 {
+            _ = try? four.turnCard(by: four.turn)
+        }
+        _ = try? four.callSnap(by: 3)
+        #expect(four.stateHash == 0xA13F_5CF2, "got \(String(four.stateHash, radix: 16))")
         let game = SnapGame(seats: 2, seed: 1)
         #expect(
             game.hands[0].prefix(5).map(\.rawValue) == [19, 16, 20, 23, 47],

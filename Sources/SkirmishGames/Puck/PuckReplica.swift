@@ -31,9 +31,8 @@ public struct PuckReplica: Sendable {
     /// Adopts a newer authoritative snapshot (in this seat's frame) after checking it.
     ///
     /// Returns `.desync(part: "hash")` when the snapshot's fields do not reproduce its `stateHash` (the snapshot is
-    /// then not adopted), `.desync(part: "score")` when its scores contradict a known goal, and
-    /// `.desync(part: "phase")` when it contradicts the match-over message. Stale or duplicate snapshots are
-    /// ignored and return `.ok`.
+    /// then not adopted) and `.desync(part: "score")` when its scores contradict a known goal or the match-over
+    /// message. Stale or duplicate snapshots are ignored and return `.ok`.
     public mutating func apply(_ snapshot: TableSnapshot) -> ReplicaCheck {
         if let latest, !Self.newer(snapshot, than: latest) {
             stale += 1
