@@ -36,7 +36,7 @@ import Testing
                 {
                     results.append(replicas[seat].apply(g))
                 }
-                if match.tick % UInt32(PuckConstants.snapshotEvery) == 0 {
+                if match.tick % UInt32(PuckConstants.snapshotEvery) == 0 || events.goal != nil {
                     let snapshot = match.snapshot(for: seat, lastInputStep: UInt32(step))
                     guard case .tableSnapshot(let received) = try throughTheWire(.tableSnapshot(snapshot)) else {
                         Issue.record("not a TableSnapshot")
