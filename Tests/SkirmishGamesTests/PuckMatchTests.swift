@@ -83,6 +83,22 @@ import Testing
         #expect(abs(speed - 2.5) < 1e-5)
     }
 
+    @Test func aPuckPinchedBetweenBothPaddlesGetsTheSumOfTheirHits() {
+        var match = playing()
+        match.puck = TableSnapshot.Puck(x: 160, y: 240, vx: 0, vy: 0, angle: 0, spin: 0)
+        match.paddle0 = TableSnapshot.Paddle(x: 160, y: 310, vx: 0, vy: 0)
+        match.paddle1 = TableSnapshot.Paddle(x: 100, y: 180, vx: 0, vy: 0)
+        // Seat 0 moves up 20 (hit 15 straight up); seat 1 moves to (130, 200) — 50 px from the puck along (3, 4)/5,
+        // moving 36 px: also 15. The sum (9, 12 − 15) = (9, −3) has speed 9.49, inside [2.5, 15].
+        _ = match.step(PuckTarget(x: 160, y: 290), PuckTarget(x: 320 - 130, y: 480 - 200))
+        let a: (Float, Float) = (0, -15)
+        let b: (Float, Float) = (30 / 50 * 15, 40 / 50 * 15)
+        let sum = (a.0 + b.0, a.1 + b.1)
+        let speed = (sum.0 * sum.0 + sum.1 * sum.1).squareRoot()
+        #expect(match.puck.vx == sum.0 * (speed / speed))
+        #expect(match.puck.vy == sum.1 * (speed / speed))
+    }
+
     @Test func aGoalNeedsTheMouthThenPausesAndResumes() throws {
         var match = playing()
         match.puck = TableSnapshot.Puck(x: 160, y: 25, vx: 0, vy: -30, angle: 0, spin: 0)

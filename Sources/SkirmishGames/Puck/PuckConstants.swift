@@ -11,7 +11,8 @@ public enum PuckConstants {
     /// The goal mouth at both ends: the puck's centre must be inside it to cross an end line.
     public static let goalMouth: ClosedRange<Float> = 80...240
     public static let tickRate = 60
-    /// The server sends a `TableSnapshot` every this many ticks (30 Hz).
+    /// The server sends a `TableSnapshot` every this many ticks (30 Hz), and also on any tick with a goal or the
+    /// end of the match, so a phase change on an odd tick still reaches the clients.
     public static let snapshotEvery = 2
     public static let winningScore: UInt8 = 7
     /// A paddle moves at most this far (Euclidean) per tick toward its target.

@@ -55,7 +55,35 @@ extension PuckMatch {
     }
 
     /// A hit: the puck leaves along the real unit normal (paddle → puck) at 1.5 × the paddle's speed, clamped.
-    static func hit(_ puck: inout TableSnapshot.Puck, by paddle: TableSnapshot.Paddle, seat: Int) {
+    /// When both paddles hit in the same tick (the puck pinched between them) the two hit velocities add and the
+    /// sum's speed is clamped the same way — addition commutes, so neither seat's hit wins by being second.
+    static func hit(_ puck: inout TableSnapshot.Puck, paddle0: TableSnapshot.Paddle?, paddle1: TableSnapshot.Paddle?) {
+        switch (paddle0, paddle1) {
+        case (let p0?, nil):
+            (puck.vx, puck.vy) = hitVelocity(puck, by: p0, seat: 0)
+        case (nil, let p1?):
+            (puck.vx, puck.vy) = hitVelocity(puck, by: p1, seat: 1)
+        case (let p0?, let p1?):
+            let a = hitVelocity(puck, by: p0, seat: 0)
+            let b = hitVelocity(puck, by: p1, seat: 1)
+            let vx = a.vx + b.vx
+            let vy = a.vy + b.vy
+            let speed = (vx * vx + vy * vy).squareRoot()
+            // Opposite, equal hits leave the puck squeezed to a stop.
+            guard speed > 0 else {
+                (puck.vx, puck.vy) = (vx, vy)
+                return
+            }
+            let scale = clamp(speed, K.hitSpeed) / speed
+            (puck.vx, puck.vy) = (vx * scale, vy * scale)
+        case (nil, nil):
+            return
+        }
+    }
+
+    static func hitVelocity(_ puck: TableSnapshot.Puck, by paddle: TableSnapshot.Paddle, seat: Int) -> (
+        vx: Float, vy: Float
+    ) {
         let dx = puck.x - paddle.x
         let dy = puck.y - paddle.y
         let distance = (dx * dx + dy * dy).squareRoot()
@@ -67,8 +95,7 @@ extension PuckMatch {
         }
         let paddleSpeed = (paddle.vx * paddle.vx + paddle.vy * paddle.vy).squareRoot()
         let speed = clamp(paddleSpeed * K.hitFactor, K.hitSpeed)
-        puck.vx = nx * speed
-        puck.vy = ny * speed
+        return (nx * speed, ny * speed)
     }
 
     @inline(__always)

@@ -104,8 +104,9 @@ public struct PuckMatch: Sendable, Hashable {
             } else {
                 // Contact is judged on the positions after the step, so a puck running into a still paddle is hit
                 // as well as a paddle striking a still puck; the new velocity moves the puck from the next tick.
-                if !wasTouching0 && Self.touching(paddle0, puck) { Self.hit(&puck, by: paddle0, seat: 0) }
-                if !wasTouching1 && Self.touching(paddle1, puck) { Self.hit(&puck, by: paddle1, seat: 1) }
+                let hit0 = !wasTouching0 && Self.touching(paddle0, puck)
+                let hit1 = !wasTouching1 && Self.touching(paddle1, puck)
+                if hit0 || hit1 { Self.hit(&puck, paddle0: hit0 ? paddle0 : nil, paddle1: hit1 ? paddle1 : nil) }
             }
         }
         return events
