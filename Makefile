@@ -12,10 +12,10 @@ FUZZ_SECONDS ?= 120
 
 .PHONY: run test deps build fuzz bench lint clean
 
-## run: build in release mode and run a short swarm against the embedded server, then print the summary
+## run: build in release mode and run the quickstart swarm (about 30 s) against the embedded server, print the summary
 run: deps
 	$(SWIFT) build -c release --product skirmish
-	.build/release/skirmish bench codec
+	.build/release/skirmish swarm bots/quickstart.yaml
 
 ## test: build and run every test (Swift Testing), then lint the formatting
 test: deps

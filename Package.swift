@@ -18,11 +18,22 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     ],
     targets: [
         .target(name: "SkirmishWire"),
         .target(name: "SkirmishGames", dependencies: ["SkirmishWire"]),
-        .target(name: "SkirmishServer", dependencies: ["SkirmishWire"]),
+        .target(
+            name: "SkirmishNet",
+            dependencies: [
+                "SkirmishWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
+        .target(name: "SkirmishServer", dependencies: ["SkirmishWire", "SkirmishGames", "SkirmishNet"]),
         .target(name: "SkirmishSwarm", dependencies: ["SkirmishWire", .product(name: "Yams", package: "Yams")]),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
         .target(name: "CAllocCounter"),
@@ -30,13 +41,21 @@ let package = Package(
             name: "skirmish",
             dependencies: [
                 "SkirmishWire",
+                "SkirmishNet",
+                "SkirmishServer",
+                "SkirmishSwarm",
                 "CAllocCounter",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "SkirmishWireTests", dependencies: ["SkirmishWire"]),
         .testTarget(name: "SkirmishGamesTests", dependencies: ["SkirmishGames", "SkirmishWire"]),
-        .testTarget(name: "SkirmishServerTests", dependencies: ["SkirmishServer", "SkirmishWire"]),
+        .testTarget(
+            name: "SkirmishServerTests",
+            dependencies: ["SkirmishServer", "SkirmishWire", "SkirmishGames", "SkirmishNet"]),
+        .testTarget(name: "SkirmishNetTests", dependencies: ["SkirmishNet", "SkirmishWire"]),
         .testTarget(name: "SkirmishSwarmTests", dependencies: ["SkirmishSwarm", "SkirmishWire"]),
     ]
 )

@@ -10,8 +10,11 @@ struct Skirmish: AsyncParsableCommand {
             Skirmish drives scripted bots through a game server's real wire protocol (UDP, TCP or WebSocket) \
             and measures what players would feel: round trips, snapshot age, loss, resends and desyncs.
 
-            Start with `skirmish bench codec` to see what this machine can do.
+            Start here:
+              skirmish swarm bots/quickstart.yaml     a 30 s mixed swarm against the embedded server
+              skirmish serve                          the reference server on loopback
+              skirmish bench codec                    what this machine can do
             """,
-        subcommands: [Bench.self]
+        subcommands: [Serve.self, Bench.self]
     )
 }

@@ -71,6 +71,9 @@ package struct RateLimiter<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Forgets senders idle for longer than the timeout; at most once per second of `now`.
+    /// Stops tracking `key` (its connection closed).
+    package mutating func forget(_ key: Key) { buckets[key] = nil }
+
     package mutating func sweep(now: UInt64) {
         guard now &- lastSweep >= 1_000_000_000 || lastSweep == 0 else { return }
         lastSweep = now

@@ -121,6 +121,15 @@ public struct LoadPlan: Sendable, Hashable {
             })
     }
 
+    /// The most concurrent open-model bots this shard may run (the largest arrival cap).
+    public var peakOpenBots: Int {
+        shard.share(
+            of: stages.reduce(0) { peak, stage in
+                if case .arrive(_, _, let cap) = stage { return max(peak, cap) }
+                return peak
+            })
+    }
+
     func globalClosedBots(at elapsed: Duration) -> Int {
         var level = 0
         var start = Duration.zero

@@ -3,9 +3,9 @@ import Foundation
 /// Parsers for the quantities scripts are written in: durations (`30s`, `5m`, `250ms`), rates (`30hz`, `50/s`),
 /// percentages (`1%`) and ranges (`2s..5s`). Each returns `nil` on anything it does not recognise; the caller turns
 /// that into a located `ScriptError` with a hint.
-enum Quantity {
+public enum Quantity {
     /// `250ms`, `1.5s`, `30s`, `5m`, `2h`. No negative values; no bare numbers (the unit is never guessed).
-    static func duration(_ text: String) -> Duration? {
+    public static func duration(_ text: String) -> Duration? {
         let text = text.trimmed
         // Milliseconds divide rather than multiply by 0.001, so `120ms` is exactly the Double nearest 0.12 s.
         let units: [(String, Double, Double)] = [("ms", 1, 1_000), ("s", 1, 1), ("m", 60, 1), ("h", 3_600, 1)]
@@ -20,7 +20,7 @@ enum Quantity {
     }
 
     /// Events per second from `30hz`, `30/s`, `1800/m` or `2/h`.
-    static func rate(_ text: String) -> Double? {
+    public static func rate(_ text: String) -> Double? {
         let text = text.trimmed.lowercased()
         let forms: [(String, Double)] = [("hz", 1), ("/s", 1), ("/m", 1.0 / 60), ("/h", 1.0 / 3_600)]
         for (suffix, perSecond) in forms where text.hasSuffix(suffix) {
@@ -31,7 +31,7 @@ enum Quantity {
     }
 
     /// A fraction in [0, 1] from `1%` or `0.5%`.
-    static func percentage(_ text: String) -> Double? {
+    public static func percentage(_ text: String) -> Double? {
         let text = text.trimmed
         guard text.hasSuffix("%"), let value = Double(text.dropLast()), value.isFinite, (0...100).contains(value)
         else { return nil }
@@ -39,7 +39,7 @@ enum Quantity {
     }
 
     /// `2s..5s` (inclusive), or a single duration meaning a range of one value.
-    static func durationRange(_ text: String) -> ClosedRange<Duration>? {
+    public static func durationRange(_ text: String) -> ClosedRange<Duration>? {
         let parts = text.components(separatedBy: "..")
         switch parts.count {
         case 1:
@@ -58,6 +58,12 @@ extension String {
 }
 
 extension Duration {
+    /// The whole duration in nanoseconds.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
     /// Seconds as a `Double`.
     var seconds: Double {
         let (seconds, attoseconds) = components

@@ -1,0 +1,103 @@
+import NIOCore
+import SkirmishWire
+
+/// TCP framing: each packet is preceded by its length as a u32, big-endian (DESIGN §2).
+///
+/// Inbound, a frame longer than ``SkirmishWire/WireLimits/maxFrame`` is refused as soon as its length prefix is read
+/// — before its body is buffered — with ``FrameError/oversize(_:)``, after which the stream is out of step and the
+/// connection must close. A whole frame that does not decode is reported as its ``SkirmishWire/DecodeError`` and
+/// skipped, and reading continues with the next frame.
+public enum PacketFrameCodec {
+    /// The handlers to add to a TCP channel's pipeline, in order.
+    public static func handlers() -> [any ChannelHandler] {
+        [ByteToMessageHandler(FrameDecoding()), MessageToByteHandler(FrameEncoding())]
+    }
+
+    /// Inbound: bytes to packets.
+    public struct FrameDecoding: ByteToMessageDecoder {
+        public typealias InboundOut = Packet
+
+        public init() {}
+
+        public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws
+            -> DecodingState
+        {
+            guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return .needMoreData }
+            guard length <= UInt32(WireLimits.maxFrame) else { throw FrameError.oversize(Int(length)) }
+            guard buffer.readableBytes >= 4 + Int(length) else { return .needMoreData }
+            buffer.moveReaderIndex(forwardBy: 4)
+            let frame = buffer.readSlice(length: Int(length))!
+            let result = frame.withUnsafeReadableBytes { bytes in
+                Result { () throws(DecodeError) in try Packet.decode(bytes, maxSize: WireLimits.maxFrame) }
+            }
+            switch result {
+            case .success(let packet): context.fireChannelRead(wrapInboundOut(packet))
+            case .failure(let error): context.fireErrorCaught(error)
+            }
+            return .continue
+        }
+
+        public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool)
+            throws -> DecodingState
+        {
+            while try decode(context: context, buffer: &buffer) == .continue {}
+            return .needMoreData
+        }
+    }
+
+    /// Inbound, for clients that decode themselves: bytes to whole frame bodies, with the same oversize rule.
+    public struct FrameSlicing: ByteToMessageDecoder {
+        public typealias InboundOut = ByteBuffer
+
+        public init() {}
+
+        public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws
+            -> DecodingState
+        {
+            guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return .needMoreData }
+            guard length <= UInt32(WireLimits.maxFrame) else { throw FrameError.oversize(Int(length)) }
+            guard buffer.readableBytes >= 4 + Int(length) else { return .needMoreData }
+            buffer.moveReaderIndex(forwardBy: 4)
+            context.fireChannelRead(wrapInboundOut(buffer.readSlice(length: Int(length))!))
+            return .continue
+        }
+
+        public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool)
+            throws -> DecodingState
+        {
+            while try decode(context: context, buffer: &buffer) == .continue {}
+            return .needMoreData
+        }
+    }
+
+    /// Outbound: packets to length-prefixed bytes.
+    public struct FrameEncoding: MessageToByteEncoder {
+        public typealias OutboundIn = Packet
+
+        public init() {}
+
+        public func encode(data: Packet, out: inout ByteBuffer) throws {
+            let start = out.writerIndex
+            out.writeInteger(UInt32(0))
+            let written = try out.writeWithUnsafeMutableBytes(minimumWritableBytes: WireLimits.maxFrame) { buffer in
+                try data.encode(into: buffer)
+            }
+            out.setInteger(UInt32(written), at: start)
+        }
+    }
+}
+
+/// A stream framing error that leaves the stream out of step: the connection closes.
+public enum FrameError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A length prefix above the 64 KiB frame limit.
+    case oversize(Int)
+    /// A WebSocket text frame, or another frame kind that cannot carry a packet.
+    case notBinary
+
+    public var description: String {
+        switch self {
+        case .oversize(let length): "frame of \(length) bytes is above the 65536-byte limit"
+        case .notBinary: "WebSocket message is not binary; every packet travels as one binary message"
+        }
+    }
+}

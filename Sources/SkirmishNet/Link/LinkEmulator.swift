@@ -1,0 +1,38 @@
+import NIOCore
+import SkirmishWire
+
+/// Decides, packet by packet and from a seeded generator, what a ``LinkProfile`` does to it: drop it, or deliver it
+/// once or twice after which delays.
+///
+/// Pure: the session schedules the deliveries it returns on its event loop.
+public struct LinkEmulator: Sendable {
+    public let profile: LinkProfile
+    private var random: SeededRandom
+
+    public init(profile: LinkProfile, seed: UInt64) {
+        self.profile = profile
+        random = SeededRandom(seed: seed)
+    }
+
+    /// The delays after which this packet arrives: empty when lost, two entries when duplicated.
+    public mutating func fate() -> (first: TimeAmount?, second: TimeAmount?) {
+        if profile.loss > 0, Double.random(in: 0..<1, using: &random) < profile.loss { return (nil, nil) }
+        let first = delay()
+        let second: TimeAmount? =
+            profile.duplicate > 0 && Double.random(in: 0..<1, using: &random) < profile.duplicate ? delay() : nil
+        return (first, second)
+    }
+
+    private mutating func delay() -> TimeAmount {
+        var nanos = profile.latency.nanoseconds
+        let spread = profile.jitter.nanoseconds
+        if spread > 0 { nanos += Int64.random(in: -spread...spread, using: &random) }
+        if profile.reorder > 0, Double.random(in: 0..<1, using: &random) < profile.reorder {
+            // Held back by up to one more latency (at least 5 ms), so packets sent after it arrive first.
+            nanos +=
+                max(profile.latency.nanoseconds, 5_000_000) / 2
+                + Int64.random(in: 0...max(profile.latency.nanoseconds, 5_000_000) / 2, using: &random)
+        }
+        return .nanoseconds(max(nanos, 0))
+    }
+}

@@ -1,0 +1,492 @@
+import NIOCore
+import NIOPosix
+import SkirmishWire
+
+/// A connection to a game server, in the spirit of GameKit's session helper: connect with the cookie handshake,
+/// follow the connection's state, send with the message's delivery class, receive messages, resume after a drop,
+/// disconnect.
+///
+/// Loop-confined and cheap: a swarm keeps thousands per event loop, each with its own socket. Create and use it only
+/// on its `eventLoop`. Its timers (Hello resends, reliable resends, acks, keepalives, timeouts) run either on their
+/// own (`selfTimed`) or when the owner calls ``tick(now:)`` at ``nextDeadline`` — the swarm does the latter so ten
+/// thousand sessions do not each keep a timer.
+public final class ClientSession {
+    public struct Configuration: Sendable {
+        public var target: Target
+        public var game: GameKind
+        public var seats: UInt8
+        /// A match to join (0: any).
+        public var match: UInt32 = 0
+        public var name: String
+        public var link: LinkProfile = .perfect
+        /// Seeds link emulation.
+        public var seed: UInt64
+        public var reliability = ReliableEndpoint.Configuration()
+        /// A handshake not finished in this time fails.
+        public var handshakeTimeout: TimeAmount = .seconds(5)
+        /// Hello is resent this often over UDP until answered.
+        public var helloInterval: TimeAmount = .milliseconds(500)
+        /// Whether the session runs its own timers (`false`: the owner calls ``tick(now:)``).
+        public var selfTimed = true
+
+        public init(target: Target, game: GameKind, seats: UInt8, name: String, seed: UInt64 = 1) {
+            self.target = target
+            self.game = game
+            self.seats = seats
+            self.name = name
+            self.seed = seed
+        }
+    }
+
+    /// Why a session ended.
+    public enum Cause: Sendable, Hashable, CustomStringConvertible {
+        case rejected(RejectReason)
+        case remote(DisconnectReason)
+        case silence
+        case unacknowledged
+        case handshakeTimeout
+        case local
+        case transportError(String)
+
+        public var description: String {
+            switch self {
+            case .rejected(let reason): "rejected: \(reason)"
+            case .remote(let reason): "disconnected by the server: \(reason)"
+            case .silence: "the server went silent"
+            case .unacknowledged: "reliable messages went unacknowledged"
+            case .handshakeTimeout: "the handshake timed out"
+            case .local: "closed by this side"
+            case .transportError(let text): "transport error: \(text)"
+            }
+        }
+    }
+
+    public enum State: Sendable, Hashable {
+        case idle
+        case connecting
+        case connected(Welcome)
+        case disconnected(Cause)
+    }
+
+    public let configuration: Configuration
+    public let eventLoop: any EventLoop
+    public private(set) var state = State.idle
+    /// Per-packet hooks for metrics.
+    public var observer: (any SessionObserver)?
+
+    private let onEvent: (SessionEvent) -> Void
+    private var endpoint: ReliableEndpoint
+    private var channel: (any Channel)?
+    private var channelGeneration = 0
+    private var remote: SocketAddress?
+    private var cookie = Cookie.zero
+    private var resumeToken: UInt64 = 0
+    private var handshakeStarted = NIODeadline.distantFuture
+    private var nextHello = NIODeadline.distantFuture
+    private var suspended = false
+    private var outbound: LinkEmulator?
+    private var inbound: LinkEmulator?
+    private var streamReadyAt = NIODeadline.uptimeNanoseconds(0)
+    private var timer: Scheduled<Void>?
+    private var inbox: [Message] = []
+    private var timerDue = NIODeadline.distantFuture
+
+    public init(
+        configuration: Configuration, eventLoop: any EventLoop, onEvent: @escaping (SessionEvent) -> Void
+    ) {
+        self.configuration = configuration
+        self.eventLoop = eventLoop
+        self.onEvent = onEvent
+        var reliability = configuration.reliability
+        reliability.mode = configuration.target.transport == .udp ? .datagram : .stream
+        endpoint = ReliableEndpoint(configuration: reliability, now: .now())
+        if !configuration.link.isPerfect {
+            outbound = LinkEmulator(profile: configuration.link, seed: configuration.seed)
+            inbound = LinkEmulator(profile: configuration.link, seed: configuration.seed ^ 0x5EED_1111)
+        }
+    }
+
+    /// The endpoint's counters: resends, loss, duplicates, smoothed RTT.
+    public var stats: EndpointStats { endpoint.stats }
+
+    /// When ``tick(now:)`` next has something to do.
+    public var nextDeadline: NIODeadline {
+        switch state {
+        case .connecting: min(nextHello, handshakeStarted + configuration.handshakeTimeout)
+        case .connected: suspended ? .distantFuture : endpoint.nextDeadline
+        case .idle, .disconnected: .distantFuture
+        }
+    }
+
+    // MARK: Connecting
+
+    /// Opens the socket and starts the handshake.
+    public func connect() {
+        guard case .idle = state else { return }
+        state = .connecting
+        onEvent(.stateChanged(.connecting))
+        openChannel()
+    }
+
+    /// Reconnects after a drop with the Welcome's resume token, keeping the reliable numbering, so the server can
+    /// put this player back in its seat and resend what was not acknowledged.
+    public func resume() {
+        guard resumeToken != 0 else { return }
+        switch state {
+        case .connected, .disconnected: break
+        case .idle, .connecting: return
+        }
+        closeChannel()
+        suspended = false
+        cookie = .zero
+        state = .connecting
+        openChannel()
+    }
+
+    /// Drops the socket without a goodbye (the player's phone changed networks); ``resume()`` comes back.
+    public func suspend() {
+        suspended = true
+        closeChannel()
+        rearm()
+    }
+
+    /// Says goodbye and closes. Silent: no state event follows, the caller knows.
+    public func disconnect(reason: DisconnectReason) {
+        if case .connected = state, !suspended {
+            transmit(Packet(number: 0, .disconnect(Disconnect(reason: reason))))
+        }
+        state = .disconnected(.local)
+        closeChannel()
+        timer?.cancel()
+        timer = nil
+    }
+
+    private func openChannel() {
+        let now = NIODeadline.now()
+        handshakeStarted = now
+        nextHello = .distantFuture
+        channelGeneration += 1
+        let generation = channelGeneration
+        let bound = NIOLoopBound(self, eventLoop: eventLoop)
+        let future: EventLoopFuture<any Channel>
+        let target = configuration.target
+        switch target.transport {
+        case .udp:
+            future = DatagramBootstrap(group: eventLoop)
+                .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            SessionInboundHandler<AddressedEnvelope<ByteBuffer>>(session: bound, generation: generation)
+                        )
+                    }
+                }
+                .bind(host: target.host.contains(":") ? "::" : "0.0.0.0", port: 0)
+        case .tcp:
+            future = ClientBootstrap(group: eventLoop)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .connectTimeout(configuration.handshakeTimeout)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(PacketFrameCodec.FrameSlicing()))
+                        try channel.pipeline.syncOperations.addHandler(
+                            SessionInboundHandler<ByteBuffer>(session: bound, generation: generation))
+                    }
+                }
+                .connect(host: target.host, port: target.port)
+        case .webSocket:
+            future = ClientBootstrap(group: eventLoop)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .connectTimeout(configuration.handshakeTimeout)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try WebSocketClientSetup.configure(
+                            channel, target: target, session: bound, generation: generation)
+                    }
+                }
+                .connect(host: target.host, port: target.port)
+        }
+        future.assumeIsolated().whenComplete { result in
+            guard generation == self.channelGeneration else {
+                if case .success(let channel) = result { channel.close(promise: nil) }
+                return
+            }
+            switch result {
+            case .success(let channel):
+                self.channel = channel
+                if target.transport == .udp {
+                    do {
+                        self.remote = try SocketAddress.makeAddressResolvingHost(target.host, port: target.port)
+                    } catch {
+                        return self.fail(.transportError("cannot resolve \(target.host): \(error)"))
+                    }
+                    self.sendHello(now: .now())
+                } else if target.transport == .tcp {
+                    self.sendHello(now: .now())
+                }
+            // WebSocket: the Hello goes out once the upgrade completes (``webSocketReady``).
+            case .failure(let error):
+                self.fail(.transportError("\(error)"))
+            }
+            self.rearm()
+        }
+        rearm()
+    }
+
+    func webSocketReady(generation: Int) {
+        guard generation == channelGeneration else { return }
+        sendHello(now: .now())
+        rearm()
+    }
+
+    private func sendHello(now: NIODeadline) {
+        let hello = Hello(
+            version: Hello.currentVersion, game: configuration.game, seats: configuration.seats,
+            match: configuration.match, cookie: cookie, resumeToken: resumeToken,
+            name: String(configuration.name.utf8.prefix(WireLimits.maxName)) ?? "bot")
+        transmit(Packet(number: 0, .hello(hello)))
+        nextHello = configuration.target.transport == .udp ? now + configuration.helloInterval : .distantFuture
+    }
+
+    private func fail(_ cause: Cause) {
+        if case .disconnected = state { return }
+        state = .disconnected(cause)
+        closeChannel()
+        timer?.cancel()
+        timer = nil
+        onEvent(.stateChanged(state))
+    }
+
+    private func closeChannel() {
+        channelGeneration += 1
+        channel?.close(promise: nil)
+        channel = nil
+    }
+
+    // MARK: Sending
+
+    /// Sends a message with its type's delivery class; dropped (and reported) when not connected.
+    public func send(_ message: Message) {
+        guard case .connected = state, !suspended else {
+            observer?.dropped("send_while_disconnected")
+            return
+        }
+        let packet: Packet
+        do throws(EndpointError) {
+            packet = try endpoint.stamp(message, now: .now())
+        } catch {
+            return fail(.unacknowledged)
+        }
+        transmit(packet)
+        if configuration.selfTimed { rearm() }
+    }
+
+    /// Sends bytes exactly as given (rogue traffic); counted as sent.
+    public func sendRaw(_ bytes: [UInt8]) {
+        guard channel != nil, !suspended else { return }
+        observer?.sentRaw(bytes: bytes.count)
+        write(bytes: bytes)
+    }
+
+    private func transmit(_ packet: Packet) {
+        guard let channel else { return }
+        var buffer = channel.allocator.buffer(capacity: 96)
+        let size: Int
+        do {
+            size = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: WireLimits.maxFrame) { raw in
+                try packet.encode(into: raw)
+            }
+        } catch {
+            observer?.dropped("encode_failed")
+            return
+        }
+        observer?.sent(packet.message.type, bytes: size)
+        guard var link = outbound else { return write(buffer) }
+        let fate = link.fate()
+        outbound = link
+        for delay in [fate.first, fate.second].compactMap({ $0 }) {
+            let generation = channelGeneration
+            eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
+                if generation == channelGeneration { write(buffer) }
+            }
+        }
+    }
+
+    private func write(bytes: [UInt8]) {
+        guard let channel else { return }
+        var buffer = channel.allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        write(buffer)
+    }
+
+    private func write(_ payload: ByteBuffer) {
+        guard let channel else { return }
+        switch configuration.target.transport {
+        case .udp:
+            guard let remote else { return }
+            channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: payload), promise: nil)
+        case .tcp:
+            var framed = channel.allocator.buffer(capacity: payload.readableBytes + 4)
+            framed.writeInteger(UInt32(payload.readableBytes))
+            framed.writeImmutableBuffer(payload)
+            channel.writeAndFlush(framed, promise: nil)
+        case .webSocket:
+            channel.writeAndFlush(WebSocketClientSetup.binaryFrame(payload), promise: nil)
+        }
+    }
+
+    // MARK: Receiving
+
+    /// Bytes of one packet from the transport (a datagram, a TCP frame body or a WebSocket message).
+    func received(_ bytes: ByteBuffer, from address: SocketAddress?, generation: Int) {
+        guard generation == channelGeneration else { return }
+        if let remote, let address, address != remote { return observer?.dropped("foreign_address") ?? () }
+        guard var link = inbound else { return process(bytes) }
+        let fate = link.fate()
+        inbound = link
+        for delay in [fate.first, fate.second].compactMap({ $0 }) {
+            eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
+                if generation == channelGeneration { process(bytes) }
+            }
+        }
+    }
+
+    func transportFailed(_ error: any Error, generation: Int) {
+        guard generation == channelGeneration else { return }
+        if let frame = error as? FrameError { return fail(.transportError("\(frame)")) }
+        if error is DecodeError { return }
+        // ICMP port unreachable on UDP (the server is not there yet or restarted): the handshake keeps trying.
+        if configuration.target.transport == .udp { return }
+        fail(.transportError("\(error)"))
+    }
+
+    func transportClosed(generation: Int) {
+        guard generation == channelGeneration, !suspended else { return }
+        switch state {
+        case .connecting, .connected: fail(.transportError("the server closed the connection"))
+        case .idle, .disconnected: break
+        }
+    }
+
+    private func process(_ bytes: ByteBuffer) {
+        let now = NIODeadline.now()
+        let limit = configuration.target.transport == .udp ? WireLimits.maxDatagram : WireLimits.maxFrame
+        let result = bytes.withUnsafeReadableBytes { raw in
+            Result { () throws(DecodeError) in try Packet.decode(raw, maxSize: limit) }
+        }
+        let packet: Packet
+        switch result {
+        case .success(let decoded): packet = decoded
+        case .failure(let error): return observer?.dropped("decode_\(error.label)") ?? ()
+        }
+        observer?.received(packet.message.type, bytes: bytes.readableBytes)
+        switch packet.message {
+        case .challenge(let challenge):
+            guard case .connecting = state else { return }
+            cookie = challenge.cookie
+            sendHello(now: now)
+        case .reject(let reject):
+            fail(.rejected(reject.reason))
+        case .disconnect(let disconnect):
+            fail(.remote(disconnect.reason))
+        default:
+            let lostBefore = endpoint.stats.lost
+            // Delivered after `receive` returns: handling a message may send (a Pong, a bot's reply), which stamps
+            // on the same endpoint.
+            var delivered = inbox
+            delivered.removeAll(keepingCapacity: true)
+            _ = endpoint.receive(packet, now: now) { delivered.append($0) }
+            for message in delivered { deliver(message, now: now) }
+            inbox = delivered
+            let lost = endpoint.stats.lost &- lostBefore
+            if lost > 0 { observer?.lost(Int(lost)) }
+            if endpoint.owesAck, case .connected = state { runTimers(now: now) }
+        }
+        rearm()
+    }
+
+    private func deliver(_ message: Message, now: NIODeadline) {
+        switch message {
+        case .welcome(let welcome):
+            resumeToken = welcome.resumeToken
+            nextHello = .distantFuture
+            state = .connected(welcome)
+            onEvent(.stateChanged(state))
+        case .ping(let ping):
+            if let pong = try? endpoint.stamp(.pong(ping), now: now) { transmit(pong) }
+        case .pong(let pong):
+            let rtt = Double(now.uptimeNanoseconds) / 1e9 - pong.sendTime
+            if rtt >= 0, rtt < 60 { onEvent(.rtt(.nanoseconds(Int64(rtt * 1e9)))) }
+        default:
+            guard case .connected = state else { return }
+            onEvent(.message(message, receivedAt: now))
+        }
+    }
+
+    // MARK: Timers
+
+    /// Runs the session's timers; call at ``nextDeadline`` when `selfTimed` is false.
+    public func tick(now: NIODeadline) {
+        runTimers(now: now)
+    }
+
+    private func runTimers(now: NIODeadline) {
+        switch state {
+        case .connecting:
+            if now - handshakeStarted >= configuration.handshakeTimeout { return fail(.handshakeTimeout) }
+            if now >= nextHello { sendHello(now: now) }
+        case .connected:
+            guard !suspended else { return }
+            let resendsBefore = endpoint.stats.resends
+            let status = endpoint.poll(now: now) { packet in self.transmit(packet) }
+            let resent = endpoint.stats.resends &- resendsBefore
+            if resent > 0 { observer?.resent(Int(resent)) }
+            switch status {
+            case .alive: break
+            case .timedOut(.silence): fail(.silence)
+            case .timedOut(.unacknowledged): fail(.unacknowledged)
+            }
+        case .idle, .disconnected:
+            break
+        }
+    }
+
+    private func rearm() {
+        guard configuration.selfTimed else { return }
+        let due = nextDeadline
+        guard due != .distantFuture else {
+            timer?.cancel()
+            timer = nil
+            timerDue = .distantFuture
+            return
+        }
+        if timer != nil, timerDue <= due { return }
+        timer?.cancel()
+        timerDue = due
+        timer = eventLoop.assumeIsolated().scheduleTask(deadline: due) { [self] in
+            timer = nil
+            timerDue = .distantFuture
+            runTimers(now: .now())
+            rearm()
+        }
+    }
+}
+
+/// What a session tells its owner.
+public enum SessionEvent: Sendable {
+    case stateChanged(ClientSession.State)
+    case message(Message, receivedAt: NIODeadline)
+    /// A round trip measured from a Pong to one of this side's Pings.
+    case rtt(TimeAmount)
+}
+
+/// Per-packet hooks, for metrics; called on the session's loop.
+public protocol SessionObserver: AnyObject {
+    func sent(_ type: MessageType, bytes: Int)
+    func sentRaw(bytes: Int)
+    func received(_ type: MessageType, bytes: Int)
+    func resent(_ count: Int)
+    func lost(_ count: Int)
+    func dropped(_ reason: String)
+}

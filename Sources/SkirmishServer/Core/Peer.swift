@@ -1,0 +1,21 @@
+import NIOCore
+import SkirmishNet
+import SkirmishWire
+
+/// One player the server knows: where it is, its reliability state, and its seat.
+package struct Peer: Sendable {
+    package let id: UInt32
+    package var connection: ConnectionID
+    package var endpoint: ReliableEndpoint
+    package let game: GameKind
+    package var match: UInt32
+    package var seat: Int
+    package let resumeToken: UInt64
+    package var name: String
+    /// When the player dropped; `nil` while attached.
+    package var detachedAt: NIODeadline?
+    /// Messages for the player while it is away, delivered when it resumes.
+    package var backlog: [Message] = []
+
+    package var isAttached: Bool { detachedAt == nil }
+}

@@ -1,0 +1,58 @@
+import SkirmishWire
+
+/// Why the server dropped a packet instead of acting on it; each kind is a label of
+/// `skirmish_server_rejected_packets_total{reason}`.
+package enum Rejection: Int, CaseIterable, Sendable, Hashable {
+    case tooShort, badMagic, unknownType, truncatedPayload, trailingBytes, badString, tooLarge, badValue
+    case oversizeFrame
+    case wrongDirection
+    case unknownPeer
+    case outOfState
+    case outOfTurn
+    case rateLimited
+    case badCookie
+    case unsupportedVersion
+    case serverFull
+    case badRequest
+    case resumeExpired
+    case queueFull
+
+    package init(_ error: DecodeError) {
+        switch error {
+        case .tooShort: self = .tooShort
+        case .badMagic: self = .badMagic
+        case .unknownType: self = .unknownType
+        case .truncatedPayload: self = .truncatedPayload
+        case .trailingBytes: self = .trailingBytes
+        case .badString: self = .badString
+        case .tooLarge: self = .tooLarge
+        case .badValue: self = .badValue
+        }
+    }
+
+    /// The label value used in metrics and logs.
+    package var label: String {
+        switch self {
+        case .tooShort: "too_short"
+        case .badMagic: "bad_magic"
+        case .unknownType: "unknown_type"
+        case .truncatedPayload: "truncated_payload"
+        case .trailingBytes: "trailing_bytes"
+        case .badString: "bad_string"
+        case .tooLarge: "too_large"
+        case .badValue: "bad_value"
+        case .oversizeFrame: "oversize_frame"
+        case .wrongDirection: "wrong_direction"
+        case .unknownPeer: "unknown_peer"
+        case .outOfState: "out_of_state"
+        case .outOfTurn: "out_of_turn"
+        case .rateLimited: "rate_limited"
+        case .badCookie: "bad_cookie"
+        case .unsupportedVersion: "unsupported_version"
+        case .serverFull: "server_full"
+        case .badRequest: "bad_request"
+        case .resumeExpired: "resume_expired"
+        case .queueFull: "queue_full"
+        }
+    }
+}

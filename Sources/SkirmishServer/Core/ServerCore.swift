@@ -1,0 +1,465 @@
+import NIOCore
+import SkirmishGames
+import SkirmishNet
+import SkirmishWire
+
+/// The whole reference server as one loop-confined state machine: bytes and ticks in, packets out.
+///
+/// It knows nothing of sockets. The IO layer hands it each datagram or stream packet with the time, runs ``tick(now:)``
+/// at 60 Hz, and writes what it leaves in ``outbox``. Everything is bounded by ``ServerConfiguration``: sessions,
+/// matches, forming matches, rate-limited addresses, reliable queues and resume backlogs.
+package struct ServerCore: Sendable {
+    package let configuration: ServerConfiguration
+    package private(set) var stats = ServerStats()
+    /// Packets to write, in order; the IO layer drains it after every call.
+    package var outbox: [Outgoing] = []
+
+    private var cookies: CookieJar
+    private var limiter: RateLimiter<ConnectionID>
+    private var matchmaker: Matchmaker
+    private var peers: [UInt32: Peer] = [:]
+    private var byConnection: [ConnectionID: UInt32] = [:]
+    private var byToken: [UInt64: UInt32] = [:]
+    private var matches: [UInt32: Match] = [:]
+    private var seating: [UInt32: [UInt32?]] = [:]
+    private var random: SeededRandom
+    private var nextPeer: UInt32 = 1
+    private var lastHousekeeping: NIODeadline?
+    private var delivered: [Message] = []
+    private var matchOut: [MatchOutput] = []
+    private var notices: [MatchNotice] = []
+    private var shuttingDown = false
+
+    package init(configuration: ServerConfiguration, cookies: CookieJar = CookieJar()) {
+        self.configuration = configuration
+        self.cookies = cookies
+        limiter = RateLimiter(
+            .init(
+                rate: configuration.packetRate, burst: configuration.packetBurst,
+                capacity: configuration.rateLimiterCapacity))
+        matchmaker = Matchmaker(
+            .init(
+                maxForming: configuration.maxForming,
+                waitTimeout: UInt64(configuration.matchmakingTimeout.nanoseconds)))
+        random = SeededRandom(seed: configuration.seed)
+    }
+
+    // MARK: Input
+
+    /// A UDP datagram (or any undecoded packet) from `connection`.
+    package mutating func receive(_ bytes: UnsafeRawBufferPointer, from connection: ConnectionID, now: NIODeadline) {
+        stats.bytesReceived &+= UInt64(bytes.count)
+        guard admit(connection, now: now) else { return }
+        let packet: Packet
+        do throws(DecodeError) {
+            packet = try Packet.decode(bytes, maxSize: WireLimits.maxDatagram)
+        } catch {
+            stats.reject(Rejection(error))
+            return
+        }
+        handle(packet, from: connection, now: now)
+    }
+
+    /// A packet a stream transport (TCP or WebSocket) already framed and decoded.
+    package mutating func receive(_ packet: Packet, size: Int, from connection: ConnectionID, now: NIODeadline) {
+        stats.bytesReceived &+= UInt64(size)
+        guard admit(connection, now: now) else { return }
+        handle(packet, from: connection, now: now)
+    }
+
+    /// A stream transport could not decode or frame what it read.
+    package mutating func streamError(_ rejection: Rejection) { stats.reject(rejection) }
+
+    /// A TCP or WebSocket connection ended.
+    package mutating func streamClosed(_ connection: ConnectionID, now: NIODeadline) {
+        limiter.forget(connection)
+        guard let id = byConnection[connection] else { return }
+        drop(id, now: now)
+    }
+
+    private mutating func admit(_ connection: ConnectionID, now: NIODeadline) -> Bool {
+        switch limiter.admit(connection, now: now.uptimeNanoseconds) {
+        case .allowed:
+            return true
+        case .limited, .tableFull:
+            stats.reject(.rateLimited)
+            return false
+        }
+    }
+
+    private mutating func handle(_ packet: Packet, from connection: ConnectionID, now: NIODeadline) {
+        let type = packet.message.type
+        stats.packetsReceived[type.index] &+= 1
+        guard type.direction.allows(.client) else {
+            stats.reject(.wrongDirection)
+            return
+        }
+        guard let id = byConnection[connection] else {
+            guard case .hello(let hello) = packet.message else {
+                stats.reject(.unknownPeer)
+                return
+            }
+            handshake(hello, from: connection, now: now)
+            return
+        }
+        if case .hello = packet.message { return } // a Hello resent before our Welcome arrived: Welcome is resent
+        var messages = delivered
+        messages.removeAll(keepingCapacity: true)
+        peers[id]?.endpoint.receive(packet, now: now) { messages.append($0) }
+        for message in messages { deliver(message, from: id, now: now) }
+        delivered = messages
+    }
+
+    // MARK: Handshake
+
+    private mutating func handshake(_ hello: Hello, from connection: ConnectionID, now: NIODeadline) {
+        guard !shuttingDown else { return reject(.shuttingDown, "server is shutting down", to: connection) }
+        guard hello.version == Hello.currentVersion else {
+            stats.reject(.unsupportedVersion)
+            return reject(.unsupportedVersion, "this server speaks protocol version 1", to: connection)
+        }
+        if case .datagram(let address) = connection {
+            let key = Self.cookieKey(address)
+            guard hello.cookie != .zero, cookies.isValid(hello.cookie, for: key, now: now.uptimeNanoseconds) else {
+                if hello.cookie != .zero { stats.reject(.badCookie) }
+                stats.challengesSent &+= 1
+                let challenge = Challenge(cookie: cookies.cookie(for: key, now: now.uptimeNanoseconds))
+                return send(control: .challenge(challenge), to: connection)
+            }
+        }
+        if hello.resumeToken != 0 { return resume(hello, from: connection, now: now) }
+        guard peers.count < configuration.maxSessions else {
+            stats.reject(.serverFull)
+            return reject(.serverFull, "server holds its maximum number of sessions", to: connection)
+        }
+        let table = Matchmaker.Table(game: hello.game, seats: Int(hello.seats))
+        guard table.isValid else {
+            stats.reject(.badRequest)
+            return reject(.badRequest, "\(hello.game) cannot be played with \(hello.seats) seats", to: connection)
+        }
+        if hello.match == 0, matches.count >= configuration.maxMatches {
+            stats.reject(.serverFull)
+            return reject(.serverFull, "server runs its maximum number of matches", to: connection)
+        }
+        let id = nextPeerID()
+        let seated: Matchmaker.Seating
+        switch matchmaker.seat(peer: id, at: table, requested: hello.match, now: now.uptimeNanoseconds) {
+        case .success(let seating): seated = seating
+        case .failure(let reason):
+            stats.reject(Rejection(reason))
+            return reject(reason, reason.description, to: connection)
+        }
+        var token: UInt64 = 0
+        while token == 0 || byToken[token] != nil { token = random.next() }
+        let mode: ReliableEndpoint.Mode = connection.isDatagram ? .datagram : .stream
+        var reliability = configuration.reliability
+        reliability.mode = mode
+        let peer = Peer(
+            id: id, connection: connection, endpoint: ReliableEndpoint(configuration: reliability, now: now),
+            game: hello.game, match: seated.match, seat: seated.seat, resumeToken: token, name: hello.name)
+        peers[id] = peer
+        byConnection[connection] = id
+        byToken[token] = id
+        stats.sessionsOpened &+= 1
+        send(
+            .welcome(
+                Welcome(
+                    peer: id, match: seated.match, seat: UInt8(seated.seat), tickRate: UInt16(PuckConstants.tickRate),
+                    resumeToken: token)),
+            to: id, now: now)
+        if seated.isNew {
+            seating[seated.match] = Array(repeating: nil, count: table.seats)
+            matches[seated.match] = newMatch(table, id: seated.match)
+        }
+        seating[seated.match]?[seated.seat] = id
+        matches[seated.match]?.seatFilled(seated.seat, peer: id, into: &matchOut, notices: &notices)
+        flushMatch(seated.match, now: now)
+        refreshGauges()
+    }
+
+    private mutating func resume(_ hello: Hello, from connection: ConnectionID, now: NIODeadline) {
+        guard let id = byToken[hello.resumeToken], var peer = peers[id], peer.game == hello.game,
+            matches[peer.match] != nil
+        else {
+            stats.reject(.resumeExpired)
+            return reject(.resumeExpired, "no seat is held for this resume token", to: connection)
+        }
+        if peer.isAttached { byConnection[peer.connection] = nil }
+        byConnection[connection] = id
+        peer.connection = connection
+        if peer.detachedAt != nil { stats.detached -= 1 }
+        peer.detachedAt = nil
+        let backlog = peer.backlog
+        peer.backlog = []
+        peers[id] = peer
+        stats.resumes &+= 1
+        send(
+            .welcome(
+                Welcome(
+                    peer: id, match: peer.match, seat: UInt8(peer.seat), tickRate: UInt16(PuckConstants.tickRate),
+                    resumeToken: peer.resumeToken)),
+            to: id, now: now)
+        for message in backlog { send(message, to: id, now: now) }
+        matches[peer.match]?.seatAttached(peer.seat)
+        refreshGauges()
+    }
+
+    private func newMatch(_ table: Matchmaker.Table, id: UInt32) -> Match {
+        switch table.game {
+        case .puck:
+            let ticks = Int(configuration.resumeWindow.nanoseconds / 1_000_000_000) * PuckConstants.tickRate
+            return .puck(PuckRunner(resumeWindowTicks: max(ticks, 1)))
+        case .snap:
+            var seed = SeededRandom(seed: configuration.seed).derived(UInt64(id))
+            return .snap(SnapRunner(seats: table.seats, seed: seed.next(), turnLimit: configuration.snapTurnLimit))
+        case .suns:
+            return .suns(SunsRelay(seats: table.seats))
+        }
+    }
+
+    private mutating func nextPeerID() -> UInt32 {
+        repeat {
+            nextPeer &+= 1
+            if nextPeer == 0 { nextPeer = 1 }
+        } while peers[nextPeer] != nil
+        return nextPeer
+    }
+
+    // MARK: Messages from players
+
+    private mutating func deliver(_ message: Message, from id: UInt32, now: NIODeadline) {
+        guard let peer = peers[id] else { return }
+        switch message {
+        case .ping(let ping):
+            send(.pong(ping), to: id, now: now)
+        case .pong:
+            break
+        case .disconnect, .clientQuit:
+            leave(id, now: now)
+        case .chat(let chat):
+            guard let seats = seating[peer.match] else { return stats.reject(.outOfState) }
+            for case let other? in seats where other != id { send(.chat(chat), to: other, now: now) }
+        default:
+            guard matches[peer.match] != nil else { return stats.reject(.outOfState) }
+            let verdict = matches[peer.match]!.receive(message, from: peer.seat, into: &matchOut, notices: &notices)
+            switch verdict {
+            case .accepted: break
+            case .outOfState: stats.reject(.outOfState)
+            case .outOfTurn: stats.reject(.outOfTurn)
+            case .badValue: stats.reject(.badValue)
+            }
+            flushMatch(peer.match, now: now)
+        }
+    }
+
+    // MARK: Time
+
+    /// One 60 Hz server tick: matches step, reliability timers run, and once a second the housekeeping.
+    package mutating func tick(now: NIODeadline) {
+        stats.ticks &+= 1
+        for id in matches.keys {
+            matches[id]?.tick(into: &matchOut, notices: &notices)
+            if !matchOut.isEmpty || !notices.isEmpty { flushMatch(id, now: now) }
+        }
+        var timedOut: [UInt32] = []
+        for id in peers.keys {
+            guard peers[id]!.isAttached else { continue }
+            guard now >= peers[id]!.endpoint.nextDeadline else { continue }
+            let connection = peers[id]!.connection
+            var emitted: [Packet] = []
+            let status = peers[id]!.endpoint.poll(now: now) { emitted.append($0) }
+            for packet in emitted { write(Outgoing(connection, packet)) }
+            if case .timedOut = status { timedOut.append(id) }
+        }
+        for id in timedOut { drop(id, now: now) }
+        if lastHousekeeping.map({ now - $0 >= .seconds(1) }) ?? true {
+            lastHousekeeping = now
+            housekeeping(now: now)
+        }
+    }
+
+    private mutating func housekeeping(now: NIODeadline) {
+        for expired in matchmaker.expire(now: now.uptimeNanoseconds) {
+            for id in expired.peers {
+                guard let peer = peers[id] else { continue }
+                let text =
+                    "no other player joined within \(configuration.matchmakingTimeout.nanoseconds / 1_000_000_000) s"
+                send(
+                    control: .reject(Reject(reason: .matchmakingTimeout, text: text)), to: peer.connection, close: true)
+                forget(id)
+            }
+            if let game = gameOf(expired.match) { stats.matchesAbandoned[Int(game.rawValue)] &+= 1 }
+            matches[expired.match] = nil
+            seating[expired.match] = nil
+        }
+        let window = configuration.resumeWindow
+        if stats.detached > 0 {
+            let stale = peers.values.filter { peer in peer.detachedAt.map { now - $0 >= window } ?? false }.map(\.id)
+            for id in stale { leave(id, now: now) }
+        }
+        limiter.sweep(now: now.uptimeNanoseconds)
+        refreshGauges()
+    }
+
+    // MARK: Leaving
+
+    /// The connection is gone (silence, no acks, a closed stream): hold the seat for a resume when the match is on.
+    private mutating func drop(_ id: UInt32, now: NIODeadline) {
+        guard var peer = peers[id], peer.isAttached else { return }
+        byConnection[peer.connection] = nil
+        guard let match = matches[peer.match], !match.isOver, seating[peer.match]?.contains(nil) == false else {
+            return leave(id, now: now)
+        }
+        peer.detachedAt = now
+        stats.detached += 1
+        peers[id] = peer
+        matches[peer.match]?.seatDetached(peer.seat)
+        refreshGauges()
+    }
+
+    /// The player is gone for good: its match hears of it and its session is forgotten.
+    private mutating func leave(_ id: UInt32, now: NIODeadline) {
+        guard let peer = peers[id] else { return }
+        if seating[peer.match]?.contains(nil) == true {
+            matchmaker.leave(peer: id, match: peer.match)
+            seating[peer.match]?[peer.seat] = nil
+            if seating[peer.match]?.allSatisfy({ $0 == nil }) == true {
+                seating[peer.match] = nil
+                matches[peer.match] = nil
+            }
+        } else if matches[peer.match] != nil {
+            matches[peer.match]?.seatLeft(peer.seat, into: &matchOut, notices: &notices)
+            seating[peer.match]?[peer.seat] = nil
+        }
+        let match = peer.match
+        forget(id)
+        flushMatch(match, now: now)
+        refreshGauges()
+    }
+
+    private mutating func forget(_ id: UInt32) {
+        guard let peer = peers.removeValue(forKey: id) else { return }
+        if peer.isAttached, byConnection[peer.connection] == id { byConnection[peer.connection] = nil }
+        if !peer.isAttached { stats.detached -= 1 }
+        byToken[peer.resumeToken] = nil
+        stats.sessionsClosed &+= 1
+    }
+
+    /// Tells every player the server is going away; the IO layer closes the listeners after writing the outbox.
+    package mutating func shutdown(now: NIODeadline) {
+        shuttingDown = true
+        for id in Array(peers.keys) {
+            guard let peer = peers[id], peer.isAttached else { continue }
+            send(.serverQuit, to: id, now: now)
+            send(control: .disconnect(Disconnect(reason: .serverShutdown)), to: peer.connection, close: true)
+        }
+    }
+
+    // MARK: Output
+
+    private mutating func flushMatch(_ match: UInt32, now: NIODeadline) {
+        for notice in notices { count(notice, match: match) }
+        notices.removeAll(keepingCapacity: true)
+        guard !matchOut.isEmpty else { return }
+        let outputs = matchOut
+        matchOut.removeAll(keepingCapacity: true)
+        if let seats = seating[match] {
+            for output in outputs {
+                guard output.seat < seats.count, let id = seats[output.seat] else { continue }
+                send(output.message, to: id, now: now)
+            }
+        }
+        if matches[match]?.isOver == true {
+            matches[match] = nil
+            for case let id? in seating[match] ?? [] { peers[id]?.match = 0 }
+            seating[match] = nil
+        }
+    }
+
+    private mutating func count(_ notice: MatchNotice, match: UInt32) {
+        let game = Int(gameOf(match)?.rawValue ?? 0)
+        switch notice {
+        case .started: stats.matchesStarted[game] &+= 1
+        case .completed: stats.matchesCompleted[game] &+= 1
+        case .forfeited: stats.forfeits &+= 1
+        case .tallyCompared(let agreed):
+            stats.sunsTalliesCompared &+= 1
+            if !agreed { stats.sunsDesyncs &+= 1 }
+        }
+    }
+
+    private func gameOf(_ match: UInt32) -> GameKind? {
+        switch matches[match] {
+        case .puck: .puck
+        case .snap: .snap
+        case .suns: .suns
+        case nil: nil
+        }
+    }
+
+    /// Sends through the peer's reliability endpoint, or keeps the message for a detached peer.
+    private mutating func send(_ message: Message, to id: UInt32, now: NIODeadline) {
+        // Mutated in place through the dictionary: a local copy of the peer would copy its endpoint's queues.
+        guard let isAttached = peers[id]?.isAttached else { return }
+        guard isAttached else {
+            guard message.type.delivery == .reliable else { return }
+            guard peers[id]!.backlog.count < configuration.detachedBacklog else {
+                stats.reject(.queueFull)
+                return leave(id, now: now)
+            }
+            peers[id]!.backlog.append(message)
+            return
+        }
+        let packet: Packet
+        do throws(EndpointError) {
+            packet = try peers[id]!.endpoint.stamp(message, now: now)
+        } catch {
+            stats.reject(.queueFull)
+            send(control: .disconnect(Disconnect(reason: .protocolError)), to: peers[id]!.connection, close: true)
+            return leave(id, now: now)
+        }
+        write(Outgoing(peers[id]!.connection, packet))
+    }
+
+    private mutating func reject(_ reason: RejectReason, _ text: String, to connection: ConnectionID) {
+        send(control: .reject(Reject(reason: reason, text: text)), to: connection, close: !connection.isDatagram)
+    }
+
+    private mutating func send(control message: Message, to connection: ConnectionID, close: Bool = false) {
+        write(Outgoing(connection, Packet(number: 0, message), closeAfter: close))
+    }
+
+    private mutating func write(_ outgoing: Outgoing) {
+        stats.packetsSent[outgoing.packet.message.type.index] &+= 1
+        outbox.append(outgoing)
+    }
+
+    /// The IO layer fell behind the 60 Hz schedule and re-anchored it.
+    package mutating func noteLateTick() { stats.lateTicks &+= 1 }
+
+    /// Counts bytes the IO layer wrote.
+    package mutating func wrote(bytes: Int) { stats.bytesSent &+= UInt64(bytes) }
+
+    private mutating func refreshGauges() {
+        stats.sessions = peers.count
+        stats.matches = matches.count
+    }
+
+    /// The bytes a cookie is bound to: the address and port as text (the handshake path only).
+    private static func cookieKey(_ address: SocketAddress) -> [UInt8] {
+        Array("\(address.ipAddress ?? "?"):\(address.port ?? 0)".utf8)
+    }
+}
+
+extension Rejection {
+    init(_ reason: RejectReason) {
+        switch reason {
+        case .serverFull: self = .serverFull
+        case .unsupportedVersion: self = .unsupportedVersion
+        case .badCookie: self = .badCookie
+        case .resumeExpired: self = .resumeExpired
+        case .rateLimited: self = .rateLimited
+        default: self = .badRequest
+        }
+    }
+}

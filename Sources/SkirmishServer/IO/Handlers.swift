@@ -1,0 +1,83 @@
+import NIOCore
+import SkirmishNet
+import SkirmishWire
+
+/// Feeds UDP datagrams to the server core and writes its replies once per read batch.
+final class DatagramHandler: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+
+    private let server: NIOLoopBound<ServerLoop>
+
+    init(server: NIOLoopBound<ServerLoop>) {
+        self.server = server
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        let loop = server.value
+        let now = NIODeadline.now()
+        envelope.data.withUnsafeReadableBytes { bytes in
+            loop.core.receive(bytes, from: .datagram(envelope.remoteAddress), now: now)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        server.value.flush()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A UDP socket reports ICMP errors (a bot's port closed) as read errors; the channel stays usable.
+    }
+}
+
+/// Feeds packets from a TCP or WebSocket connection (already framed and decoded by SkirmishNet's codecs) to the core.
+final class StreamHandler: ChannelInboundHandler {
+    typealias InboundIn = Packet
+
+    private let server: NIOLoopBound<ServerLoop>
+    private var connection: ConnectionID?
+
+    init(server: NIOLoopBound<ServerLoop>) {
+        self.server = server
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { register(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        register(context)
+        context.fireChannelActive()
+    }
+
+    private func register(_ context: ChannelHandlerContext) {
+        guard connection == nil else { return }
+        connection = server.value.register(stream: context.channel)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let connection else { return }
+        let packet = unwrapInboundIn(data)
+        server.value.core.receive(packet, size: 0, from: connection, now: .now())
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        server.value.flush()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? DecodeError {
+            // The frame was whole, so the stream is still in step: count the packet and keep reading.
+            server.value.core.streamError(Rejection(error))
+            return
+        }
+        server.value.core.streamError(.oversizeFrame)
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let connection { server.value.unregister(connection) }
+        connection = nil
+        context.fireChannelInactive()
+    }
+}

@@ -1,0 +1,132 @@
+import NIOCore
+import NIOPosix
+import SkirmishNet
+import SkirmishWire
+
+/// The reference match server, running on one event loop of the group it is given.
+///
+/// One loop owns every session and match, so no state is shared between threads and nothing on the hot path takes a
+/// lock; DESIGN §9 budgets one core for 500 Puck matches. Start it with ``start(configuration:group:)``, read
+/// ``addresses`` to find the listeners, and ``shutdown()`` to send every player `ServerQuit` and close.
+public final class ReferenceServer: Sendable {
+    /// Where the server listens.
+    public struct Addresses: Sendable {
+        public var udp: SocketAddress?
+        public var tcp: SocketAddress?
+        public var http: SocketAddress?
+
+        /// One line per listener, such as `listening udp://127.0.0.1:40123`, for scripts to find the ports.
+        public var listeningLines: [String] {
+            var lines: [String] = []
+            if let udp { lines.append("listening udp://\(Self.hostPort(udp))") }
+            if let tcp { lines.append("listening tcp://\(Self.hostPort(tcp))") }
+            if let http {
+                lines.append("listening http://\(Self.hostPort(http))")
+                lines.append("listening ws://\(Self.hostPort(http))/ws")
+            }
+            return lines
+        }
+
+        static func hostPort(_ address: SocketAddress) -> String {
+            let host = address.ipAddress ?? "127.0.0.1"
+            let shown = host.contains(":") ? "[\(host)]" : host
+            return "\(shown):\(address.port ?? 0)"
+        }
+    }
+
+    public let addresses: Addresses
+    let loop: any EventLoop
+    let state: NIOLoopBound<ServerLoop>
+    private let listeners: [any Channel]
+    private let http: HTTPServer?
+
+    private init(
+        addresses: Addresses, loop: any EventLoop, state: NIOLoopBound<ServerLoop>, listeners: [any Channel],
+        http: HTTPServer?
+    ) {
+        self.addresses = addresses
+        self.loop = loop
+        self.state = state
+        self.listeners = listeners
+        self.http = http
+    }
+
+    /// Binds the listeners the configuration names and starts the 60 Hz clock.
+    ///
+    /// - Throws: the bind error of the first listener that could not bind, after closing the others.
+    public static func start(
+        configuration: ServerConfiguration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> ReferenceServer {
+        let loop = group.next()
+        let state = try await loop.submit {
+            NIOLoopBound(ServerLoop(loop: loop, core: ServerCore(configuration: configuration)), eventLoop: loop)
+        }.get()
+        var listeners: [any Channel] = []
+        var addresses = Addresses()
+        var http: HTTPServer?
+        do {
+            if let udp = configuration.udp {
+                let channel = try await DatagramBootstrap(group: loop)
+                    .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .channelOption(.maxMessagesPerRead, value: 32)
+                    .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(DatagramHandler(server: state))
+                        }
+                    }
+                    .bind(host: udp.host, port: udp.port).get()
+                listeners.append(channel)
+                addresses.udp = channel.localAddress
+                try await loop.submit { state.value.udp = channel }.get()
+            }
+            if let tcp = configuration.tcp {
+                let channel = try await ServerBootstrap(group: loop)
+                    .serverChannelOption(.backlog, value: 1024)
+                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .childChannelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandlers(PacketFrameCodec.handlers())
+                            try channel.pipeline.syncOperations.addHandler(StreamHandler(server: state))
+                        }
+                    }
+                    .bind(host: tcp.host, port: tcp.port).get()
+                listeners.append(channel)
+                addresses.tcp = channel.localAddress
+            }
+            if let listen = configuration.http {
+                let server = try await HTTPServer.bind(
+                    host: listen.host, port: listen.port, group: loop,
+                    routes: [:],
+                    webSocketPath: "/ws",
+                    onWebSocket: { channel in
+                        channel.eventLoop.execute {
+                            _ = try? channel.pipeline.syncOperations.addHandler(StreamHandler(server: state))
+                        }
+                    })
+                http = server
+                addresses.http = server.localAddress
+            }
+        } catch {
+            for channel in listeners { try? await channel.close() }
+            try? await http?.close()
+            throw error
+        }
+        try await loop.submit { state.value.startTicking() }.get()
+        return ReferenceServer(addresses: addresses, loop: loop, state: state, listeners: listeners, http: http)
+    }
+
+    /// Sends every connected player `ServerQuit`, then closes every connection and listener.
+    public func shutdown() async {
+        let streams = try? await loop.submit { [state] in state.value.stop() }.get()
+        for channel in streams ?? [] { try? await channel.close() }
+        for channel in listeners { try? await channel.close() }
+        try? await http?.close()
+    }
+
+    /// A copy of the server's counters.
+    package func stats() async throws -> ServerStats {
+        try await loop.submit { [state] in state.value.core.stats }.get()
+    }
+}

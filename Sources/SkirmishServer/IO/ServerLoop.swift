@@ -1,0 +1,126 @@
+import NIOCore
+import SkirmishWire
+
+/// The loop-confined home of a ``ServerCore``: it feeds the core from the channels, writes the core's outbox, and
+/// ticks the core at 60 Hz on deadlines fixed in advance.
+///
+/// Only ever touched on `loop` (it is held in a `NIOLoopBound`), so it needs no lock.
+final class ServerLoop {
+    let loop: any EventLoop
+    var core: ServerCore
+    var udp: (any Channel)?
+    private var streams: [UInt64: any Channel] = [:]
+    private var nextStream: UInt64 = 1
+    private var tickStart = NIODeadline.now()
+    private var tickCount: Int64 = 0
+    private var tickTask: Scheduled<Void>?
+    private var touched: [any Channel] = []
+    private var stopped = false
+
+    /// The 60 Hz period, in nanoseconds, as an exact fraction so that tick k is due at start + k · 10⁹ / 60.
+    private static let ticksPerSecond: Int64 = 60
+
+    init(loop: any EventLoop, core: ServerCore) {
+        self.loop = loop
+        self.core = core
+    }
+
+    // MARK: Streams
+
+    func register(stream channel: any Channel) -> ConnectionID {
+        let id = nextStream
+        nextStream &+= 1
+        streams[id] = channel
+        return .stream(id)
+    }
+
+    func unregister(_ connection: ConnectionID) {
+        guard case .stream(let id) = connection, streams.removeValue(forKey: id) != nil else { return }
+        core.streamClosed(connection, now: .now())
+        flush()
+    }
+
+    // MARK: Ticking
+
+    func startTicking() {
+        tickStart = .now()
+        tickCount = 0
+        scheduleNextTick()
+    }
+
+    private func scheduleNextTick() {
+        guard !stopped else { return }
+        tickCount += 1
+        let due = tickStart + .nanoseconds(tickCount * 1_000_000_000 / Self.ticksPerSecond)
+        tickTask = loop.assumeIsolated().scheduleTask(deadline: due) { [self] in
+            onTick(due: due)
+        }
+    }
+
+    private func onTick(due: NIODeadline) {
+        let now = NIODeadline.now()
+        core.tick(now: now)
+        // A stalled loop catches up a few ticks at most, then re-anchors instead of bursting.
+        var caughtUp = 0
+        while now - tickStart >= .nanoseconds((tickCount + 1) * 1_000_000_000 / Self.ticksPerSecond) {
+            if caughtUp == 3 {
+                core.noteLateTick()
+                tickStart = now
+                tickCount = 0
+                break
+            }
+            tickCount += 1
+            caughtUp += 1
+            core.tick(now: now)
+        }
+        flush()
+        scheduleNextTick()
+    }
+
+    // MARK: Output
+
+    /// Writes everything the core queued, then flushes each channel once.
+    func flush() {
+        guard !core.outbox.isEmpty else { return }
+        let outbox = core.outbox
+        core.outbox.removeAll(keepingCapacity: true)
+        var closing: [any Channel] = []
+        for outgoing in outbox {
+            switch outgoing.connection {
+            case .datagram(let address):
+                guard let udp else { continue }
+                var buffer = udp.allocator.buffer(capacity: WireLimits.maxDatagram)
+                let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: WireLimits.maxDatagram) {
+                    (try? outgoing.packet.encode(into: $0)) ?? 0
+                }
+                guard written > 0 else { continue }
+                core.wrote(bytes: written)
+                udp.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
+                markTouched(udp)
+            case .stream(let id):
+                guard let channel = streams[id] else { continue }
+                channel.write(outgoing.packet, promise: nil)
+                markTouched(channel)
+                if outgoing.closeAfter { closing.append(channel) }
+            }
+        }
+        for channel in touched { channel.flush() }
+        touched.removeAll(keepingCapacity: true)
+        for channel in closing { channel.close(promise: nil) }
+    }
+
+    private func markTouched(_ channel: any Channel) {
+        if !touched.contains(where: { $0 === channel }) { touched.append(channel) }
+    }
+
+    // MARK: Shutdown
+
+    /// Sends ServerQuit to every player, writes it, and stops ticking; returns the stream channels to close.
+    func stop() -> [any Channel] {
+        stopped = true
+        tickTask?.cancel()
+        core.shutdown(now: .now())
+        flush()
+        return Array(streams.values)
+    }
+}

@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Output for people and scripts: results on stdout (flushed per line, so a pipe sees them at once), notes on stderr.
+enum Console {
+    /// A line of output scripts may read, flushed at once.
+    static func line(_ text: String) {
+        print(text)
+        fflush(nil)
+    }
+
+    /// A note for the person watching: what the tool decided or noticed.
+    static func note(_ text: String) {
+        error("skirmish: \(text)\n")
+    }
+
+    /// Writes to stderr unbuffered (a `write(2)`: safe from any thread, in order).
+    static func error(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+
+    /// Whether stderr is a terminal (live progress) or a file or pipe (plain periodic lines).
+    static var isTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+}

@@ -1,0 +1,96 @@
+import NIOCore
+import SkirmishGames
+import SkirmishNet
+import SkirmishWire
+import Testing
+
+@testable import SkirmishServer
+
+/// Whole matches against the real server over real loopback sockets.
+@Suite(.serialized) struct MatchTests {
+    @Test func twoClientsPlayAWholePuckMatchToSevenOverUDP() async throws {
+        let fixture = try await ServerFixture.start()
+        let a = try await fixture.client(.udp, game: .puck, seats: 2, name: "alice")
+        let b = try await fixture.client(.udp, game: .puck, seats: 2, name: "bob")
+        let results = try await within(.seconds(90)) {
+            async let first = playPuck(a, phase: 0)
+            async let second = playPuck(b, phase: 7)
+            return try await [first, second]
+        }
+        #expect(results.allSatisfy { $0.desyncs == 0 })
+        #expect(Set(results.map(\.seat)) == [0, 1])
+        let winners = results.filter { $0.over.winner == .me }
+        #expect(winners.count == 1)
+        #expect(winners.first?.over.myScore == PuckConstants.winningScore)
+        #expect(results[0].over.myScore == results[1].over.theirScore)
+        let stats = try await fixture.stats()
+        #expect(stats.matchesCompleted[Int(GameKind.puck.rawValue)] == 1)
+        #expect(stats.totalRejected == 0)
+        await fixture.stop()
+    }
+
+    @Test func threeClientsPlaySnapToTheEndOverTCP() async throws {
+        let fixture = try await ServerFixture.start { $0.snapTurnLimit = 400 }
+        let players = try await withThrowingTaskGroup(of: AsyncClientSession.self) { group in
+            for name in ["ann", "ben", "cat"] {
+                group.addTask { try await fixture.client(.tcp, game: .snap, seats: 3, name: name) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let results = try await within(.seconds(60)) {
+            try await withThrowingTaskGroup(of: SnapResult.self) { group in
+                for (index, player) in players.enumerated() {
+                    group.addTask { try await playSnap(player, name: "p\(index)", turnLimit: 400) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(results.count == 3)
+        #expect(results.allSatisfy { $0.desyncs == 0 })
+        #expect(Set(results.map(\.winner)).count == 1)
+        #expect(results.allSatisfy { $0.turns > 0 })
+        let stats = try await fixture.stats()
+        #expect(stats.matchesCompleted[Int(GameKind.snap.rawValue)] == 1)
+        await fixture.stop()
+    }
+
+    @Test func chatIsRelayedOverWebSocket() async throws {
+        let fixture = try await ServerFixture.start()
+        let a = try await fixture.client(.webSocket, game: .snap, seats: 2, name: "ws-a")
+        let b = try await fixture.client(.webSocket, game: .snap, seats: 2, name: "ws-b")
+        let welcomeA = try await within(.seconds(10)) { try await connected(a) }
+        let welcomeB = try await within(.seconds(10)) { try await connected(b) }
+        #expect(welcomeA.match == welcomeB.match)
+        a.send(.chat(Chat(text: "gl hf")))
+        let text = try await within(.seconds(10)) { () -> String in
+            for await event in b.events {
+                if case .message(.chat(let chat), _) = event { return chat.text }
+            }
+            throw PlayError(text: "stream ended")
+        }
+        #expect(text == "gl hf")
+        await fixture.stop()
+    }
+
+    @Test func badNetworkStillCompletesMatchesWithoutDesync() async throws {
+        let fixture = try await ServerFixture.start { $0.snapTurnLimit = 40 }
+        let link = LinkProfile(
+            latency: .milliseconds(150), jitter: .milliseconds(50), loss: 0.10, duplicate: 0.05, reorder: 0.05)
+        let puckA = try await fixture.client(.udp, game: .puck, seats: 2, name: "lossy-a", link: link, seed: 11)
+        let puckB = try await fixture.client(.udp, game: .puck, seats: 2, name: "lossy-b", link: link, seed: 12)
+        let snapA = try await fixture.client(.udp, game: .snap, seats: 2, name: "lossy-c", link: link, seed: 13)
+        let snapB = try await fixture.client(.udp, game: .snap, seats: 2, name: "lossy-d", link: link, seed: 14)
+        let (puck, snap) = try await within(.seconds(120)) {
+            async let p1 = playPuck(puckA, phase: 0)
+            async let p2 = playPuck(puckB, phase: 7)
+            async let s1 = playSnap(snapA, name: "c", turnLimit: 40)
+            async let s2 = playSnap(snapB, name: "d", turnLimit: 40)
+            return (try await [p1, p2], try await [s1, s2])
+        }
+        #expect(puck.allSatisfy { $0.desyncs == 0 })
+        #expect(snap.allSatisfy { $0.desyncs == 0 })
+        #expect(puck.filter { $0.over.winner == .me }.count == 1)
+        #expect(snap[0].winner == snap[1].winner)
+        await fixture.stop()
+    }
+}
