@@ -1,0 +1,215 @@
+import NIOCore
+import SkirmishGames
+import SkirmishNet
+import SkirmishWire
+import Testing
+
+@testable import SkirmishServer
+
+/// The server core driven directly: bytes and a clock in, packets out — handshake rules, timeouts and resume.
+@Suite struct ServerCoreTests {
+    struct Harness {
+        var core = ServerCore(configuration: ServerConfiguration())
+        var now = NIODeadline.uptimeNanoseconds(10_000_000_000)
+
+        mutating func send(_ packet: Packet, from connection: ConnectionID) {
+            let bytes = encode(packet)
+            bytes.withUnsafeBytes { core.receive($0, from: connection, now: now) }
+        }
+
+        mutating func sendRaw(_ bytes: [UInt8], from connection: ConnectionID) {
+            bytes.withUnsafeBytes { core.receive($0, from: connection, now: now) }
+        }
+
+        /// What a live client does: answers with an unreliable packet and acknowledges everything so far.
+        mutating func keepAlive(_ connection: ConnectionID, number: UInt32) {
+            send(Packet(number: number, .pong(Ping(player: 0, count: 0, sendTime: 0))), from: connection)
+            send(Packet(.ack(Ack(cumulative: 1_000_000, bitfield: 0))), from: connection)
+            _ = drain()
+        }
+
+        mutating func drain() -> [Outgoing] {
+            defer { core.outbox.removeAll() }
+            return core.outbox
+        }
+
+        mutating func advance(_ amount: TimeAmount, step: TimeAmount = .milliseconds(100)) {
+            let end = now + amount
+            while now < end {
+                now = now + step
+                core.tick(now: now)
+            }
+        }
+
+        /// Runs the UDP handshake for a player at `address` and returns its Welcome.
+        mutating func join(_ address: ConnectionID, game: GameKind = .puck, seats: UInt8 = 2, token: UInt64 = 0)
+            throws -> Welcome
+        {
+            send(Packet(.hello(hello(game: game, seats: seats, token: token))), from: address)
+            let challenge = try #require(drain().first)
+            guard case .challenge(let cookie) = challenge.packet.message else {
+                Issue.record("expected a challenge, got \(challenge.packet.message)")
+                throw PlayError(text: "no challenge")
+            }
+            send(
+                Packet(.hello(hello(game: game, seats: seats, cookie: cookie.cookie, token: token))), from: address)
+            for outgoing in drain() where outgoing.connection == address {
+                if case .welcome(let welcome) = outgoing.packet.message { return welcome }
+            }
+            throw PlayError(text: "no welcome")
+        }
+    }
+
+    static func hello(game: GameKind, seats: UInt8, cookie: Cookie = .zero, token: UInt64 = 0) -> Hello {
+        Hello(
+            version: Hello.currentVersion, game: game, seats: seats, match: 0, cookie: cookie, resumeToken: token,
+            name: "tester")
+    }
+
+    static func address(_ port: Int) throws -> ConnectionID {
+        .datagram(try SocketAddress(ipAddress: "127.0.0.1", port: port))
+    }
+
+    @Test func aHelloWithoutAValidCookieNeverAllocatesASession() throws {
+        var harness = Harness()
+        for port in 20_000..<21_000 {
+            harness.send(Packet(.hello(Self.hello(game: .puck, seats: 2))), from: try Self.address(port))
+        }
+        let replies = harness.drain()
+        #expect(replies.count == 1_000)
+        #expect(replies.allSatisfy { $0.packet.message.type == .challenge })
+        // No amplification: every reply is smaller than the request that caused it.
+        let requestSize = encode(Packet(.hello(Self.hello(game: .puck, seats: 2)))).count
+        #expect(replies.allSatisfy { encode($0.packet).count < requestSize })
+        #expect(harness.core.stats.sessions == 0)
+
+        // A cookie minted for one address is worthless from another.
+        var other = Harness()
+        other.send(Packet(.hello(Self.hello(game: .puck, seats: 2))), from: try Self.address(30_000))
+        guard case .challenge(let challenge) = try #require(other.drain().first).packet.message else {
+            Issue.record("expected a challenge")
+            return
+        }
+        other.send(
+            Packet(.hello(Self.hello(game: .puck, seats: 2, cookie: challenge.cookie))), from: try Self.address(30_001))
+        #expect(other.core.stats.rejections(.badCookie) == 1)
+        #expect(other.core.stats.sessions == 0)
+        #expect(other.drain().allSatisfy { $0.packet.message.type == .challenge })
+    }
+
+    @Test func aValidCookieGetsAWelcomeAndASeat() throws {
+        var harness = Harness()
+        let first = try harness.join(try Self.address(40_000))
+        let second = try harness.join(try Self.address(40_001))
+        #expect(first.match == second.match)
+        #expect(Set([first.seat, second.seat]) == [0, 1])
+        #expect(first.resumeToken != 0 && first.resumeToken != second.resumeToken)
+        #expect(harness.core.stats.sessions == 2)
+    }
+
+    @Test func badPacketsAreCountedByReasonAndChangeNothing() throws {
+        var harness = Harness()
+        let player = try Self.address(41_000)
+        _ = try harness.join(player)
+        let stranger = try Self.address(41_001)
+        harness.sendRaw([0x00, 0x01], from: player)
+        harness.sendRaw([0x47, 0x45, 0x54, 0x20, 0, 0, 0, 0, 0, 0], from: player)
+        harness.sendRaw(encode(Packet(.chat(Chat(text: "x")))).dropLast() + [], from: player)
+        harness.sendRaw([UInt8](repeating: 0x53, count: 1_500), from: player)
+        harness.send(Packet(number: 5, .serverQuit), from: player)
+        harness.send(
+            Packet(number: 3, .paddleState(PaddleState(inputStep: 1, x: 1, y: 1, vx: 0, vy: 0))), from: stranger)
+        harness.send(Packet(number: 1, .clientTurnedCard), from: player)
+        let stats = harness.core.stats
+        #expect(stats.rejections(.tooShort) == 1)
+        #expect(stats.rejections(.badMagic) == 1)
+        #expect(stats.rejections(.truncatedPayload) == 1)
+        #expect(stats.rejections(.tooLarge) == 1)
+        #expect(stats.rejections(.wrongDirection) == 1)
+        #expect(stats.rejections(.unknownPeer) == 1)
+        #expect(stats.rejections(.outOfState) == 1)
+        #expect(stats.sessions == 1)
+    }
+
+    @Test func aFloodFromOneAddressIsRateLimited() throws {
+        var harness = Harness()
+        let player = try Self.address(42_000)
+        _ = try harness.join(player)
+        for count in 0..<2_000 {
+            harness.send(Packet(number: UInt32(count + 1), .ping(Ping(player: 0, count: 0, sendTime: 0))), from: player)
+        }
+        #expect(harness.core.stats.rejections(.rateLimited) > 1_000)
+        #expect(harness.core.stats.sessions == 1)
+    }
+
+    @Test func aSilentClientIsDroppedAfterFiveSecondsAndItsSeatFreedAfterTheResumeWindow() throws {
+        var harness = Harness()
+        let a = try Self.address(43_000)
+        let b = try Self.address(43_001)
+        _ = try harness.join(a)
+        let welcomeB = try harness.join(b)
+        // Keep a alive by answering; b goes silent.
+        var elapsed = TimeAmount.zero
+        while elapsed < .milliseconds(5_200) {
+            harness.advance(.milliseconds(200))
+            elapsed = elapsed + .milliseconds(200)
+            harness.keepAlive(a, number: UInt32(elapsed.nanoseconds / 1_000_000))
+        }
+        #expect(harness.core.stats.detached == 1)
+        #expect(harness.core.stats.sessions == 2)
+        // Within the window, the token brings b back to its seat from a new address.
+        let resumed = try harness.join(try Self.address(43_002), token: welcomeB.resumeToken)
+        #expect(resumed.seat == welcomeB.seat && resumed.match == welcomeB.match && resumed.peer == welcomeB.peer)
+        #expect(harness.core.stats.detached == 0)
+        #expect(harness.core.stats.resumes == 1)
+    }
+
+    @Test func aSeatIsReleasedWhenTheResumeWindowPasses() throws {
+        var harness = Harness()
+        let a = try Self.address(44_000)
+        let b = try Self.address(44_001)
+        _ = try harness.join(a)
+        let welcomeB = try harness.join(b)
+        harness.core.streamClosed(.stream(99), now: harness.now) // unknown stream: nothing happens
+        var elapsed = TimeAmount.zero
+        while elapsed < .seconds(21) {
+            harness.advance(.milliseconds(500))
+            elapsed = elapsed + .milliseconds(500)
+            harness.keepAlive(a, number: UInt32(elapsed.nanoseconds / 1_000_000))
+        }
+        #expect(harness.core.stats.detached == 0)
+        #expect(harness.core.stats.forfeits == 1)
+        harness.send(Packet(.hello(Self.hello(game: .puck, seats: 2, token: welcomeB.resumeToken))), from: b)
+        let challenge = try #require(harness.drain().first)
+        guard case .challenge(let cookie) = challenge.packet.message else {
+            Issue.record("expected a challenge")
+            return
+        }
+        harness.send(
+            Packet(.hello(Self.hello(game: .puck, seats: 2, cookie: cookie.cookie, token: welcomeB.resumeToken))),
+            from: b)
+        let reply = try #require(harness.drain().first)
+        guard case .reject(let reject) = reply.packet.message else {
+            Issue.record("expected a reject, got \(reply.packet.message)")
+            return
+        }
+        #expect(reject.reason == .resumeExpired)
+    }
+
+    @Test func shutdownSendsServerQuitToEveryPlayer() throws {
+        var harness = Harness()
+        let players = try (0..<4).map { try Self.address(45_000 + $0) }
+        for player in players { _ = try harness.join(player, game: .snap, seats: 2) }
+        harness.core.shutdown(now: harness.now)
+        let out = harness.drain()
+        for player in players {
+            #expect(out.contains { $0.connection == player && $0.packet.message == .serverQuit })
+        }
+    }
+}
+
+func encode(_ packet: Packet) -> [UInt8] {
+    [UInt8](unsafeUninitializedCapacity: WireLimits.maxFrame) { buffer, count in
+        count = (try? packet.encode(into: UnsafeMutableRawBufferPointer(buffer))) ?? 0
+    }
+}
