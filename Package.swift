@@ -19,10 +19,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .target(name: "SkirmishWire"),
         .target(name: "SkirmishGames", dependencies: ["SkirmishWire"]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
+        .target(
+            name: "SkirmishTelemetry",
+            dependencies: ["CCurl", "CJSONC", .product(name: "Histogram", package: "hdrhistogram-swift")]
+        ),
         .target(
             name: "SkirmishNet",
             dependencies: [
@@ -33,8 +40,19 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
-        .target(name: "SkirmishServer", dependencies: ["SkirmishWire", "SkirmishGames", "SkirmishNet"]),
-        .target(name: "SkirmishSwarm", dependencies: ["SkirmishWire", .product(name: "Yams", package: "Yams")]),
+        .target(
+            name: "SkirmishServer",
+            dependencies: ["SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishTelemetry"]
+        ),
+        .target(
+            name: "SkirmishSwarm",
+            dependencies: [
+                "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishTelemetry",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
         .target(name: "CAllocCounter"),
         .executableTarget(
@@ -44,6 +62,7 @@ let package = Package(
                 "SkirmishNet",
                 "SkirmishServer",
                 "SkirmishSwarm",
+                "SkirmishTelemetry",
                 "CAllocCounter",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -56,10 +75,14 @@ let package = Package(
             name: "SkirmishServerTests",
             dependencies: ["SkirmishServer", "SkirmishWire", "SkirmishGames", "SkirmishNet"]),
         .testTarget(name: "SkirmishNetTests", dependencies: ["SkirmishNet", "SkirmishWire"]),
-        .testTarget(name: "SkirmishSwarmTests", dependencies: ["SkirmishSwarm", "SkirmishWire"]),
+        .testTarget(
+            name: "SkirmishSwarmTests",
+            dependencies: ["SkirmishSwarm", "SkirmishWire", "SkirmishServer", "SkirmishNet", "SkirmishTelemetry"]
+        ),
+        .testTarget(name: "SkirmishTelemetryTests", dependencies: ["SkirmishTelemetry"]),
     ]
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + strictness
 }

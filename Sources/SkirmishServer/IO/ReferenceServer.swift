@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import SkirmishNet
+import SkirmishTelemetry
 import SkirmishWire
 
 /// The reference match server, running on one event loop of the group it is given.
@@ -98,7 +99,7 @@ public final class ReferenceServer: Sendable {
             if let listen = configuration.http {
                 let server = try await HTTPServer.bind(
                     host: listen.host, port: listen.port, group: loop,
-                    routes: [:],
+                    routes: ["/metrics": Self.metricsRoute(state: state, loop: loop)],
                     webSocketPath: "/ws",
                     onWebSocket: { channel in
                         channel.eventLoop.execute {
@@ -128,5 +129,22 @@ public final class ReferenceServer: Sendable {
     /// A copy of the server's counters.
     package func stats() async throws -> ServerStats {
         try await loop.submit { [state] in state.value.core.stats }.get()
+    }
+
+    /// The server's metrics as Prometheus text, as served at `GET /metrics`.
+    public func metricsText() async throws -> String {
+        ServerMetrics.prometheusText(try await stats())
+    }
+
+    /// The server's metrics as a snapshot, for the exporter and the swarm's results folder.
+    public func metricsSnapshot() async throws -> MetricsSnapshot {
+        ServerMetrics.snapshot(try await stats(), at: WallTime.milliseconds())
+    }
+
+    private static func metricsRoute(state: NIOLoopBound<ServerLoop>, loop: any EventLoop) -> HTTPServer.Route {
+        HTTPServer.Route(contentType: "text/plain; version=0.0.4; charset=utf-8") {
+            let stats = try await loop.submit { state.value.core.stats }.get()
+            return Array(ServerMetrics.prometheusText(stats).utf8)
+        }
     }
 }

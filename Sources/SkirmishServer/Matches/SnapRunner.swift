@@ -92,23 +92,31 @@ package struct SnapRunner: Sendable {
         return .accepted
     }
 
-    /// A player quit or dropped: the others are told, and the table ends with the remaining player holding the most
-    /// cards as the winner (ties to the lower seat).
+    /// A player quit or dropped. Before the deal the table cannot go on and ends; once cards are dealt, the quitter's
+    /// cards pass on as ``SnapGame/quit(seat:)`` says (exactly what every replica does on `OtherClientQuit`), and play
+    /// continues among the others until one holds every card.
     package mutating func seatLeft(_ seat: Int, into out: inout [MatchOutput], notices: inout [MatchNotice]) {
         guard !gone[seat] else { return }
         gone[seat] = true
         guard stage != .over else { return }
         broadcast(.otherClientQuit(PeerRef(peer: peers[seat])), into: &out)
-        guard stage != .forming else { return }
-        let remaining = peers.indices.filter { !gone[$0] }
-        let winner = remaining.max { lhs, rhs in
-            let (a, b) = (game.hands[lhs].count, game.hands[rhs].count)
-            return a != b ? a < b : lhs > rhs
+        guard stage == .playing || stage == .dealing else {
+            guard stage != .forming else { return }
+            stage = .over
+            broadcast(.snapGameOver(SnapGameOver(winner: 0, stateHash: game.stateHash)), into: &out)
+            return
         }
-        stage = .over
-        broadcast(
-            .snapGameOver(SnapGameOver(winner: winner.map { peers[$0] } ?? 0, stateHash: game.stateHash)), into: &out)
-        notices.append(.completed)
+        do throws(SnapError) {
+            try game.quit(seat: seat)
+        } catch {
+            // Already out of cards or the game already over: nothing changes.
+        }
+        if stage == .dealing {
+            dealt[seat] = true
+            guard !dealt.enumerated().contains(where: { !$0.element && !gone[$0.offset] }) else { return }
+            stage = .playing
+        }
+        advance(into: &out, notices: &notices)
     }
 
     private mutating func advance(into out: inout [MatchOutput], notices: inout [MatchNotice]) {

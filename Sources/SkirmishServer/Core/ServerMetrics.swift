@@ -1,0 +1,43 @@
+import SkirmishTelemetry
+import SkirmishWire
+
+/// The server's counters as metric series (`skirmish_server_*`), for `GET /metrics` and the exporter.
+enum ServerMetrics {
+    static func snapshot(_ stats: ServerStats, at milliseconds: Int64 = 0) -> MetricsSnapshot {
+        let shard = MetricsShard(constantLabels: Labels([:]))
+        for reason in Rejection.allCases {
+            let id = shard.counter(SkirmishMetrics.serverRejectedPackets, Labels(["reason": reason.label]))
+            shard.add(id, stats.rejections(reason))
+        }
+        for type in MessageType.allCases {
+            let labels = Labels(["type": type.name])
+            shard.add(shard.counter(SkirmishMetrics.serverPacketsReceived, labels), stats.packetsReceived[type.index])
+            shard.add(shard.counter(SkirmishMetrics.serverPacketsSent, labels), stats.packetsSent[type.index])
+        }
+        shard.add(shard.counter(SkirmishMetrics.serverBytesReceived, Labels([:])), stats.bytesReceived)
+        shard.add(shard.counter(SkirmishMetrics.serverBytesSent, Labels([:])), stats.bytesSent)
+        shard.add(shard.counter(SkirmishMetrics.serverChallenges, Labels([:])), stats.challengesSent)
+        shard.add(shard.counter(SkirmishMetrics.serverResumes, Labels([:])), stats.resumes)
+        shard.add(shard.counter(SkirmishMetrics.serverTicks, Labels([:])), stats.ticks)
+        shard.add(shard.counter(SkirmishMetrics.serverLateTicks, Labels([:])), stats.lateTicks)
+        shard.add(shard.counter(SkirmishMetrics.serverForfeits, Labels([:])), stats.forfeits)
+        shard.add(shard.counter(SkirmishMetrics.serverDesyncs, Labels(["game": "suns"])), stats.sunsDesyncs)
+        for game in GameKind.allCases {
+            let labels = Labels(["game": game.description])
+            let index = Int(game.rawValue)
+            shard.add(shard.counter(SkirmishMetrics.serverMatchesStarted, labels), stats.matchesStarted[index])
+            shard.add(shard.counter(SkirmishMetrics.serverMatchesCompleted, labels), stats.matchesCompleted[index])
+            shard.add(shard.counter(SkirmishMetrics.serverMatchesAbandoned, labels), stats.matchesAbandoned[index])
+        }
+        shard.set(
+            shard.gauge(SkirmishMetrics.serverSessions, Labels(["state": "attached"])),
+            Double(stats.sessions - stats.detached))
+        shard.set(shard.gauge(SkirmishMetrics.serverSessions, Labels(["state": "detached"])), Double(stats.detached))
+        shard.set(shard.gauge(SkirmishMetrics.serverMatches, Labels([:])), Double(stats.matches))
+        return shard.snapshot(at: milliseconds)
+    }
+
+    static func prometheusText(_ stats: ServerStats) -> String {
+        String(decoding: MetricsRenderer.render(snapshot(stats), as: .prom), as: UTF8.self)
+    }
+}

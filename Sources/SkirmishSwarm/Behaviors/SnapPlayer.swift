@@ -1,0 +1,108 @@
+import Foundation
+import NIOCore
+import SkirmishGames
+import SkirmishTelemetry
+import SkirmishWire
+
+/// A Snap player: signs in, readies, turns its card when activated, and calls snap after a human-like reaction time
+/// drawn from the persona's `snap_reaction` distribution whenever two face-up cards share a rank.
+///
+/// Its replica follows every server message and checks each state hash the server sends (desyncs).
+final class SnapPlayer: Brain {
+    private unowned let bot: any BotHandle
+    private var replica: SnapReplica?
+    private var ready: ServerReady?
+    private var me: UInt32 = 0
+    private var turnAt: NIODeadline?
+    private var snapAt: NIODeadline?
+    private var desyncEpisode = false
+    private(set) var isMatchOver = false
+    private let reactionMean: Double
+    private let reactionDeviation: Double
+
+    init(bot: any BotHandle) {
+        self.bot = bot
+        let reaction = bot.persona.snapReaction
+        reactionMean = reaction.map { Double($0.mean.nanoseconds) / 1e9 } ?? 0.6
+        reactionDeviation = reaction.map { Double($0.stddev.nanoseconds) / 1e9 } ?? 0.15
+    }
+
+    var nextWake: NIODeadline? {
+        switch (turnAt, snapAt) {
+        case (let turn?, let snap?): min(turn, snap)
+        case (let turn?, nil): turn
+        case (nil, let snap?): snap
+        case (nil, nil): nil
+        }
+    }
+
+    func connected(_ welcome: Welcome, now: NIODeadline) {
+        me = welcome.peer
+    }
+
+    func wake(now: NIODeadline) {
+        if let turn = turnAt, turn <= now {
+            turnAt = nil
+            bot.send(.clientTurnedCard)
+        }
+        if let snap = snapAt, snap <= now {
+            snapAt = nil
+            bot.send(.playerShouldSnap)
+        }
+    }
+
+    func received(_ message: Message, at now: NIODeadline) {
+        switch message {
+        case .signInRequest:
+            bot.send(.signInResponse(SignInResponse(name: String(bot.persona.name.prefix(WireLimits.maxName)))))
+        case .serverReady(let received):
+            ready = received
+            bot.send(.clientReady)
+        case .dealCards(let deal):
+            guard let ready else { return }
+            do {
+                replica = try SnapReplica(ready: ready, deal: deal)
+            } catch {
+                bot.meters.desync(part: "deal")
+            }
+            bot.meters.shard.add(bot.meters.matchesStarted)
+            bot.send(.clientDealtCards)
+        case .activatePlayer(let active):
+            if let replica { bot.check(replica.applyActivate(active), episode: &desyncEpisode) }
+            if active.peer == me { turnAt = now + reaction(scale: 0.25) }
+        case .cardTurned(let turned):
+            guard replica != nil else { return }
+            bot.check(replica!.apply(turned), episode: &desyncEpisode)
+            if replica!.game.hasPair, snapAt == nil { snapAt = now + reaction(scale: 1) }
+        case .playerCalledSnap(let called):
+            guard replica != nil else { return }
+            bot.check(replica!.apply(called), episode: &desyncEpisode)
+            if !replica!.game.hasPair { snapAt = nil }
+        case .snapGameOver(let over):
+            if replica != nil { bot.check(replica!.apply(over), episode: &desyncEpisode) }
+            bot.meters.shard.add(bot.meters.matchesCompleted)
+            finish()
+        case .otherClientQuit(let quit):
+            if replica != nil { bot.check(replica!.applyQuit(quit), episode: &desyncEpisode) }
+        case .serverQuit:
+            finish()
+        default:
+            break
+        }
+    }
+
+    private func finish() {
+        isMatchOver = true
+        turnAt = nil
+        snapAt = nil
+    }
+
+    /// A reaction time from a normal distribution (Box–Muller on the bot's seeded generator), at least 50 ms.
+    private func reaction(scale: Double) -> TimeAmount {
+        let u1 = Double.random(in: Double.ulpOfOne..<1, using: &bot.random)
+        let u2 = Double.random(in: 0..<1, using: &bot.random)
+        let normal = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+        let seconds = max(0.05, (reactionMean + reactionDeviation * normal) * scale)
+        return .nanoseconds(Int64(seconds * 1e9))
+    }
+}

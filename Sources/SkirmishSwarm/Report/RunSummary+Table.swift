@@ -1,0 +1,114 @@
+import Foundation
+
+extension RunSummary {
+    /// The end-of-run table: one row per persona, the totals per game, then the thresholds and their verdicts.
+    public func table() -> String {
+        var lines: [String] = []
+        let status = interrupted ? " (stopped early)" : ""
+        lines.append(
+            "run \(run) — \(settings.script), \(Self.seconds(durationSeconds))\(status), peak \(peakBots) bots, "
+                + "target \(settings.target)")
+        lines.append("")
+        let header = [
+            "persona", "game", "bots", "matches", "pkts/s", "rtt p50", "p95", "p99", "age p99", "late p99", "desyncs",
+            "errors",
+        ]
+        var rows: [[String]] = [header]
+        for persona in personas {
+            rows.append([
+                persona.name, persona.game, "\(persona.peakBots)", "\(persona.matchesCompleted)",
+                String(format: "%.0f", persona.packetsPerSecond), Self.ms(persona.rtt.p50), Self.ms(persona.rtt.p95),
+                Self.ms(persona.rtt.p99), Self.ms(persona.snapshotAgeP99), Self.ms(persona.tickLatenessP99),
+                "\(persona.desyncs)", "\(persona.errors)",
+            ])
+        }
+        lines += Self.align(rows)
+        lines.append("")
+        for (name, game) in games.sorted(by: { $0.key < $1.key }) {
+            var line =
+                "\(name): \(game.matchesStarted) matches started, \(game.matchesCompleted) completed, "
+                + "\(game.desyncs) desyncs"
+            if !game.desyncsByPart.isEmpty {
+                line +=
+                    " ("
+                    + game.desyncsByPart.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                    .joined(separator: ", ") + ")"
+            }
+            lines.append(line)
+        }
+        lines.append(
+            "packets: \(packets.sent) sent, \(packets.received) received, \(packets.lost) lost, "
+                + "\(packets.resends) resent; \(Self.bytes(packets.bytesSent)) out, \(Self.bytes(packets.bytesReceived)) in"
+        )
+        lines.append(
+            "latency: rtt p99 \(Self.ms(latency.rtt.p99)), snapshot age p99 \(Self.ms(latency.snapshotAge.p99)), "
+                + "tick lateness p99 \(Self.ms(latency.tickLateness.p99)), handshake p99 \(Self.ms(latency.handshake.p99))"
+                + (latency.reconnect.count > 0 ? ", reconnect p99 \(Self.ms(latency.reconnect.p99))" : ""))
+        lines.append(
+            "handshakes: \(handshakes.succeeded) ok, \(handshakes.failed) failed; \(reconnects) reconnects; "
+                + "\(mispredictions) mispredictions")
+        if !errors.isEmpty {
+            lines.append(
+                "errors: "
+                    + errors.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }
+                    .joined(separator: ", "))
+        }
+        if !rogue.isEmpty {
+            lines.append(
+                "rogue packets sent (not in the figures above): "
+                    + rogue.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+        if let exporter {
+            lines.append(
+                "exporter: \(exporter.pushes) pushes, \(exporter.failures) failures"
+                    + (exporter.lastError.map { " (last: \($0))" } ?? ""))
+        }
+        if !thresholds.isEmpty {
+            lines.append("")
+            for verdict in thresholds {
+                let value = verdict.value.map { Self.figure($0, for: verdict.name) } ?? "no data"
+                lines.append("\(verdict.passed ? "PASS" : "FAIL")  \(verdict.expression)  (measured \(value))")
+            }
+        }
+        lines.append(passed ? "all thresholds hold" : "a threshold failed: exit status 99")
+        return lines.joined(separator: "\n")
+    }
+
+    static func align(_ rows: [[String]]) -> [String] {
+        guard let width = rows.first?.count else { return [] }
+        let widths = (0..<width).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { column, cell in
+                column == 0
+                    ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }.joined(separator: "  ")
+        }
+    }
+
+    static func ms(_ seconds: Double?) -> String {
+        guard let seconds else { return "—" }
+        return seconds < 0.01 ? String(format: "%.2f ms", seconds * 1_000) : String(format: "%.1f ms", seconds * 1_000)
+    }
+
+    static func seconds(_ value: Double) -> String { String(format: "%.1f s", value) }
+
+    static func bytes(_ value: UInt64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var amount = Double(value)
+        var unit = 0
+        while amount >= 1_024, unit < units.count - 1 {
+            amount /= 1_024
+            unit += 1
+        }
+        return unit == 0 ? "\(value) B" : String(format: "%.1f ", amount) + units[unit]
+    }
+
+    /// A threshold's measured value in the unit it is written in.
+    static func figure(_ value: Double, for name: String) -> String {
+        if name.hasPrefix("prediction_error") { return String(format: "%.2f px", value) }
+        if name.hasSuffix("rate") { return String(format: "%.3f%%", value * 100) }
+        if name.contains("_p") || name.hasSuffix("_max") { return ms(value) }
+        return String(format: "%.0f", value)
+    }
+}

@@ -1,0 +1,191 @@
+import NIOCore
+import SkirmishNet
+import SkirmishTelemetry
+import SkirmishWire
+
+/// All the bots one event loop owns, the clock that wakes them, and that loop's metrics.
+///
+/// A group ticks every millisecond on deadlines fixed in advance, wakes the bots whose time has come (a min-heap of
+/// wake times), and every 10 ms runs the reliability timers of the sessions that are due. Bots are added and retired
+/// by the controller through ``setClosedTarget(_:now:)`` and ``arrive(_:now:)``; nothing here is shared with another
+/// thread except through `EventLoop.submit`.
+final class BotGroup {
+    let loop: any EventLoop
+    let index: Int
+    let groupCount: Int
+    let context: SwarmContext
+    let shard: MetricsShard
+    /// A bot still handshaking after this long is counted as a failed handshake.
+    let handshakeTimeout: TimeAmount = .seconds(6)
+
+    private var meters: [Meters] = []
+    private var bots: [Bot?] = []
+    private var freeSlots: [Int32] = []
+    private var closed: [Int: Int32] = [:]
+    private var openCount = 0
+    private var queue = WakeQueue(capacity: 1_024)
+    private var tickTask: Scheduled<Void>?
+    private var tickStart = NIODeadline.now()
+    private var tickCount: Int64 = 0
+    private var lastSweep = NIODeadline.uptimeNanoseconds(0)
+    private var stopped = false
+    private var random: SeededRandom
+
+    init(loop: any EventLoop, index: Int, groupCount: Int, context: SwarmContext) {
+        self.loop = loop
+        self.index = index
+        self.groupCount = groupCount
+        self.context = context
+        shard = MetricsShard(constantLabels: context.constantLabels)
+        random = SeededRandom(seed: context.seed).derived(UInt64(0xB07_0000 + index))
+        meters = context.personas.personas.map { persona in
+            Meters(shard: shard, persona: persona.name, game: persona.game, isLegit: persona.isLegit)
+        }
+    }
+
+    /// Bots alive on this loop (closed-model and open-model).
+    var liveBots: Int { closed.count + openCount }
+
+    // MARK: Clock
+
+    func start() {
+        tickStart = .now()
+        tickCount = 0
+        scheduleTick()
+    }
+
+    private func scheduleTick() {
+        guard !stopped else { return }
+        tickCount += 1
+        let due = tickStart + .milliseconds(tickCount)
+        tickTask = loop.assumeIsolated().scheduleTask(deadline: due) { [self] in onTick() }
+    }
+
+    private func onTick() {
+        let now = NIODeadline.now()
+        let nowNanos = now.uptimeNanoseconds
+        while let entry = queue.popDue(now: nowNanos) {
+            guard let bot = bots[Int(entry.slot)], bot.generation == entry.generation else { continue }
+            bot.scheduledWake = nil
+            bot.wake(now: now)
+            afterActivity(bot)
+        }
+        if now - lastSweep >= .milliseconds(10) {
+            lastSweep = now
+            for case let bot? in bots { bot.tickSession(now: now) }
+            if queue.count > 4 * max(bots.count, 256) {
+                queue.compact { [bots] entry in bots[Int(entry.slot)]?.generation == entry.generation }
+            }
+        }
+        // A loop that fell far behind skips ahead rather than firing a burst of catch-up ticks.
+        if now - (tickStart + .milliseconds(tickCount)) > .milliseconds(20) {
+            tickStart = now
+            tickCount = 0
+        }
+        scheduleTick()
+    }
+
+    /// Puts `bot` back on the heap at its next wake time, or frees its slot when it is done.
+    func reschedule(_ bot: Bot) { afterActivity(bot) }
+
+    private func afterActivity(_ bot: Bot) {
+        guard !bot.isDone else { return release(bot) }
+        guard let wake = bot.nextWake else {
+            bot.scheduledWake = nil
+            bot.generation &+= 1
+            return
+        }
+        if let scheduled = bot.scheduledWake, scheduled <= wake { return }
+        bot.generation &+= 1
+        bot.scheduledWake = wake
+        queue.push(.init(due: wake.uptimeNanoseconds, slot: bot.slot, generation: bot.generation))
+    }
+
+    private func release(_ bot: Bot) {
+        guard bots[Int(bot.slot)] === bot else { return }
+        bots[Int(bot.slot)] = nil
+        freeSlots.append(bot.slot)
+        bot.generation &+= 1
+        if closed[bot.number] == bot.slot {
+            // A closed-model bot whose steps ended keeps its place in the count but holds nothing.
+            closed[bot.number] = -1
+        } else if closed[bot.number] == nil {
+            openCount -= 1
+        }
+    }
+
+    // MARK: Population
+
+    /// Makes the closed-model bots numbered below `total` that belong to this loop alive, and retires the others.
+    func setClosedTarget(_ total: Int, now: NIODeadline) {
+        guard !stopped else { return }
+        var number = index
+        while number < total {
+            if closed[number] == nil { spawn(number: number, oneShot: false, now: now) }
+            number += groupCount
+        }
+        for (number, slot) in closed where number >= total {
+            closed[number] = nil
+            if slot >= 0, let bot = bots[Int(slot)] {
+                bot.retire()
+                release(bot)
+            }
+        }
+    }
+
+    /// Starts an open-model arrival unless this loop already holds its share of the stage's cap.
+    func arrive(_ arrival: LoadPlan.Arrival, now: NIODeadline) {
+        guard !stopped else { return }
+        let cap = max(1, arrival.cap / groupCount)
+        guard openCount < cap else {
+            meters[context.personas.index(for: arrival.number)].error("arrival_capped")
+            return
+        }
+        openCount += 1
+        spawn(number: arrival.number, oneShot: true, now: now)
+    }
+
+    private func spawn(number: Int, oneShot: Bool, now: NIODeadline) {
+        let personaIndex = context.personas.index(for: number)
+        let slot: Int32
+        if let free = freeSlots.popLast() {
+            slot = free
+        } else {
+            slot = Int32(bots.count)
+            bots.append(nil)
+        }
+        let bot = Bot(
+            number: number, slot: slot, persona: context.personas.personas[personaIndex], meters: meters[personaIndex],
+            random: SeededRandom(seed: context.seed).derived(UInt64(number)), group: self, oneShot: oneShot)
+        bots[Int(slot)] = bot
+        if !oneShot { closed[number] = slot }
+        bot.wake(now: now)
+        afterActivity(bot)
+    }
+
+    /// Retires every bot (a polite ClientQuit from those in a match) and stops the clock.
+    func stop() {
+        stopped = true
+        tickTask?.cancel()
+        for case let bot? in bots { bot.retire() }
+        bots.removeAll()
+        closed.removeAll()
+        openCount = 0
+    }
+
+    // MARK: Sessions
+
+    func sessionConfiguration(for bot: Bot) -> ClientSession.Configuration {
+        var configuration = ClientSession.Configuration(
+            target: context.target(for: bot.persona), game: bot.persona.game, seats: UInt8(bot.persona.seats),
+            name: String(bot.persona.name.prefix(WireLimits.maxName)),
+            seed: context.seed ^ UInt64(bot.number) &* 0x9E37_79B9)
+        configuration.link = LinkProfile(bot.persona.link)
+        configuration.selfTimed = false
+        return configuration
+    }
+
+    func makeOpponent(for bot: Bot) -> any Brain {
+        PuckPlayer(bot: bot, style: .chaser, inputRate: bot.persona.inputRate)
+    }
+}

@@ -1,0 +1,132 @@
+import NIOCore
+import NIOPosix
+import SkirmishNet
+import SkirmishTelemetry
+import SkirmishWire
+
+/// A run of a script: one ``BotGroup`` per event loop, a controller that follows the load plan, and the metrics.
+///
+/// The controller wakes every 100 ms, tells each group how many closed-model bots it should hold and hands it the
+/// open-model arrivals of the next moment (each scheduled at its exact time on the group's loop). It samples the
+/// merged metrics once a second for the progress line and the report's timeline. Cancelling the task that runs
+/// ``run(progress:)`` ends the run early and still returns everything measured.
+public final class Swarm: Sendable {
+    public let configuration: SwarmConfiguration
+    private let groups: [NIOLoopBound<BotGroup>]
+    private let loops: [any EventLoop]
+
+    /// Creates the groups, one per loop of `group`; no bot starts before ``run(progress:)``.
+    public init(configuration: SwarmConfiguration, group: any EventLoopGroup) async throws {
+        self.configuration = configuration
+        let context = SwarmContext(
+            personas: PersonaTable(configuration.script.personas), seed: configuration.seed,
+            constantLabels: configuration.constantLabels, target: configuration.target,
+            alternates: configuration.alternates)
+        let loops = Array(group.makeIterator()).prefix(max(1, configuration.loops)).map { $0 }
+        var groups: [NIOLoopBound<BotGroup>] = []
+        for (index, loop) in loops.enumerated() {
+            let count = loops.count
+            groups.append(
+                try await loop.submit {
+                    NIOLoopBound(
+                        BotGroup(loop: loop, index: index, groupCount: count, context: context), eventLoop: loop)
+                }.get())
+        }
+        self.groups = groups
+        self.loops = loops
+    }
+
+    /// The merged metrics of every loop, for the exporter (blocking: call it off the event loops).
+    public var metricsSource: any MetricsSource { SwarmMetricsSource(groups: groups, loops: loops) }
+
+    /// Runs the plan to its end (or until the task is cancelled) and returns what was measured.
+    public func run(progress: @escaping @Sendable (SwarmProgress) -> Void = { _ in }) async -> SwarmOutcome {
+        let plan = configuration.plan
+        let start = NIODeadline.now()
+        let wallStart = WallClock.milliseconds()
+        for (group, loop) in zip(groups, loops) { loop.execute { group.value.start() } }
+        var timeline = RunTimeline()
+        var arrivalsUntil = Duration.zero
+        var nextSample = Duration.seconds(1)
+        var peak = 0
+        var interrupted = false
+        var previous: (at: Duration, snapshot: MetricsSnapshot)?
+        while true {
+            let elapsed = Duration.nanoseconds((NIODeadline.now() - start).nanoseconds)
+            if Task.isCancelled {
+                interrupted = true
+                break
+            }
+            if elapsed >= plan.duration { break }
+            let target = plan.closedBots(at: elapsed)
+            peak = max(peak, target)
+            for (group, loop) in zip(groups, loops) {
+                loop.execute { group.value.setClosedTarget(target, now: .now()) }
+            }
+            let horizon = min(elapsed + .milliseconds(300), plan.duration)
+            if horizon > arrivalsUntil {
+                for arrival in plan.arrivals(from: arrivalsUntil, to: horizon) {
+                    let index = arrival.number % groups.count
+                    let group = groups[index]
+                    let due = start + .nanoseconds(arrival.at.nanoseconds)
+                    loops[index].scheduleTask(deadline: due) { group.value.arrive(arrival, now: .now()) }
+                }
+                arrivalsUntil = horizon
+            }
+            if elapsed >= nextSample {
+                nextSample = elapsed + .seconds(1)
+                let snapshot = await collect(at: wallStart + Int64(elapsed.nanoseconds / 1_000_000))
+                let live = await liveBots()
+                timeline.append(snapshot, elapsed: elapsed.seconds, bots: live)
+                progress(
+                    SwarmProgress(
+                        elapsed: elapsed, duration: plan.duration, bots: live, snapshot: snapshot,
+                        previous: previous.map { (elapsed - $0.at, $0.snapshot) }))
+                previous = (elapsed, snapshot)
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        for (group, loop) in zip(groups, loops) { _ = try? await loop.submit { group.value.stop() }.get() }
+        let elapsed = Duration.nanoseconds((NIODeadline.now() - start).nanoseconds)
+        let final = await collect(at: WallClock.milliseconds())
+        timeline.append(final, elapsed: elapsed.seconds, bots: 0)
+        return SwarmOutcome(
+            snapshot: final, timeline: timeline, elapsed: elapsed, interrupted: interrupted, peakBots: peak)
+    }
+
+    /// The merged metrics of every loop now.
+    public func snapshot() async -> MetricsSnapshot { await collect(at: WallClock.milliseconds()) }
+
+    private func collect(at milliseconds: Int64) async -> MetricsSnapshot {
+        var merged = MetricsSnapshot()
+        for (group, loop) in zip(groups, loops) {
+            if let part = try? await loop.submit({ group.value.shard.snapshot(at: milliseconds) }).get() {
+                merged.merge(part)
+            }
+        }
+        return merged
+    }
+
+    private func liveBots() async -> Int {
+        var total = 0
+        for (group, loop) in zip(groups, loops) {
+            total += (try? await loop.submit { group.value.liveBots }.get()) ?? 0
+        }
+        return total
+    }
+}
+
+/// Reads every group's metrics for the exporter thread, which may block.
+struct SwarmMetricsSource: MetricsSource {
+    let groups: [NIOLoopBound<BotGroup>]
+    let loops: [any EventLoop]
+
+    func collect() -> MetricsSnapshot {
+        let now = WallClock.milliseconds()
+        var merged = MetricsSnapshot()
+        for (group, loop) in zip(groups, loops) {
+            if let part = try? loop.submit({ group.value.shard.snapshot(at: now) }).wait() { merged.merge(part) }
+        }
+        return merged
+    }
+}

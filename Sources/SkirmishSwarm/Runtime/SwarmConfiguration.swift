@@ -1,0 +1,34 @@
+import NIOCore
+import NIOPosix
+import SkirmishNet
+import SkirmishTelemetry
+
+/// Everything a swarm run is told before it starts.
+public struct SwarmConfiguration: Sendable {
+    public var script: Script
+    public var plan: LoadPlan
+    /// Where bots connect (the `--target`, or the embedded server).
+    public var target: Target
+    /// The same server on its other transports, for personas with `transport:`.
+    public var alternates: [Transport: Target] = [:]
+    /// Seeds every bot, persona deal and emulated link: the same seed replays the same run.
+    public var seed: UInt64
+    /// Labels every series of this run: `run` and `shard`.
+    public var runID: String
+    /// Event loops the bots are spread over (one per core by default).
+    public var loops: Int
+
+    public init(
+        script: Script, plan: LoadPlan, target: Target, seed: UInt64, runID: String,
+        loops: Int = System.coreCount
+    ) {
+        self.script = script
+        self.plan = plan
+        self.target = target
+        self.seed = seed
+        self.runID = runID
+        self.loops = loops
+    }
+
+    var constantLabels: Labels { Labels(["run": runID, "shard": plan.shard.description]) }
+}

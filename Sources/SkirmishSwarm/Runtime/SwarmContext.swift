@@ -1,0 +1,37 @@
+import NIOCore
+import SkirmishNet
+import SkirmishTelemetry
+import SkirmishWire
+
+/// What every group of a run shares, fixed before the first bot starts.
+struct SwarmContext: Sendable {
+    var personas: PersonaTable
+    var seed: UInt64
+    var constantLabels: Labels
+    /// Where bots connect by default (the `--target`, or the embedded server's UDP address).
+    var target: Target
+    /// Addresses of the same server on the other transports, for personas that ask for one (`transport: tcp`).
+    var alternates: [Transport: Target]
+
+    /// The address a persona's bots connect to: its own transport when it names one and the server offers it.
+    func target(for persona: Persona) -> Target {
+        guard let kind = persona.transport else { return target }
+        let transport: Transport =
+            switch kind {
+            case .udp: .udp
+            case .tcp: .tcp
+            case .ws: .webSocket
+            }
+        if transport == target.transport { return target }
+        return alternates[transport] ?? target
+    }
+}
+
+extension LinkProfile {
+    /// The emulated link a persona's `link:` asks for.
+    init(_ spec: LinkSpec) {
+        self.init(
+            latency: .nanoseconds(spec.latency.nanoseconds), jitter: .nanoseconds(spec.jitter.nanoseconds),
+            loss: spec.loss, duplicate: spec.duplicate, reorder: spec.reorder)
+    }
+}

@@ -1,0 +1,25 @@
+import SkirmishTelemetry
+
+/// What a finished run measured.
+public struct SwarmOutcome: Sendable {
+    /// Every series, merged over loops, at the end of the run.
+    public var snapshot: MetricsSnapshot
+    /// One point a second, for the report's charts.
+    public var timeline: RunTimeline
+    /// How long the run took.
+    public var elapsed: Duration
+    /// Whether it was stopped early (SIGINT, SIGTERM).
+    public var interrupted: Bool
+    /// The most closed-model bots the plan asked of this shard at once.
+    public var peakBots: Int
+}
+
+/// One progress sample, once a second.
+public struct SwarmProgress: Sendable {
+    public var elapsed: Duration
+    public var duration: Duration
+    public var bots: Int
+    public var snapshot: MetricsSnapshot
+    /// The previous sample, and how long before this one it was taken: rates come from the difference.
+    public var previous: (Duration, MetricsSnapshot)?
+}

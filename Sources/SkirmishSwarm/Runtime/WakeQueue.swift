@@ -1,0 +1,56 @@
+/// A min-heap of wake-up times for the bots of one group, with lazy cancellation.
+///
+/// Each entry carries the bot's slot and the generation it was scheduled with; rescheduling a bot bumps its
+/// generation, so an older entry is skipped when it surfaces instead of being searched for and removed.
+struct WakeQueue: Sendable {
+    struct Entry: Sendable, Hashable {
+        var due: UInt64
+        var slot: Int32
+        var generation: UInt32
+    }
+
+    private var heap: [Entry] = []
+
+    var count: Int { heap.count }
+    var isEmpty: Bool { heap.isEmpty }
+    var earliest: UInt64? { heap.first?.due }
+
+    init(capacity: Int = 0) { heap.reserveCapacity(capacity) }
+
+    mutating func push(_ entry: Entry) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].due < heap[parent].due else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// Removes and returns the earliest entry due at or before `now`.
+    mutating func popDue(now: UInt64) -> Entry? {
+        guard let first = heap.first, first.due <= now else { return nil }
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return first }
+        heap[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            guard left < heap.count else { break }
+            var smallest = left
+            if left + 1 < heap.count, heap[left + 1].due < heap[left].due { smallest = left + 1 }
+            guard heap[smallest].due < heap[parent].due else { break }
+            heap.swapAt(smallest, parent)
+            parent = smallest
+        }
+        return first
+    }
+
+    /// Drops stale entries when they outnumber live bots by far, so the heap stays bounded.
+    mutating func compact(isLive: (Entry) -> Bool) {
+        let live = heap.filter(isLive)
+        heap.removeAll(keepingCapacity: true)
+        for entry in live { push(entry) }
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import SkirmishSwarm
+import SkirmishTelemetry
+
+/// `--push URL --format F`, repeatable: where the exporter sends metrics while a run lasts.
+struct PushOptions: ParsableArguments {
+    @Option(
+        name: .customLong("push"),
+        help: ArgumentHelp(
+            "A collector to push metrics to (repeatable). Pair each with a --format, in the same order.",
+            discussion: """
+                Pushgateway: http://host:9091 with --format prom (grouped by job/run/shard). VictoriaMetrics: \
+                http://host:8428/api/v1/import/prometheus with --format vm. InfluxDB 1.x: \
+                http://host:8086/write?db=skirmish with --format influx. OpenTelemetry: http://host:4318/v1/metrics \
+                with --format otlp. Any webhook: --format json. Credentials: https://user:password@host/… for basic \
+                auth, or SKIRMISH_PUSH_TOKEN for a bearer token.
+                """,
+            valueName: "url"))
+    var urls: [String] = []
+
+    @Option(
+        name: .customLong("format"),
+        help: ArgumentHelp("Format of the matching --push: prom, vm, influx, otlp or json.", valueName: "format"))
+    var formats: [String] = []
+
+    @Option(help: ArgumentHelp("Seconds between pushes.", valueName: "seconds"))
+    var pushInterval = 5
+
+    /// The exporter for these options, or `nil` when no collector was named.
+    func makeExporter(source: any MetricsSource, runID: String, shard: Shard) throws -> Exporter? {
+        guard formats.count <= urls.count else {
+            throw InputError("there are more --format options (\(formats.count)) than --push URLs (\(urls.count))")
+        }
+        for format in formats where MetricsFormat(rawValue: format) == nil {
+            throw InputError(
+                "--format \(format) is not a format; use one of "
+                    + MetricsFormat.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        guard pushInterval >= 1 else { throw InputError("--push-interval must be at least 1 second") }
+        guard !urls.isEmpty else { return nil }
+        var targets: [PushTarget] = []
+        for (index, url) in urls.enumerated() {
+            let format = index < formats.count ? MetricsFormat(rawValue: formats[index]) ?? .prom : .prom
+            do {
+                targets.append(try PushTarget(parsing: url, format: format))
+            } catch {
+                throw InputError("--push \(url): \(error)")
+            }
+        }
+        return Exporter(
+            targets: targets, source: source, interval: .seconds(pushInterval), runID: runID,
+            shard: shard.description)
+    }
+}
+
+/// Bad input (a script, a flag, a target): printed as one clear message, exit status 2.
+struct InputError: Error, CustomStringConvertible {
+    var text: String
+    init(_ text: String) { self.text = text }
+    var description: String { text }
+}
+
+extension InputError {
+    /// Runs `body`, turning bad input into its message on stderr and exit status 2.
+    static func reporting<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as InputError {
+            Console.note(error.text)
+            throw ExitCode(2)
+        }
+    }
+}
