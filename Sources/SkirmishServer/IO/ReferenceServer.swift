@@ -69,6 +69,9 @@ public final class ReferenceServer: Sendable {
             if let udp = configuration.udp {
                 let channel = try await DatagramBootstrap(group: loop)
                     .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                    // A few MiB of kernel buffer ride out a busy tick instead of dropping a burst of datagrams.
+                    .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+                    .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
                     .channelOption(.maxMessagesPerRead, value: 32)
                     .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
                     .channelInitializer { channel in

@@ -69,7 +69,8 @@ final class SnapPlayer: Brain {
             bot.send(.clientDealtCards)
         case .activatePlayer(let active):
             if let replica { bot.check(replica.applyActivate(active), episode: &desyncEpisode) }
-            if active.peer == me { turnAt = now + reaction(scale: 0.25) }
+            // A snap call can move the turn on before this bot's delayed turn fires: only the latest activation counts.
+            turnAt = active.peer == me ? now + reaction(scale: 0.25) : nil
         case .cardTurned(let turned):
             guard replica != nil else { return }
             bot.check(replica!.apply(turned), episode: &desyncEpisode)

@@ -203,7 +203,6 @@ final class Bot: BotHandle {
     }
 
     private func finishMatch(now: NIODeadline) {
-        session?.send(.clientQuit)
         closeSession()
         phase = .ready
         failures = 0
@@ -360,9 +359,8 @@ final class Bot: BotHandle {
 
     func sendRaw(_ bytes: [UInt8]) { session?.sendRaw(bytes) }
 
-    /// Retires the bot: a polite goodbye if it is in a match, then nothing more.
+    /// Retires the bot: a polite goodbye (`Disconnect(quit)`) if it is connected, then nothing more.
     func retire() {
-        if connected { session?.send(.clientQuit) }
         finish()
     }
 

@@ -65,7 +65,10 @@ final class BotGroup {
         let now = NIODeadline.now()
         let nowNanos = now.uptimeNanoseconds
         while let entry = queue.popDue(now: nowNanos) {
-            guard let bot = bots[Int(entry.slot)], bot.generation == entry.generation else { continue }
+            guard Int(entry.slot) < bots.count, let bot = bots[Int(entry.slot)], bot.generation == entry.generation
+            else {
+                continue
+            }
             bot.scheduledWake = nil
             bot.wake(now: now)
             afterActivity(bot)
@@ -74,7 +77,9 @@ final class BotGroup {
             lastSweep = now
             for case let bot? in bots { bot.tickSession(now: now) }
             if queue.count > 4 * max(bots.count, 256) {
-                queue.compact { [bots] entry in bots[Int(entry.slot)]?.generation == entry.generation }
+                queue.compact { [bots] entry in
+                    Int(entry.slot) < bots.count && bots[Int(entry.slot)]?.generation == entry.generation
+                }
             }
         }
         // A loop that fell far behind skips ahead rather than firing a burst of catch-up ticks.
@@ -102,7 +107,8 @@ final class BotGroup {
     }
 
     private func release(_ bot: Bot) {
-        guard bots[Int(bot.slot)] === bot else { return }
+        // After ``stop()`` the slots are gone; a late session event for a retired bot finds nothing to release.
+        guard Int(bot.slot) < bots.count, bots[Int(bot.slot)] === bot else { return }
         bots[Int(bot.slot)] = nil
         freeSlots.append(bot.slot)
         bot.generation &+= 1
@@ -169,6 +175,7 @@ final class BotGroup {
         tickTask?.cancel()
         for case let bot? in bots { bot.retire() }
         bots.removeAll()
+        queue = WakeQueue()
         closed.removeAll()
         openCount = 0
     }
