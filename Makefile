@@ -10,7 +10,11 @@ BUILD_DEPS   := libcurl4-openssl-dev libjson-c-dev pkg-config
 FUZZ_RUNS    ?= 2000000
 FUZZ_SECONDS ?= 120
 
-.PHONY: run test deps build fuzz bench lint clean
+# Collectors the telemetry tests start on loopback, and the official OTLP parser they validate payloads with.
+TEST_DEPS    := prometheus prometheus-pushgateway victoria-metrics influxdb
+PYTHON       ?= python3
+
+.PHONY: run test deps test-deps build fuzz bench lint clean
 
 ## run: build in release mode and run the quickstart swarm (about 30 s) against the embedded server, print the summary
 run: deps
@@ -18,7 +22,7 @@ run: deps
 	.build/release/skirmish swarm bots/quickstart.yaml
 
 ## test: build and run every test (Swift Testing), then lint the formatting
-test: deps
+test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest
 	$(SWIFT) format lint --strict --configuration .ci/swift-format.json --recursive Sources Tests Package.swift
@@ -30,6 +34,19 @@ deps:
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+
+## test-deps: install the collectors and the Python OTLP parser the tests use, only when one is missing
+test-deps:
+	@missing=""; for p in $(TEST_DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@$(PYTHON) -c 'import opentelemetry.proto, google.protobuf' 2>/dev/null || { \
+		echo "installing: opentelemetry-proto (pip)"; \
+		$(PYTHON) -m pip install -q opentelemetry-proto 2>/dev/null \
+			|| $(PYTHON) -m pip install -q --break-system-packages opentelemetry-proto; \
+	}
 
 ## fuzz: run the libFuzzer target for the packet decoder for a bounded number of executions
 fuzz:

@@ -32,7 +32,8 @@ enum ServerMetrics {
         shard.set(
             shard.gauge(SkirmishMetrics.serverSessions, Labels(["state": "attached"])),
             Double(stats.sessions - stats.detached))
-        shard.set(shard.gauge(SkirmishMetrics.serverSessions, Labels(["state": "detached"])), Double(stats.detached))
+        shard.set(shard.gauge(SkirmishMetrics.serverSessions, Labels([:])), Double(stats.sessions))
+        shard.set(shard.gauge(SkirmishMetrics.serverDetachedSessions, Labels([:])), Double(stats.detached))
         shard.set(shard.gauge(SkirmishMetrics.serverMatches, Labels([:])), Double(stats.matches))
         return shard.snapshot(at: milliseconds)
     }

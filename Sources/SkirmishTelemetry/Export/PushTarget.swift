@@ -1,101 +1,166 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
-/// A collector to push to: its URL, the format it takes, how to authenticate.
-public struct PushTarget: Sendable, Hashable, CustomStringConvertible {
+/// One collector to push to: where, in which format, with which credentials and timeout.
+///
+/// Built from the `--push URL --format F` flags. A URL with no path gets the collector's usual endpoint for the
+/// format (`/metrics/job/skirmish` for Pushgateway, `/api/v1/import/prometheus` for VictoriaMetrics, `/write?db=
+/// skirmish` for InfluxDB, `/v1/metrics` for OTLP, `/api/v1/import` for JSON lines). Credentials in the URL
+/// (`http://user:pass@host`) become basic auth and are removed from the URL, so they never reach a log line.
+public struct PushTarget: Sendable, Hashable {
+    /// How the exporter authenticates.
     public enum Auth: Sendable, Hashable {
+        /// No credentials.
         case none
+        /// `Authorization: Bearer <token>`.
         case bearer(String)
+        /// HTTP basic authentication.
         case basic(user: String, password: String)
     }
 
-    public enum Method: String, Sendable, Hashable {
-        case put = "PUT"
-        case post = "POST"
-    }
-
-    /// The URL as given, credentials removed.
+    /// The endpoint without credentials; for ``MetricsFormat/prom`` the grouping path is added by ``endpoint(runID:shard:)``.
     public var url: String
+    /// The payload format.
     public var format: MetricsFormat
+    /// Credentials.
     public var auth: Auth
-    public var timeoutMilliseconds: Int
+    /// The longest one push may take, connection included.
+    public var timeout: Duration
 
-    /// Parses `http(s)://[user:password@]host[:port][/path][?query]`; the bearer token comes from
-    /// `SKIRMISH_PUSH_TOKEN` when set and the URL carries no credentials.
-    public init(parsing text: String, format: MetricsFormat, timeoutMilliseconds: Int = 5_000) throws(PushTargetError) {
-        let lower = text.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-            throw PushTargetError(text: text, problem: "it must start with http:// or https://")
+    /// Parses a push URL.
+    ///
+    /// - Throws: ``PushTargetError`` naming the URL, what is wrong and an example that works.
+    public init(
+        parsing text: String, format: MetricsFormat, auth: Auth = .none, timeout: Duration = .seconds(5)
+    ) throws(PushTargetError) {
+        let lowered = text.lowercased()
+        guard let scheme = ["http://", "https://"].first(where: { lowered.hasPrefix($0) }) else {
+            throw PushTargetError(url: text, problem: "the URL must start with http:// or https://")
         }
-        let schemeEnd = text.index(text.startIndex, offsetBy: lower.hasPrefix("https://") ? 8 : 7)
-        var rest = text[schemeEnd...]
+        let rest = text.dropFirst(scheme.count)
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
         var authority = rest[..<authorityEnd]
-        rest = rest[authorityEnd...]
-        var auth = Auth.none
+        var pathAndQuery = String(rest[authorityEnd...])
+        var parsedAuth = auth
         if let at = authority.lastIndex(of: "@") {
-            let credentials = authority[..<at]
+            let userInfo = authority[..<at]
             authority = authority[authority.index(after: at)...]
-            let parts = credentials.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            auth = .basic(user: String(parts[0]), password: parts.count > 1 ? String(parts[1]) : "")
+            let parts = userInfo.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            parsedAuth = .basic(
+                user: PushTarget.percentDecode(String(parts[0])),
+                password: parts.count > 1 ? PushTarget.percentDecode(String(parts[1])) : "")
         }
-        guard !authority.isEmpty, !authority.hasPrefix(":") else {
-            throw PushTargetError(text: text, problem: "it has no host")
+        guard !authority.isEmpty else { throw PushTargetError(url: text, problem: "the URL has no host") }
+        if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
+            let port = authority[authority.index(after: colon)...]
+            guard let number = Int(port), (1...65_535).contains(number) else {
+                throw PushTargetError(url: text, problem: "the port '\(port)' is not a number from 1 to 65535")
+            }
         }
-        if case .none = auth, let token = getenv("SKIRMISH_PUSH_TOKEN").map({ String(cString: $0) }), !token.isEmpty {
-            auth = .bearer(token)
-        }
-        url = String(text[..<schemeEnd]) + String(authority) + String(rest)
+        if pathAndQuery.isEmpty || pathAndQuery == "/" { pathAndQuery = PushTarget.defaultPath(for: format) }
+        if format == .influx { pathAndQuery = PushTarget.forcingMillisecondPrecision(pathAndQuery) }
+        guard timeout > .zero else { throw PushTargetError(url: text, problem: "the timeout must be positive") }
+        self.url = scheme + authority + pathAndQuery
         self.format = format
-        self.auth = auth
-        self.timeoutMilliseconds = timeoutMilliseconds
+        self.auth = parsedAuth
+        self.timeout = timeout
     }
 
-    /// The URL a push goes to for `run` and `shard`: Pushgateway gets its grouping key, Influx its precision.
-    public func endpoint(run: String, shard: String) -> String {
+    /// A short name for labels and the summary: `<format>@<host:port>`.
+    public var name: String {
+        let rest = url.drop { $0 != "/" }.dropFirst(2)
+        return "\(format.rawValue)@" + rest.prefix { $0 != "/" && $0 != "?" }
+    }
+
+    /// The URL a push goes to; for Pushgateway the grouping key `/run/<id>/shard/<n>` is appended.
+    ///
+    /// Pushgateway's `PUT` replaces its whole group, so each shard of each run owns one group and never erases
+    /// another's. Values outside `[A-Za-z0-9._-]` use Pushgateway's `@base64` form.
+    public func endpoint(runID: String, shard: String) -> String {
+        guard format == .prom else { return url }
+        let queryStart = url.firstIndex(of: "?") ?? url.endIndex
+        var path = String(url[..<queryStart])
+        while path.hasSuffix("/") { path.removeLast() }
+        return path + PushTarget.groupingSegment("run", runID) + PushTarget.groupingSegment("shard", shard)
+            + url[queryStart...]
+    }
+
+    /// `PUT` for Pushgateway (replace the group: what was pushed last is the truth), `POST` elsewhere.
+    var method: String { format == .prom ? "PUT" : "POST" }
+
+    static func defaultPath(for format: MetricsFormat) -> String {
         switch format {
-        case .prom:
-            let base = url.hasSuffix("/") ? String(url.dropLast()) : url
-            if base.contains("/metrics/job/") { return base }
-            return base + "/metrics/job/skirmish/run/\(pathSafe(run))/shard/\(pathSafe(shard))"
-        case .influx:
-            if url.contains("precision=") { return url }
-            return url + (url.contains("?") ? "&" : "?") + "precision=ms"
-        case .vm, .json, .otlp, .openMetrics:
-            return url
+        case .prom: "/metrics/job/skirmish"
+        case .vm: "/api/v1/import/prometheus"
+        case .influx: "/write?db=skirmish"
+        case .otlp: "/v1/metrics"
+        case .json: "/api/v1/import"
         }
     }
 
-    /// Pushgateway replaces the group with PUT; every other collector appends with POST.
-    public var method: Method { format == .prom ? .put : .post }
-
-    public var contentType: String {
-        switch format {
-        case .prom, .vm: "text/plain; version=0.0.4"
-        case .openMetrics: "application/openmetrics-text; version=1.0.0; charset=utf-8"
-        case .influx: "text/plain; charset=utf-8"
-        case .otlp: "application/json"
-        case .json: "application/x-ndjson"
-        }
+    /// Timestamps are milliseconds; without `precision=ms` InfluxDB reads them as nanoseconds (1970).
+    static func forcingMillisecondPrecision(_ pathAndQuery: String) -> String {
+        guard let question = pathAndQuery.firstIndex(of: "?") else { return pathAndQuery + "?precision=ms" }
+        let path = pathAndQuery[..<question]
+        let items = pathAndQuery[pathAndQuery.index(after: question)...].split(separator: "&")
+            .filter { !$0.hasPrefix("precision=") }
+        return path + "?" + (items + ["precision=ms"]).joined(separator: "&")
     }
 
-    public var description: String { "\(url) (\(format.rawValue))" }
+    static func groupingSegment(_ name: String, _ value: String) -> String {
+        let plain =
+            !value.isEmpty
+            && value.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == 0x2E || byte == 0x5F || byte == 0x2D
+            }
+        if plain { return "/\(name)/\(value)" }
+        return "/\(name)@base64/" + (value.isEmpty ? "=" : base64URL(Array(value.utf8)))
+    }
 
-    /// A path segment Pushgateway accepts: `/` would split the grouping key, so it becomes `_`.
-    private func pathSafe(_ text: String) -> String {
-        String(text.map { $0 == "/" ? "_" : $0 })
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var out: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            var word: UInt32 = 0
+            for (offset, byte) in chunk.enumerated() { word |= UInt32(byte) << (16 - 8 * UInt32(offset)) }
+            for slot in 0..<4 {
+                if slot <= chunk.count {
+                    out.append(alphabet[Int((word >> (18 - 6 * UInt32(slot))) & 0x3F)])
+                } else {
+                    out.append(0x3D)
+                }
+            }
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func percentDecode(_ text: String) -> String {
+        var out: [UInt8] = []
+        var bytes = text.utf8[...]
+        while let byte = bytes.popFirst() {
+            if byte == 0x25, bytes.count >= 2,
+                let value = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16)
+            {
+                out.append(value)
+                bytes = bytes.dropFirst(2)
+            } else {
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 
-/// A push URL that cannot be used, with what to write instead.
-public struct PushTargetError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var text: String
-    public var problem: String
+/// A push URL that cannot be used, with what is wrong and how to write one that works.
+public struct PushTargetError: Error, Sendable, CustomStringConvertible {
+    /// The URL as given.
+    public let url: String
+    /// What is wrong with it.
+    public let problem: String
 
+    /// The message for the user.
     public var description: String {
-        "`\(text)` is not a collector URL: \(problem). Example: --push http://127.0.0.1:9091 --format prom"
+        "--push '\(url)': \(problem); write it like http://127.0.0.1:9091 or https://user:token@host:8428/path"
     }
 }

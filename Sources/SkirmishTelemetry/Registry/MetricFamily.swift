@@ -1,57 +1,87 @@
-/// One metric name with its help text, kind and label names: what a collector sees as a family of series.
+/// A named metric: what it measures, how it aggregates, and which labels tell its series apart.
+///
+/// Families are values so that every module can declare or compare them without a registry; the shared ones live in
+/// ``SkirmishMetrics``. `labelNames` lists the per-series labels in export order; the constant labels of a shard
+/// (`run`, `shard`) come first in every exported series and are not listed here.
 public struct MetricFamily: Sendable, Hashable {
+    /// How the series of a family aggregate, and how collectors should read them.
     public enum Kind: Sendable, Hashable {
+        /// A monotonic cumulative count (`_total`); merged by summing.
         case counter
+        /// A value that goes up and down; merged by summing (per-loop parts of one process-wide quantity).
         case gauge
-        /// A distribution; `unit` says how values are recorded and exported.
-        case histogram(HistogramUnit)
+        /// A distribution kept in an HDR histogram and exported as fixed buckets plus `_sum` and `_count`.
+        case histogram(HistogramScale)
     }
 
+    /// The exported name, already sanitised to `[a-zA-Z_:][a-zA-Z0-9_:]*`.
     public let name: String
+    /// One line of help, exported as `# HELP`.
     public let help: String
+    /// How the series aggregate.
     public let kind: Kind
+    /// The per-series label names, in export order.
+    public let labelNames: [String]
 
-    public init(name: String, help: String, kind: Kind) {
-        self.name = MetricFamily.sanitise(name)
+    /// Declares a family; the name and label names are sanitised for every collector.
+    public init(name: String, help: String, kind: Kind, labelNames: [String] = []) {
+        self.name = MetricName.sanitise(name)
         self.help = help
         self.kind = kind
+        self.labelNames = labelNames.map(MetricName.sanitiseLabel)
     }
 
-    /// Names as collectors accept them: `[a-zA-Z_:][a-zA-Z0-9_:]*`; anything else becomes `_`.
-    public static func sanitise(_ name: String) -> String {
-        var result = ""
-        for (index, scalar) in name.unicodeScalars.enumerated() {
-            let isLetter =
-                (scalar >= "a" && scalar <= "z") || (scalar >= "A" && scalar <= "Z") || scalar == "_"
-                || scalar == ":"
-            let isDigit = scalar >= "0" && scalar <= "9"
-            result.unicodeScalars.append(isLetter || (isDigit && index > 0) ? scalar : "_")
-        }
-        return result.isEmpty ? "_" : result
+    /// The unit suffix OpenTelemetry expects (`s`, `1`, `px`), derived from the name's Prometheus unit suffix.
+    var unit: String {
+        if name.hasSuffix("_seconds") { return "s" }
+        if name.hasSuffix("_pixels") { return "px" }
+        if name.hasSuffix("_bytes_sent_total") || name.hasSuffix("_bytes_received_total") { return "By" }
+        return "1"
     }
 }
 
-/// How a histogram records values: the resolution kept and the bucket bounds exported.
-public enum HistogramUnit: Sendable, Hashable {
-    /// Durations: kept to the microsecond, exported in seconds.
-    case seconds
-    /// Screen distances: kept to 1/100 px, exported in pixels.
-    case pixels
+/// How a histogram family turns measured values into HDR counts, and which buckets it exports.
+///
+/// HDR histograms record integers, so a value is multiplied by `resolution` first: `1e6` keeps seconds to the
+/// microsecond. The exported buckets are fixed so every collector and every run shares the same `le` values.
+public struct HistogramScale: Sendable, Hashable {
+    /// Recorded units per exported unit (`1e6` records seconds as microseconds).
+    public let resolution: Double
+    /// The largest value kept exactly, in exported units; larger values are clamped to it.
+    public let highest: Double
+    /// Upper bounds of the exported buckets in exported units, ascending; `+Inf` is implicit.
+    public let bounds: [Double]
 
-    /// Upper bounds (`le`) of the exported buckets, in the exported unit.
-    public var bounds: [Double] {
-        switch self {
-        case .seconds:
-            [0.0005, 0.001, 0.002, 0.005, 0.01, 0.016, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10]
-        case .pixels: [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256]
-        }
+    /// A scale with explicit bounds; bounds are sorted and de-duplicated.
+    public init(resolution: Double, highest: Double, bounds: [Double]) {
+        self.resolution = resolution
+        self.highest = highest
+        self.bounds = Array(Set(bounds.filter { $0.isFinite && $0 > 0 })).sorted()
     }
 
-    /// Recorded integer units per exported unit.
-    var scale: Double {
-        switch self {
-        case .seconds: 1_000_000
-        case .pixels: 100
+    /// Seconds to the microsecond, up to 100 s; buckets 100 µs … 10 s in steps of 1-2-5 (about ×2.15 each).
+    public static let seconds = HistogramScale(
+        resolution: 1e6,
+        highest: 100,
+        bounds: exponentialSteps(from: -4, through: 1)
+    )
+
+    /// Pixels to the hundredth, up to 100,000 px; buckets 0.1 … 1,000 px in steps of 1-2-5.
+    public static let pixels = HistogramScale(
+        resolution: 100,
+        highest: 100_000,
+        bounds: exponentialSteps(from: -1, through: 3)
+    )
+
+    /// 1, 2, 5 × 10^e for every decade e in the range, ending at 10^last.
+    static func exponentialSteps(from first: Int, through last: Int) -> [Double] {
+        var bounds: [Double] = []
+        for exponent in first...last {
+            for mantissa in exponent < last ? [1, 2, 5] : [1] {
+                // Parse the decimal text so bounds print as `0.002`, not `0.0020000000000000005`.
+                if let value = Double("\(mantissa)e\(exponent)") { bounds.append(value) }
+            }
         }
+        return bounds
     }
 }

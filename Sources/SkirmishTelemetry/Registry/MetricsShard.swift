@@ -1,101 +1,134 @@
-/// A counter series resolved in a ``MetricsShard``: adding to it is an array index.
-public struct CounterID: Sendable, Hashable { let index: Int }
-/// A gauge series resolved in a ``MetricsShard``.
-public struct GaugeID: Sendable, Hashable { let index: Int }
-/// A histogram series resolved in a ``MetricsShard``.
-public struct HistogramID: Sendable, Hashable { let index: Int }
-
-/// A family and the full label set of one series.
-public struct SeriesKey: Sendable, Hashable {
-    public let family: MetricFamily
-    public let labels: Labels
+/// The handle of a counter series in one ``MetricsShard``; resolve once, keep it, add through it.
+public struct CounterID: Sendable, Hashable {
+    let index: Int
 }
 
-/// The metrics of one event loop: resolved once, then updated with no lock and no allocation.
+/// The handle of a gauge series in one ``MetricsShard``.
+public struct GaugeID: Sendable, Hashable {
+    let index: Int
+}
+
+/// The handle of a histogram series in one ``MetricsShard``.
+public struct HistogramID: Sendable, Hashable {
+    let index: Int
+}
+
+/// The metrics of one event loop: plain arrays indexed by resolved ids, so updating one takes no lock.
 ///
-/// Not `Sendable`: it belongs to the loop that writes it. Readers (the exporter, the progress line, the summary)
-/// take a ``snapshot(at:)`` on that loop and merge the snapshots of every loop.
+/// Create one per event loop and use it only from that loop: it is deliberately not `Sendable`. Resolving a
+/// series (``counter(_:_:)`` and friends) hashes its labels and may allocate, so do it when a bot or match starts
+/// and keep the id; ``add(_:_:)``, ``set(_:_:)`` and ``record(_:seconds:)`` are an index and an add.
+/// ``snapshot(at:)`` copies everything for the exporter, which merges the shards' snapshots off the loop.
 public final class MetricsShard {
+    /// Labels put first on every series (`run`, `shard`).
     public let constantLabels: Labels
-    private var counterKeys: [SeriesKey] = []
-    private var counterValues: [UInt64] = []
-    private var gaugeKeys: [SeriesKey] = []
-    private var gaugeValues: [Double] = []
-    private var histogramKeys: [SeriesKey] = []
-    private var histogramValues: [Distribution] = []
-    private var lookup: [SeriesKey: Int] = [:]
+    /// Wall-clock time the counters started from, in milliseconds since 1970 (0 when unknown).
+    public let startTimeMs: Int64
 
-    public init(constantLabels: Labels) {
+    private var counters: [UInt64] = []
+    private var gauges: [Double] = []
+    private var histograms: [HistogramValue] = []
+    private var counterSeries: [(MetricFamily, Labels)] = []
+    private var gaugeSeries: [(MetricFamily, Labels)] = []
+    private var histogramSeries: [(MetricFamily, Labels)] = []
+    private var counterIDs: [SeriesKey: Int] = [:]
+    private var gaugeIDs: [SeriesKey: Int] = [:]
+    private var histogramIDs: [SeriesKey: Int] = [:]
+
+    /// A shard whose series all start with `constantLabels`.
+    public init(constantLabels: Labels, startTimeMs: Int64 = 0) {
         self.constantLabels = constantLabels
+        self.startTimeMs = startTimeMs
     }
 
-    private func key(_ family: MetricFamily, _ labels: Labels) -> SeriesKey {
-        var all: [String: String] = [:]
-        for pair in constantLabels.pairs { all[pair.name] = pair.value }
-        for pair in labels.pairs { all[pair.name] = pair.value }
-        return SeriesKey(family: family, labels: Labels(all))
+    /// Resolves (creating when new) a counter series; labels are put in the family's order.
+    public func counter(_ family: MetricFamily, _ labels: Labels = Labels()) -> CounterID {
+        CounterID(index: resolve(family, labels, in: &counterSeries, ids: &counterIDs) { counters.append(0) })
     }
 
-    public func counter(_ family: MetricFamily, _ labels: Labels) -> CounterID {
-        let key = key(family, labels)
-        if let index = lookup[key] { return CounterID(index: index) }
-        counterKeys.append(key)
-        counterValues.append(0)
-        lookup[key] = counterValues.count - 1
-        return CounterID(index: counterValues.count - 1)
+    /// Resolves (creating when new) a gauge series.
+    public func gauge(_ family: MetricFamily, _ labels: Labels = Labels()) -> GaugeID {
+        GaugeID(index: resolve(family, labels, in: &gaugeSeries, ids: &gaugeIDs) { gauges.append(0) })
     }
 
-    public func gauge(_ family: MetricFamily, _ labels: Labels) -> GaugeID {
-        let key = key(family, labels)
-        if let index = lookup[key] { return GaugeID(index: index) }
-        gaugeKeys.append(key)
-        gaugeValues.append(0)
-        lookup[key] = gaugeValues.count - 1
-        return GaugeID(index: gaugeValues.count - 1)
+    /// Resolves (creating when new) a histogram series; a family that is not a histogram uses the seconds scale.
+    public func histogram(_ family: MetricFamily, _ labels: Labels = Labels()) -> HistogramID {
+        let scale: HistogramScale
+        if case .histogram(let familyScale) = family.kind { scale = familyScale } else { scale = .seconds }
+        return HistogramID(
+            index: resolve(family, labels, in: &histogramSeries, ids: &histogramIDs) {
+                histograms.append(HistogramValue(scale: scale))
+            })
     }
 
-    public func histogram(_ family: MetricFamily, _ labels: Labels) -> HistogramID {
-        let key = key(family, labels)
-        if let index = lookup[key] { return HistogramID(index: index) }
-        guard case .histogram(let unit) = family.kind else {
-            preconditionFailure("\(family.name) is not a histogram family")
+    /// Adds to a counter.
+    @inline(__always)
+    public func add(_ id: CounterID, _ value: UInt64 = 1) {
+        counters[id.index] &+= value
+    }
+
+    /// Sets a gauge.
+    @inline(__always)
+    public func set(_ id: GaugeID, _ value: Double) {
+        gauges[id.index] = value
+    }
+
+    /// Adds to (or, with a negative delta, subtracts from) a gauge.
+    @inline(__always)
+    public func add(_ id: GaugeID, _ delta: Double) {
+        gauges[id.index] += delta
+    }
+
+    /// Records a duration in seconds.
+    @inline(__always)
+    public func record(_ id: HistogramID, seconds: Double) {
+        histograms[id.index].record(seconds)
+    }
+
+    /// Records a value in the family's unit (pixels for the prediction error).
+    @inline(__always)
+    public func record(_ id: HistogramID, value: Double) {
+        histograms[id.index].record(value)
+    }
+
+    /// The current value of a counter (for tests and the live progress line).
+    public func value(_ id: CounterID) -> UInt64 { counters[id.index] }
+
+    /// The current value of a gauge.
+    public func value(_ id: GaugeID) -> Double { gauges[id.index] }
+
+    /// A copy of every series, stamped with a wall-clock time in milliseconds since 1970.
+    public func snapshot(at timestampMs: Int64) -> MetricsSnapshot {
+        var snapshot = MetricsSnapshot(timestampMs: timestampMs, startTimeMs: startTimeMs)
+        for (slot, (family, labels)) in counterSeries.enumerated() {
+            snapshot.insert(MetricSeries(family: family, labels: labels, value: .counter(counters[slot])))
         }
-        histogramKeys.append(key)
-        histogramValues.append(Distribution(unit: unit))
-        lookup[key] = histogramValues.count - 1
-        return HistogramID(index: histogramValues.count - 1)
-    }
-
-    @inline(__always) public func add(_ id: CounterID, _ amount: UInt64 = 1) {
-        counterValues[id.index] &+= amount
-    }
-
-    @inline(__always) public func set(_ id: GaugeID, _ value: Double) { gaugeValues[id.index] = value }
-
-    @inline(__always) public func add(_ id: GaugeID, _ delta: Double) { gaugeValues[id.index] += delta }
-
-    /// Records a duration in seconds (or any value in the family's exported unit).
-    @inline(__always) public func record(_ id: HistogramID, seconds: Double) {
-        histogramValues[id.index].record(seconds)
-    }
-
-    /// Records a value in the family's exported unit (pixels for prediction errors).
-    @inline(__always) public func record(_ id: HistogramID, value: Double) {
-        histogramValues[id.index].record(value)
-    }
-
-    /// A copy of every series, stamped with `milliseconds` since the Unix epoch.
-    public func snapshot(at milliseconds: Int64) -> MetricsSnapshot {
-        var snapshot = MetricsSnapshot(timestampMilliseconds: milliseconds)
-        for (key, value) in zip(counterKeys, counterValues) { snapshot.counters[key, default: 0] &+= value }
-        for (key, value) in zip(gaugeKeys, gaugeValues) { snapshot.gauges[key, default: 0] += value }
-        for (key, value) in zip(histogramKeys, histogramValues) {
-            if snapshot.histograms[key] == nil {
-                snapshot.histograms[key] = value
-            } else {
-                snapshot.histograms[key]!.merge(value)
-            }
+        for (slot, (family, labels)) in gaugeSeries.enumerated() {
+            snapshot.insert(MetricSeries(family: family, labels: labels, value: .gauge(gauges[slot])))
+        }
+        for (slot, (family, labels)) in histogramSeries.enumerated() {
+            snapshot.insert(MetricSeries(family: family, labels: labels, value: .histogram(histograms[slot])))
         }
         return snapshot
     }
+
+    private func resolve(
+        _ family: MetricFamily,
+        _ labels: Labels,
+        in table: inout [(MetricFamily, Labels)],
+        ids: inout [SeriesKey: Int],
+        create: () -> Void
+    ) -> Int {
+        let full = constantLabels.appending(labels.conformed(to: family.labelNames))
+        let key = SeriesKey(name: family.name, labels: full)
+        if let existing = ids[key] { return existing }
+        let slot = table.count
+        table.append((family, full))
+        create()
+        ids[key] = slot
+        return slot
+    }
 }
+
+@available(*, unavailable, message: "A MetricsShard belongs to one event loop; send its snapshot(at:) instead.")
+extension MetricsShard: Sendable {}

@@ -1,119 +1,181 @@
-/// The self-contained HTML report: headline figures and SVG charts, no script and nothing fetched from the network.
+/// The self-contained `report.html`: verdicts, settings, totals and inline SVG charts over time.
+///
+/// No script and no external resource of any kind, so the page opens from a CI artefact store or an email
+/// attachment exactly as it was written, and nothing leaks to the network when it is viewed.
 public enum HTMLReport {
-    public static func render(title: String, timeline: RunTimeline, facts: [(String, String)]) -> String {
+    /// The page for one run.
+    public static func render(timeline: RunTimeline, summary: ReportSummary, title: String) -> String {
         let points = timeline.points
-        var rates: [(Double, Double, Double)] = []
-        for (previous, point) in zip(points, points.dropFirst()) {
-            let interval = max(point.seconds - previous.seconds, 0.001)
-            rates.append(
-                (
-                    point.seconds, Double(point.packetsSent &- previous.packetsSent) / interval,
-                    Double(point.packetsReceived &- previous.packetsReceived) / interval
-                ))
-        }
         var html = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title>
-            <style>
-            body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 980px; color: #1d2330; }
-            h1 { font-size: 1.4rem; } h2 { font-size: 1.05rem; margin-top: 2rem; }
-            table { border-collapse: collapse; } td, th { padding: .25rem .8rem; border-bottom: 1px solid #e3e6ee; text-align: left; }
-            td.v { font-variant-numeric: tabular-nums; }
-            svg { background: #fafbfd; border: 1px solid #e3e6ee; }
-            .legend span { display: inline-block; margin-right: 1rem; } .legend i { display: inline-block; width: 12px; height: 3px; vertical-align: middle; margin-right: 4px; }
-            </style></head><body>
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(escape(title))</title>
+            <style>\(style)</style></head><body>
             <h1>\(escape(title))</h1>
-            <table>
+
             """
-        for (name, value) in facts {
-            html += "<tr><th>\(escape(name))</th><td class=\"v\">\(escape(value))</td></tr>\n"
+        let verdict = summary.passed ? "PASS" : "FAIL"
+        html += "<p class=\"verdict \(verdict.lowercased())\">\(verdict)"
+        html += summary.verdicts.isEmpty ? " (no thresholds)</p>\n" : "</p>\n"
+        if !summary.verdicts.isEmpty {
+            html += "<h2>Thresholds</h2>\n<table><tr><th>metric</th><th>expected</th><th>observed</th><th></th></tr>\n"
+            for item in summary.verdicts {
+                let mark = item.passed ? "<td class=\"pass\">pass</td>" : "<td class=\"fail\">fail</td>"
+                html += "<tr><td>\(escape(item.name))</td><td>\(escape(item.expectation))</td>"
+                html += "<td>\(escape(item.observed))</td>\(mark)</tr>\n"
+            }
+            html += "</table>\n"
         }
-        html += "</table>\n"
+        html += "<h2>Over time</h2>\n<div class=\"charts\">\n"
         html += chart(
-            "Packets per second", unit: "pkt/s",
-            series: [
-                ("sent", "#3366cc", rates.map { ($0.0, $0.1) }), ("received", "#dc7f1e", rates.map { ($0.0, $0.2) }),
-            ])
+            "Bots connected", unit: "",
+            series: [("bots", "#1f77b4", points.map { ($0.t, Optional($0.bots)) })])
+        html += chart(
+            "Packets per second (sent + received)", unit: "/s",
+            series: [("packets/s", "#2ca02c", points.map { ($0.t, Optional($0.packetsPerSecond)) })])
         html += chart(
             "Round-trip time", unit: "ms",
             series: [
-                ("p50", "#3a9d5d", points.compactMap { p in p.rttP50.map { (p.seconds, $0 * 1_000) } }),
-                ("p95", "#dc7f1e", points.compactMap { p in p.rttP95.map { (p.seconds, $0 * 1_000) } }),
-                ("p99", "#c0392b", points.compactMap { p in p.rttP99.map { (p.seconds, $0 * 1_000) } }),
+                ("p50", "#1f77b4", points.map { ($0.t, $0.rttP50.map { $0 * 1_000 }) }),
+                ("p95", "#ff7f0e", points.map { ($0.t, $0.rttP95.map { $0 * 1_000 }) }),
+                ("p99", "#d62728", points.map { ($0.t, $0.rttP99.map { $0 * 1_000 }) }),
             ])
         html += chart(
-            "Desyncs and errors (cumulative)", unit: "count",
+            "Desyncs and errors (cumulative)", unit: "",
             series: [
-                ("desyncs", "#c0392b", points.map { ($0.seconds, Double($0.desyncs)) }),
-                ("errors", "#7f8c8d", points.map { ($0.seconds, Double($0.errors)) }),
+                ("desyncs", "#d62728", points.map { ($0.t, Optional(Double($0.desyncs))) }),
+                ("errors", "#9467bd", points.map { ($0.t, Optional(Double($0.errors))) }),
             ])
-        html += chart(
-            "Bots and matches completed", unit: "count",
-            series: [
-                ("bots", "#3366cc", points.map { ($0.seconds, Double($0.bots)) }),
-                ("matches completed", "#3a9d5d", points.map { ($0.seconds, Double($0.matchesCompleted)) }),
-            ])
-        html += "<p>Generated by skirmish. Times are seconds since the run started.</p>\n</body></html>\n"
+        html += "</div>\n"
+        for (heading, entries) in [("Settings", summary.settings), ("Totals", summary.totals)] where !entries.isEmpty {
+            html += "<h2>\(heading)</h2>\n<table>\n"
+            for entry in entries {
+                html += "<tr><th>\(escape(entry.name))</th><td>\(escape(entry.value))</td></tr>\n"
+            }
+            html += "</table>\n"
+        }
+        html += "</body></html>\n"
         return html
     }
 
-    static func chart(_ title: String, unit: String, series: [(String, String, [(Double, Double)])]) -> String {
-        let width = 900.0
-        let height = 220.0
-        let left = 56.0
-        let bottom = 24.0
-        let all = series.flatMap(\.2)
-        let maxX = max(all.map(\.0).max() ?? 1, 1)
-        let maxY = max(all.map(\.1).max() ?? 1, 1e-9) * 1.1
-        func x(_ value: Double) -> Double { left + value / maxX * (width - left - 10) }
-        func y(_ value: Double) -> Double { height - bottom - value / maxY * (height - bottom - 10) }
-        var svg = "<h2>\(escape(title))</h2>\n<div class=\"legend\">"
-        for (name, color, _) in series { svg += "<span><i style=\"background:\(color)\"></i>\(escape(name))</span>" }
-        svg +=
-            "</div>\n<svg width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"\(escape(title))\">\n"
+    private static let style = """
+        body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1240px}\
+        h1{font-size:22px}h2{font-size:17px;margin-top:28px}\
+        table{border-collapse:collapse;font-size:14px}td,th{border:1px solid #ddd;padding:4px 10px;text-align:left}\
+        th{background:#f5f5f5}.verdict{display:inline-block;padding:6px 14px;font-weight:bold;border-radius:4px}\
+        .verdict.pass,.pass{background:#d8f0d8;color:#1b5e20}.verdict.fail,.fail{background:#f8d7d7;color:#b71c1c}\
+        .charts{display:flex;flex-wrap:wrap;gap:16px}.chart{border:1px solid #ddd;border-radius:4px;background:#fff}\
+        .chart text{font-size:11px;fill:#444}.chart .title{font-size:13px;font-weight:bold;fill:#222}
+        """
+
+    /// An SVG line chart; `nil` values break a line (no data in that interval).
+    static func chart(_ title: String, unit: String, series: [(String, String, [(Double, Double?)])]) -> String {
+        let width = 600.0
+        let height = 240.0
+        let left = 60.0
+        let right = 16.0
+        let top = 40.0
+        let bottom = 30.0
+        let plotWidth = width - left - right
+        let plotHeight = height - top - bottom
+        let xs = series.flatMap { $0.2.map(\.0) }
+        let ys = series.flatMap { $0.2.compactMap(\.1) }.filter(\.isFinite)
+        let xMax = max(xs.max() ?? 0, 1)
+        let yMax = niceCeiling(ys.max() ?? 0)
+        func px(_ x: Double) -> String { format(left + x / xMax * plotWidth) }
+        func py(_ y: Double) -> String { format(top + plotHeight - y / yMax * plotHeight) }
+
+        var svg = "<svg class=\"chart\" width=\"\(Int(width))\" height=\"\(Int(height))\" "
+        svg += "viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"\(escape(title))\">\n"
+        svg += "<text class=\"title\" x=\"\(Int(left))\" y=\"16\">\(escape(title))</text>\n"
         for step in 0...4 {
-            let value = maxY * Double(step) / 4
-            let position = y(value)
+            let value = yMax * Double(step) / 4
+            svg += "<line x1=\"\(Int(left))\" x2=\"\(format(width - right))\" y1=\"\(py(value))\" y2=\"\(py(value))\" "
+            svg += "stroke=\"#eee\"/>"
             svg +=
-                "<line x1=\"\(left)\" x2=\"\(width - 10)\" y1=\"\(position)\" y2=\"\(position)\" stroke=\"#e3e6ee\"/>"
-            svg +=
-                "<text x=\"\(left - 6)\" y=\"\(position + 4)\" font-size=\"11\" text-anchor=\"end\" fill=\"#555\">\(format(value))</text>\n"
+                "<text x=\"\(format(left - 6))\" y=\"\(py(value))\" text-anchor=\"end\" dominant-baseline=\"middle\">"
+            svg += "\(escape(label(value) + (unit.isEmpty ? "" : " " + unit)))</text>\n"
+            let time = xMax * Double(step) / 4
+            svg += "<text x=\"\(px(time))\" y=\"\(format(height - 10))\" text-anchor=\"middle\">"
+            svg += "\(escape(label(time)))s</text>\n"
         }
-        for step in 0...5 {
-            let value = maxX * Double(step) / 5
-            svg +=
-                "<text x=\"\(x(value))\" y=\"\(height - 6)\" font-size=\"11\" text-anchor=\"middle\" fill=\"#555\">\(format(value)) s</text>\n"
+        svg += "<line x1=\"\(Int(left))\" x2=\"\(Int(left))\" y1=\"\(Int(top))\" y2=\"\(py(0))\" stroke=\"#999\"/>"
+        svg += "<line x1=\"\(Int(left))\" x2=\"\(format(width - right))\" y1=\"\(py(0))\" y2=\"\(py(0))\" "
+        svg += "stroke=\"#999\"/>\n"
+        if ys.isEmpty {
+            svg += "<text x=\"\(format(left + plotWidth / 2))\" y=\"\(format(top + plotHeight / 2))\" "
+            svg += "text-anchor=\"middle\">no data</text>\n"
         }
-        svg += "<text x=\"8\" y=\"14\" font-size=\"11\" fill=\"#555\">\(escape(unit))</text>\n"
-        for (_, color, points) in series where !points.isEmpty {
-            let path = points.map { "\(format2(x($0.0))),\(format2(y($0.1)))" }.joined(separator: " ")
-            svg += "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(path)\"/>\n"
+        var legendX = left + 8
+        for (name, color, values) in series {
+            for segment in segments(values) {
+                if segment.count == 1, let only = segment.first {
+                    svg += "<circle cx=\"\(px(only.0))\" cy=\"\(py(only.1))\" r=\"2.5\" fill=\"\(color)\"/>\n"
+                } else {
+                    let coordinates = segment.map { "\(px($0.0)),\(py($0.1))" }.joined(separator: " ")
+                    svg +=
+                        "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(coordinates)\"/>\n"
+                }
+            }
+            svg += "<rect x=\"\(format(legendX))\" y=\"24\" width=\"10\" height=\"10\" fill=\"\(color)\"/>"
+            svg += "<text x=\"\(format(legendX + 14))\" y=\"33\">\(escape(name))</text>\n"
+            legendX += 24 + Double(name.count) * 7
         }
-        if all.isEmpty {
-            svg +=
-                "<text x=\"\(width / 2)\" y=\"\(height / 2)\" text-anchor=\"middle\" fill=\"#888\">no samples</text>\n"
-        }
-        return svg + "</svg>\n"
+        svg += "</svg>\n"
+        return svg
     }
 
-    static func format(_ value: Double) -> String {
-        if value >= 100 || value == value.rounded() { return String(Int64(value.rounded())) }
-        return String(Int64((value * 10).rounded())) == "0" ? "0" : "\(Double(Int64((value * 100).rounded())) / 100)"
-    }
-
-    static func format2(_ value: Double) -> String { "\(Double(Int64((value * 10).rounded())) / 10)" }
-
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(character)
+    /// Runs of consecutive finite values.
+    private static func segments(_ values: [(Double, Double?)]) -> [[(Double, Double)]] {
+        var result: [[(Double, Double)]] = []
+        var current: [(Double, Double)] = []
+        for (x, y) in values {
+            if let y, y.isFinite {
+                current.append((x, y))
+            } else if !current.isEmpty {
+                result.append(current)
+                current = []
             }
         }
-        return out
+        if !current.isEmpty { result.append(current) }
+        return result
+    }
+
+    /// The smallest 1, 2 or 5 × 10^k at or above `value` (1 for zero or less).
+    static func niceCeiling(_ value: Double) -> Double {
+        guard value > 0, value.isFinite else { return 1 }
+        var magnitude = 1.0
+        while magnitude * 10 <= value { magnitude *= 10 }
+        while magnitude > value { magnitude /= 10 }
+        for factor in [1.0, 2.0, 5.0, 10.0] where factor * magnitude >= value { return factor * magnitude }
+        return 10 * magnitude
+    }
+
+    private static func label(_ value: Double) -> String {
+        if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
+        if abs(value) >= 10 { return String(Int64(value.rounded())) }
+        return String((value * 100).rounded() / 100)
+    }
+
+    private static func format(_ value: Double) -> String {
+        String((value * 10).rounded() / 10)
+    }
+
+    /// Escapes text for HTML content and attribute values.
+    static func escape(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.count)
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
     }
 }

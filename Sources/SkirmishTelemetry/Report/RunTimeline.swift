@@ -1,38 +1,95 @@
-/// A run's figures over time, one point per sample, for the report's charts. Bounded: past ``capacity`` points it
-/// keeps every other one, so an hours-long soak still fits in a small report.
-public struct RunTimeline: Sendable, Codable {
-    public struct Point: Sendable, Codable, Hashable {
-        public var seconds: Double
-        public var bots: Int
-        public var packetsSent: UInt64
-        public var packetsReceived: UInt64
-        public var matchesCompleted: UInt64
-        public var desyncs: UInt64
-        public var errors: UInt64
+/// Points over a run for the HTML report: bots, packet rate, RTT percentiles, desyncs and errors.
+///
+/// Fed with the same merged snapshots the exporter pushes. Rates and percentiles are per interval (the
+/// difference between two snapshots), so a late spike shows instead of drowning in the run's history. The
+/// timeline is bounded: past ``capacity`` points every other point is dropped, so a soak run keeps its shape in
+/// constant memory.
+public struct RunTimeline: Sendable, Codable, Equatable {
+    /// One moment of the run.
+    public struct Point: Sendable, Codable, Equatable {
+        /// Seconds since the first snapshot.
+        public var t: Double
+        /// Bots connected.
+        public var bots: Double
+        /// Packets sent plus received per second over the interval before `t`.
+        public var packetsPerSecond: Double
+        /// Round-trip time percentiles over the interval, in seconds (`nil` when no ping completed).
         public var rttP50: Double?
+        /// 95th percentile RTT over the interval.
         public var rttP95: Double?
+        /// 99th percentile RTT over the interval.
         public var rttP99: Double?
+        /// Desync episodes so far.
+        public var desyncs: UInt64
+        /// Errors so far.
+        public var errors: UInt64
+
+        /// A point; every value is given.
+        public init(
+            t: Double, bots: Double, packetsPerSecond: Double, rttP50: Double?, rttP95: Double?, rttP99: Double?,
+            desyncs: UInt64, errors: UInt64
+        ) {
+            self.t = t
+            self.bots = bots
+            self.packetsPerSecond = packetsPerSecond
+            self.rttP50 = rttP50
+            self.rttP95 = rttP95
+            self.rttP99 = rttP99
+            self.desyncs = desyncs
+            self.errors = errors
+        }
     }
 
-    public private(set) var points: [Point] = []
+    /// The most points kept.
     public let capacity: Int
+    /// The points, oldest first.
+    public private(set) var points: [Point] = []
 
-    public init(capacity: Int = 2_000) {
-        self.capacity = capacity
+    private var startMs: Int64?
+    private var previousMs: Int64 = 0
+    private var previousPackets: UInt64 = 0
+    private var previousRTT: HistogramValue?
+
+    private enum CodingKeys: String, CodingKey {
+        case capacity, points
     }
 
-    /// Adds the figures of `snapshot`, taken `elapsed` seconds into the run with `bots` alive.
-    public mutating func append(_ snapshot: MetricsSnapshot, elapsed: Double, bots: Int) {
-        let rtt = snapshot.distribution(SkirmishMetrics.rtt)
+    /// Timelines are equal when their points are (the bookkeeping for the next point is not compared).
+    public static func == (lhs: RunTimeline, rhs: RunTimeline) -> Bool {
+        lhs.capacity == rhs.capacity && lhs.points == rhs.points
+    }
+
+    /// An empty timeline keeping at most `capacity` points (at least 2).
+    public init(capacity: Int = 1_000) {
+        self.capacity = max(2, capacity)
+    }
+
+    /// Adds a point from a merged snapshot; snapshots must come in time order.
+    public mutating func record(_ snapshot: MetricsSnapshot) {
+        let start = startMs ?? snapshot.timestampMs
+        startMs = start
+        let packets =
+            snapshot.counterTotal(SkirmishMetrics.packetsSent) &+ snapshot.counterTotal(SkirmishMetrics.packetsReceived)
+        let elapsed = Double(snapshot.timestampMs - previousMs) / 1_000
+        let rate = points.isEmpty || elapsed <= 0 ? 0 : Double(packets &- min(previousPackets, packets)) / elapsed
+        let rtt = snapshot.histogram(SkirmishMetrics.rtt)
+        let interval = rtt.map { current in previousRTT.map { current.subtracting($0) } ?? current }
         points.append(
             Point(
-                seconds: elapsed, bots: bots, packetsSent: snapshot.counterTotal(SkirmishMetrics.packetsSent),
-                packetsReceived: snapshot.counterTotal(SkirmishMetrics.packetsReceived),
-                matchesCompleted: snapshot.counterTotal(SkirmishMetrics.matchesCompleted),
+                t: Double(snapshot.timestampMs - start) / 1_000,
+                bots: snapshot.gaugeTotal(SkirmishMetrics.botsConnected),
+                packetsPerSecond: rate,
+                rttP50: interval?.quantile(0.50),
+                rttP95: interval?.quantile(0.95),
+                rttP99: interval?.quantile(0.99),
                 desyncs: snapshot.counterTotal(SkirmishMetrics.desyncs),
-                errors: snapshot.counterTotal(SkirmishMetrics.errors), rttP50: rtt?.quantile(0.5),
-                rttP95: rtt?.quantile(0.95), rttP99: rtt?.quantile(0.99)))
+                errors: snapshot.counterTotal(SkirmishMetrics.errors)
+            ))
+        previousMs = snapshot.timestampMs
+        previousPackets = packets
+        previousRTT = rtt
         if points.count > capacity {
+            // Keep the first and the latest point; drop every other one in between.
             points = points.enumerated().filter { $0.offset % 2 == 0 || $0.offset == points.count - 1 }.map(\.element)
         }
     }

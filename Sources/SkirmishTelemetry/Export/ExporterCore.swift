@@ -1,0 +1,238 @@
+import Foundation
+
+/// The exporter's shared state and thread bodies.
+///
+/// `@unchecked Sendable` is safe because every stored `var` is read and written only while `condition` is
+/// locked (each method takes the lock before touching them and releases it around blocking work: collecting,
+/// rendering and HTTP); the `let`s are immutable values or `Sendable`.
+final class ExporterCore: @unchecked Sendable {
+    private enum State {
+        case idle, running, stopping, stopped
+    }
+
+    private let targets: [PushTarget]
+    private let endpoints: [String]
+    private let source: any MetricsSource
+    private let interval: Duration
+    private let configuration: ExporterConfiguration
+    private let constantLabels: Labels
+    private let clock = ContinuousClock()
+    private let condition = NSCondition()
+
+    private var state = State.idle
+    private var finalPush = true
+    private var collectRequested = false
+    private var queues: [[[UInt8]]]
+    private var closing = false
+    private var closingDeadline: ContinuousClock.Instant?
+    private var threadsAlive = 0
+    private var stats = ExporterStats()
+    private var random: UInt64
+
+    init(
+        targets: [PushTarget],
+        source: any MetricsSource,
+        interval: Duration,
+        runID: String,
+        shard: String,
+        configuration: ExporterConfiguration
+    ) {
+        self.targets = targets
+        self.endpoints = targets.map { $0.endpoint(runID: runID, shard: shard) }
+        self.source = source
+        self.interval = interval
+        self.configuration = configuration
+        self.constantLabels = ["run": runID, "shard": shard]
+        self.queues = Array(repeating: [], count: targets.count)
+        // Jitter only spreads retries; seed it from the run so shards of one run spread differently.
+        var seed: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (runID + "/" + shard).utf8 { seed = (seed ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        self.random = seed
+    }
+
+    func start() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard state == .idle else { return }
+        state = .running
+        threadsAlive = 1 + targets.count
+        let ticker = Thread { [self] in runTicker() }
+        ticker.name = "skirmish-exporter"
+        ticker.start()
+        for index in targets.indices {
+            let worker = Thread { [self] in runWorker(index) }
+            worker.name = "skirmish-exporter-\(index)"
+            worker.start()
+        }
+    }
+
+    func requestCollection() {
+        condition.lock()
+        collectRequested = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func stop(finalPush: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        switch state {
+        case .idle:
+            state = .stopped
+            return
+        case .stopping, .stopped:
+            return
+        case .running:
+            break
+        }
+        state = .stopping
+        self.finalPush = finalPush
+        condition.broadcast()
+        let longestTimeout = targets.map(\.timeout).max() ?? .zero
+        let deadline = clock.now + configuration.finalPushTimeout + longestTimeout + .seconds(1)
+        while threadsAlive > 0 && clock.now < deadline { wait(until: deadline) }
+        state = .stopped
+    }
+
+    func currentStats() -> ExporterStats {
+        condition.lock()
+        defer { condition.unlock() }
+        return stats
+    }
+
+    func waitForStats(timeout: Duration, until predicate: (ExporterStats) -> Bool) -> Bool {
+        let deadline = clock.now + timeout
+        condition.lock()
+        defer { condition.unlock() }
+        while !predicate(stats) {
+            if clock.now >= deadline { return false }
+            wait(until: deadline)
+        }
+        return true
+    }
+
+    // MARK: - Ticker
+
+    private func runTicker() {
+        condition.lock()
+        var next = clock.now + interval
+        while state == .running {
+            if collectRequested || clock.now >= next {
+                collectRequested = false
+                condition.unlock()
+                collectAndEnqueue()
+                condition.lock()
+                next = clock.now + interval
+            } else {
+                wait(until: next)
+            }
+        }
+        let sendFinal = finalPush
+        condition.unlock()
+        if sendFinal { collectAndEnqueue() }
+        condition.lock()
+        closing = true
+        closingDeadline = clock.now + configuration.finalPushTimeout
+        threadsAlive -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Collects, adds the exporter's own series, renders one payload per target and queues them.
+    private func collectAndEnqueue() {
+        var snapshot = source.collect()
+        condition.lock()
+        let own = stats.series(constantLabels: constantLabels)
+        condition.unlock()
+        for item in own { snapshot.insert(item) }
+        var rendered: [MetricsFormat: [UInt8]] = [:]
+        for target in targets where rendered[target.format] == nil {
+            rendered[target.format] = MetricsRenderer.render(snapshot, as: target.format)
+        }
+        condition.lock()
+        for (index, target) in targets.enumerated() {
+            queues[index].append(rendered[target.format] ?? [])
+            if queues[index].count > configuration.queueCapacity {
+                queues[index].removeFirst()
+                stats.failures[ExporterStats.FailureKey(target: target.name, reason: "dropped"), default: 0] += 1
+            }
+        }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    // MARK: - Workers
+
+    private func runWorker(_ index: Int) {
+        let client = HTTPClient()
+        let target = targets[index]
+        var failuresInARow = 0
+        condition.lock()
+        while true {
+            while queues[index].isEmpty && !closing { condition.wait() }
+            if queues[index].isEmpty { break }
+            if closing, let closingDeadline, clock.now >= closingDeadline {
+                stats.failures[ExporterStats.FailureKey(target: target.name, reason: "gave_up"), default: 0] += 1
+                stats.lastError = "\(target.name): the final push did not land within the shutdown window"
+                break
+            }
+            let payload = queues[index][0]
+            var timeout = target.timeout
+            if closing, let closingDeadline {
+                timeout = min(timeout, max(.milliseconds(1), closingDeadline - clock.now))
+            }
+            condition.unlock()
+            let outcome = client.send(
+                method: target.method, url: endpoints[index], body: payload, contentType: target.format.contentType,
+                auth: target.auth, timeout: timeout)
+            condition.lock()
+            switch outcome {
+            case .accepted:
+                stats.pushesByTarget[target.name, default: 0] += 1
+                queues[index].removeFirst()
+                failuresInARow = 0
+            case .failed(let reason, let detail):
+                stats.failures[ExporterStats.FailureKey(target: target.name, reason: reason), default: 0] += 1
+                stats.lastError = "\(target.name): \(detail)"
+                failuresInARow += 1
+                if queues[index].count == 1 { backOff(index, failuresInARow: failuresInARow) }
+                // A newer payload carries every cumulative total: the failed one is superseded.
+                if queues[index].count > 1 { queues[index].removeFirst() }
+            }
+            condition.broadcast()
+        }
+        threadsAlive -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits (lock held) for the retry delay, a newer payload, or the end of the final-push window.
+    private func backOff(_ index: Int, failuresInARow: Int) {
+        let exponent = min(failuresInARow - 1, 30)
+        let uncapped = configuration.backoffBase * Double(UInt64(1) << UInt64(exponent))
+        let capped = min(uncapped, configuration.backoffCap)
+        let until = clock.now + capped * (0.5 + 0.5 * nextUnitRandom())
+        while queues[index].count == 1 && clock.now < until {
+            if closing, let closingDeadline, clock.now >= closingDeadline { return }
+            wait(until: closing ? min(until, closingDeadline ?? until) : until)
+        }
+    }
+
+    /// SplitMix64 → [0, 1); called with the lock held.
+    private func nextUnitRandom() -> Double {
+        random &+= 0x9e37_79b9_7f4a_7c15
+        var z = random
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        z ^= z >> 31
+        return Double(z >> 11) / Double(UInt64(1) << 53)
+    }
+
+    /// Waits on the condition until `instant` (lock held); may return early on a broadcast.
+    private func wait(until instant: ContinuousClock.Instant) {
+        let remaining = clock.now.duration(to: instant)
+        guard remaining > .zero else { return }
+        let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) * 1e-18
+        _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+    }
+}

@@ -1,0 +1,59 @@
+import Testing
+
+@testable import SkirmishTelemetry
+
+@Suite struct PushTargetTests {
+    @Test(arguments: [
+        (MetricsFormat.prom, "http://127.0.0.1:9091/metrics/job/skirmish/run/n1/shard/0"),
+        (.vm, "http://127.0.0.1:9091/api/v1/import/prometheus"),
+        (.influx, "http://127.0.0.1:9091/write?db=skirmish&precision=ms"),
+        (.otlp, "http://127.0.0.1:9091/v1/metrics"),
+        (.json, "http://127.0.0.1:9091/api/v1/import"),
+    ])
+    func bareURLsGetEachCollectorsEndpoint(format: MetricsFormat, endpoint: String) throws {
+        let target = try PushTarget(parsing: "http://127.0.0.1:9091", format: format)
+        #expect(target.endpoint(runID: "n1", shard: "0") == endpoint)
+        #expect(target.name == "\(format.rawValue)@127.0.0.1:9091")
+    }
+
+    @Test func credentialsInTheURLBecomeBasicAuthAndLeaveTheURL() throws {
+        let target = try PushTarget(
+            parsing: "https://ci:s%40cret@vm.example:8428/api/v1/import/prometheus", format: .vm)
+        #expect(target.auth == .basic(user: "ci", password: "s@cret"))
+        #expect(target.url == "https://vm.example:8428/api/v1/import/prometheus")
+        #expect(!target.name.contains("cret"))
+    }
+
+    @Test func influxPrecisionIsAlwaysMilliseconds() throws {
+        let target = try PushTarget(parsing: "http://h:8086/write?db=soak&precision=s&rp=week", format: .influx)
+        #expect(target.url == "http://h:8086/write?db=soak&rp=week&precision=ms")
+    }
+
+    @Test func groupingValuesOutsideTheSafeSetUseBase64() throws {
+        let target = try PushTarget(parsing: "http://h:9091/metrics/job/skirmish/", format: .prom)
+        #expect(
+            target.endpoint(runID: "a/b", shard: "")
+                == "http://h:9091/metrics/job/skirmish/run@base64/YS9i/shard@base64/=")
+        #expect(target.method == "PUT")
+    }
+
+    @Test(arguments: ["ftp://h", "http://", "http://h:0", "http://h:99999", "http://h:port", "127.0.0.1:9091"])
+    func badURLsAreRejectedWithAHint(url: String) {
+        #expect {
+            try PushTarget(parsing: url, format: .vm)
+        } throws: { error in
+            String(describing: error).contains("--push '\(url)'")
+                && String(describing: error).contains("http://127.0.0.1:9091")
+        }
+    }
+
+    @Test func anExporterWithoutTargetsStartsAndStopsAtOnce() {
+        let exporter = Exporter(
+            targets: [], source: ClosureMetricsSource { Fixtures.snapshot() }, runID: "r", shard: "0")
+        exporter.start()
+        exporter.pushNow()
+        exporter.stop()
+        #expect(exporter.stats == ExporterStats())
+        #expect(exporter.stats.summary == "exporter: 0 pushes, 0 failures")
+    }
+}

@@ -1,0 +1,78 @@
+import Testing
+
+@testable import SkirmishTelemetry
+
+@Suite struct RegistryTests {
+    @Test func resolvingTheSameSeriesTwiceGivesTheSameID() {
+        let metrics = MetricsShard(constantLabels: ["run": "r", "shard": "0"])
+        let a = metrics.counter(SkirmishMetrics.errors, ["game": "puck", "persona": "p", "kind": "timeout"])
+        let b = metrics.counter(SkirmishMetrics.errors, ["kind": "timeout", "persona": "p", "game": "puck"])
+        let c = metrics.counter(SkirmishMetrics.errors, ["game": "puck", "persona": "p", "kind": "decode"])
+        #expect(a == b)
+        #expect(a != c)
+        metrics.add(a)
+        metrics.add(b, 2)
+        #expect(metrics.value(a) == 3)
+        #expect(metrics.value(c) == 0)
+    }
+
+    @Test func labelsFollowTheFamilyOrderAfterTheConstantLabels() throws {
+        let metrics = MetricsShard(constantLabels: ["run": "r", "shard": "3"])
+        // Misspelled and missing labels: the series keeps the family's shape.
+        metrics.add(
+            metrics.counter(SkirmishMetrics.packetsSent, ["delivery": "reliable", "gmae": "x", "game": "snap"]))
+        let series = try #require(metrics.snapshot(at: 0).series.first)
+        #expect(series.labels.names == ["run", "shard", "game", "persona", "type", "delivery"])
+        #expect(series.labels.values == ["r", "3", "snap", "", "", "reliable"])
+    }
+
+    @Test func mergingShardsAddsCountersGaugesAndHistograms() throws {
+        let constant: Labels = ["run": "r", "shard": "0"]
+        let labels: Labels = ["game": "puck", "persona": "p"]
+        var merged = MetricsSnapshot()
+        for loop in 0..<4 {
+            let metrics = MetricsShard(constantLabels: constant, startTimeMs: 100 + Int64(loop))
+            metrics.add(metrics.counter(SkirmishMetrics.bytesSent, labels), 10)
+            metrics.set(metrics.gauge(SkirmishMetrics.botsConnected, labels), 2.5)
+            let rtt = metrics.histogram(SkirmishMetrics.rtt, labels)
+            for sample in 0..<25 { metrics.record(rtt, seconds: Double(loop * 25 + sample + 1) / 1_000) }
+            merged.merge(metrics.snapshot(at: 1_000 + Int64(loop)))
+        }
+        #expect(merged.series.count == 3)
+        #expect(merged.counterTotal(SkirmishMetrics.bytesSent) == 40)
+        #expect(merged.gaugeTotal(SkirmishMetrics.botsConnected) == 10)
+        #expect(merged.timestampMs == 1_003)
+        #expect(merged.startTimeMs == 100)
+        let rtt = try #require(merged.histogram(SkirmishMetrics.rtt))
+        #expect(rtt.count == 100)
+        let p99 = try #require(rtt.quantile(0.99))
+        #expect(abs(p99 - 0.099) < 0.0001)
+        #expect(merged.counterTotal(SkirmishMetrics.bytesSent, where: ["game": "snap"]) == 0)
+    }
+
+    @Test func histogramIgnoresNaNAndClampsOutOfRangeValues() throws {
+        let metrics = MetricsShard(constantLabels: [:])
+        let id = metrics.histogram(SkirmishMetrics.handshake)
+        metrics.record(id, seconds: .nan)
+        metrics.record(id, seconds: -1)
+        metrics.record(id, seconds: 1e9)
+        let value = try #require(metrics.snapshot(at: 0).histogram(SkirmishMetrics.handshake))
+        #expect(value.count == 2)
+        #expect(value.sum == HistogramScale.seconds.highest)
+        #expect(value.cumulativeBucketCounts().first == 1)
+    }
+
+    @Test func everyFamilyNameIsUniqueAndFollowsPrometheusConventions() {
+        let names = SkirmishMetrics.all.map(\.name)
+        #expect(Set(names).count == names.count)
+        for family in SkirmishMetrics.all {
+            #expect(family.name.hasPrefix("skirmish_"))
+            if case .counter = family.kind { #expect(family.name.hasSuffix("_total"), "\(family.name)") }
+            if case .histogram = family.kind {
+                #expect(family.name.hasSuffix("_seconds") || family.name.hasSuffix("_pixels"), "\(family.name)")
+            }
+        }
+        #expect(SkirmishMetrics.rtt.labelNames == ["game", "persona"])
+        #expect(SkirmishMetrics.serverRejectedPackets.labelNames == ["reason"])
+    }
+}

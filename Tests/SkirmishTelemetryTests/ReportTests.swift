@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import SkirmishTelemetry
+
+@Suite struct ReportTests {
+    /// A 60 s run sampled every 5 s: 10 bots per step, 300 packets/s, RTT rising from 20 ms, one desync at 30 s.
+    static func timeline() -> RunTimeline {
+        var timeline = RunTimeline()
+        let metrics = MetricsShard(constantLabels: ["run": "r", "shard": "0"])
+        let labels: Labels = ["game": "puck", "persona": "chaser"]
+        let bots = metrics.gauge(SkirmishMetrics.botsConnected, labels)
+        var sentLabels = labels
+        sentLabels["type"] = "paddle_state"
+        let sent = metrics.counter(SkirmishMetrics.packetsSent, sentLabels)
+        let rtt = metrics.histogram(SkirmishMetrics.rtt, labels)
+        var desyncLabels = labels
+        desyncLabels["part"] = "score"
+        let desyncs = metrics.counter(SkirmishMetrics.desyncs, desyncLabels)
+        for step in 0...12 {
+            metrics.set(bots, Double(min(step, 6) * 10))
+            metrics.add(sent, 1_500)
+            for sample in 0..<100 { metrics.record(rtt, seconds: 0.020 + Double(step) * 0.005 + Double(sample) * 1e-5) }
+            if step == 6 { metrics.add(desyncs) }
+            timeline.record(metrics.snapshot(at: Int64(step) * 5_000))
+        }
+        return timeline
+    }
+
+    @Test func timelineComputesIntervalRatesAndPercentiles() throws {
+        let points = Self.timeline().points
+        #expect(points.count == 13)
+        #expect(points.first?.packetsPerSecond == 0)
+        #expect(points[1...].allSatisfy { $0.packetsPerSecond == 300 })
+        #expect(points.last?.t == 60)
+        #expect(points.last?.bots == 60)
+        // Interval percentiles follow the rise instead of averaging the whole run.
+        let last = try #require(points.last?.rttP50)
+        #expect(abs(last - 0.0805) < 0.0005, "\(last)")
+        #expect(points[5].desyncs == 0 && points[6].desyncs == 1 && points[12].desyncs == 1)
+    }
+
+    @Test func timelineStaysBoundedAndKeepsItsEnds() {
+        var timeline = RunTimeline(capacity: 10)
+        let metrics = MetricsShard(constantLabels: [:])
+        for step in 0..<1_000 { timeline.record(metrics.snapshot(at: Int64(step) * 1_000)) }
+        #expect(timeline.points.count <= 10)
+        #expect(timeline.points.first?.t == 0)
+        #expect(timeline.points.last?.t == 999)
+    }
+
+    @Test func timelineRoundTripsThroughJSON() throws {
+        let timeline = Self.timeline()
+        let decoded = try JSONDecoder().decode(RunTimeline.self, from: JSONEncoder().encode(timeline))
+        #expect(decoded == timeline)
+    }
+
+    @Test func reportIsSelfContainedWithChartsVerdictsAndEscapedSettings() {
+        let summary = ReportSummary(
+            settings: [.init("script", "bots/<puck>.yaml"), .init("seed", "42")],
+            totals: [.init("packets sent", "18000")],
+            verdicts: [
+                .init(name: "rtt_p99", expectation: "< 120ms", observed: "81ms", passed: true),
+                .init(name: "desyncs", expectation: "== 0", observed: "1", passed: false),
+            ])
+        let html = HTMLReport.render(timeline: Self.timeline(), summary: summary, title: "puck-ladder & co")
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(html.components(separatedBy: "<svg").count - 1 == 4)
+        #expect(html.components(separatedBy: "<polyline").count - 1 >= 6)
+        #expect(!html.contains("<script"))
+        #expect(!html.contains("http:") && !html.contains("https:") && !html.contains("src="))
+        #expect(html.contains("bots/&lt;puck&gt;.yaml"))
+        #expect(html.contains("<title>puck-ladder &amp; co</title>"))
+        #expect(html.contains("class=\"verdict fail\">FAIL"))
+    }
+
+    @Test func emptyTimelineSaysNoData() {
+        let html = HTMLReport.render(timeline: RunTimeline(), summary: ReportSummary(), title: "empty")
+        #expect(html.contains("no data"))
+        #expect(html.contains("PASS (no thresholds)"))
+    }
+
+    @Test(arguments: [(0.0, 1.0), (0.7, 1.0), (1.0, 1.0), (1.2, 2.0), (3.0, 5.0), (7.0, 10.0), (180.0, 200.0)])
+    func chartScalesRoundUpToOneTwoFive(value: Double, ceiling: Double) {
+        #expect(HTMLReport.niceCeiling(value) == ceiling)
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+@testable import SkirmishTelemetry
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real collector from a Debian package, started on a free loopback port for one test and stopped after it.
+///
+/// A missing binary is an error that says `make test` installs it: these tests never skip silently.
+final class Collector {
+    /// The collectors the tests run, with how to start each and how to tell it is ready.
+    enum Kind: String {
+        case pushgateway = "prometheus-pushgateway"
+        case prometheus
+        case victoriaMetrics = "victoria-metrics"
+        case influxdb = "influxd"
+        case promtool
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let kind: Kind
+    let port: Int
+    let directory: URL
+    private let process: Process
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts a collector; `port` defaults to a free one, `scrapeTarget` configures Prometheus.
+    init(_ kind: Kind, port: Int? = nil, scrapeTarget: Int? = nil) throws {
+        self.kind = kind
+        self.port = try port ?? Collector.freePort()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-\(kind)-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let binary = try Collector.binary(kind)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = try Collector.arguments(kind, port: self.port, directory: directory, scrape: scrapeTarget)
+        let log = directory.appendingPathComponent("log.txt")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        try waitUntilReady()
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Stops the process (TERM, then KILL after 5 s) and removes its data directory.
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The collector's own log, for failure messages.
+    var log: String {
+        (try? String(contentsOf: directory.appendingPathComponent("log.txt"), encoding: .utf8)) ?? ""
+    }
+
+    /// `GET base + path`; the body as text, or `nil` when nothing answered.
+    func get(_ path: String) -> (status: Int, body: String)? {
+        HTTPClient().get(base + path).map { ($0.status, String(decoding: $0.body, as: UTF8.self)) }
+    }
+
+    /// `POST base + path` with a body; the status and answer, or `nil` when nothing answered.
+    func post(_ path: String, body: String = "") -> HTTPClient.Outcome {
+        HTTPClient().send(
+            method: "POST", url: base + path, body: Array(body.utf8),
+            contentType: "application/x-www-form-urlencoded", auth: .none, timeout: .seconds(10))
+    }
+
+    /// Polls `probe` every 50 ms until it returns a value or `timeout` passes (collectors apply data
+    /// asynchronously, so reading back is polling with a deadline).
+    static func poll<T>(timeout: TimeInterval = 20, _ probe: () -> T?) -> T? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let value = probe() { return value }
+            usleep(50_000)
+        }
+        return probe()
+    }
+
+    private func waitUntilReady() throws {
+        let path: String
+        switch kind {
+        case .pushgateway, .prometheus: path = "/-/ready"
+        case .victoriaMetrics: path = "/health"
+        case .influxdb: path = "/ping"
+        case .promtool: return
+        }
+        let ready = Collector.poll(timeout: 30) { () -> Bool? in
+            guard process.isRunning else { return false }
+            guard let answer = get(path), (200..<300).contains(answer.status) else { return nil }
+            return true
+        }
+        guard ready == true else {
+            throw Failure(description: "\(kind.rawValue) did not become ready on port \(port):\n\(log)")
+        }
+    }
+
+    /// The absolute path of a tool, or an error telling how to get it.
+    static func binary(_ kind: Kind) throws -> String {
+        for directory in ["/usr/bin", "/usr/local/bin", "/usr/sbin"] {
+            let path = directory + "/" + kind.rawValue
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw Failure(
+            description: "\(kind.rawValue) is not installed: run `make test`, which installs it (Makefile test-deps)")
+    }
+
+    /// A port nobody listens on right now: bind 127.0.0.1:0, read the port, close.
+    static func freePort() throws -> Int {
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketFD >= 0 else { throw Failure(description: "socket() failed") }
+        defer { close(socketFD) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(socketFD, pointer, length) == 0 && getsockname(socketFD, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw Failure(description: "could not bind 127.0.0.1:0") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func arguments(_ kind: Kind, port: Int, directory: URL, scrape: Int?) throws -> [String] {
+        let listen = "127.0.0.1:\(port)"
+        switch kind {
+        case .pushgateway:
+            return ["--web.listen-address=\(listen)"]
+        case .prometheus:
+            let config = directory.appendingPathComponent("prometheus.yml")
+            let target = scrape.map { "['127.0.0.1:\($0)']" } ?? "[]"
+            try """
+            global: {scrape_interval: 1s, evaluation_interval: 1s}
+            scrape_configs:
+              - {job_name: pushgateway, honor_labels: true, static_configs: [{targets: \(target)}]}
+
+            """.write(to: config, atomically: true, encoding: .utf8)
+            return [
+                "--config.file=\(config.path)", "--storage.tsdb.path=\(directory.appendingPathComponent("data").path)",
+                "--web.listen-address=\(listen)",
+            ]
+        case .victoriaMetrics:
+            return [
+                "-httpListenAddr=\(listen)", "-storageDataPath=\(directory.appendingPathComponent("data").path)",
+                "-retentionPeriod=100y", "-search.disableCache", "-search.latencyOffset=0s",
+            ]
+        case .influxdb:
+            let config = directory.appendingPathComponent("influxdb.conf")
+            let rpc = try freePort()
+            try """
+            reporting-disabled = true
+            bind-address = "127.0.0.1:\(rpc)"
+            [meta]
+              dir = "\(directory.appendingPathComponent("meta").path)"
+            [data]
+              dir = "\(directory.appendingPathComponent("data").path)"
+              wal-dir = "\(directory.appendingPathComponent("wal").path)"
+            [http]
+              bind-address = "\(listen)"
+              log-enabled = false
+
+            """.write(to: config, atomically: true, encoding: .utf8)
+            return ["run", "-config", config.path]
+        case .promtool:
+            return []
+        }
+    }
+}
