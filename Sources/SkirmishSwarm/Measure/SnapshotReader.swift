@@ -31,7 +31,7 @@ struct SnapshotReader {
     }
 
     func percentiles(_ family: MetricFamily, where filter: [String: String] = [:]) -> RunSummary.Percentiles {
-        let distribution = snapshot.distribution(family, where: filter)
+        let distribution = snapshot.histogram(family, where: filter)
         return RunSummary.Percentiles(
             count: distribution?.count ?? 0, p50: distribution?.quantile(0.5), p95: distribution?.quantile(0.95),
             p99: distribution?.quantile(0.99), max: distribution?.quantile(1))

@@ -23,14 +23,12 @@ public enum RunOutput {
         try makeDirectory(directory)
         var written: [String] = []
         written.append(try writeSummary(summary, to: directory))
-        let metrics = MetricsRenderer.render(outcome.snapshot, as: .openMetrics)
+        let metrics = MetricsRenderer.renderOpenMetrics(outcome.snapshot)
         written.append(try atomically(Data(metrics), to: directory + "/metrics.om"))
         if let serverMetrics {
             written.append(try atomically(Data(serverMetrics.utf8), to: directory + "/server-metrics.prom"))
         }
-        let html = HTMLReport.render(
-            title: "Skirmish run \(summary.run)", timeline: outcome.timeline, facts: facts(of: summary))
-        written.append(try atomically(Data(html.utf8), to: directory + "/report.html"))
+        written.append(try writeReport(summary, to: directory))
         return written
     }
 
@@ -49,30 +47,57 @@ public enum RunOutput {
         return try atomically(data, to: directory + "/summary.json")
     }
 
-    /// The headline figures shown at the top of the HTML report.
-    static func facts(of summary: RunSummary) -> [(String, String)] {
-        var facts: [(String, String)] = [
-            ("script", summary.settings.script),
-            ("target", summary.settings.target),
-            ("duration", RunSummary.seconds(summary.durationSeconds)),
-            ("peak bots", "\(summary.peakBots)"),
-            ("matches completed", "\(summary.matchesCompleted)"),
-            ("desyncs", "\(summary.desyncs)"),
-            (
+    /// Writes `report.html` from a summary alone (its timeline included): what `skirmish report` runs.
+    @discardableResult
+    public static func writeReport(_ summary: RunSummary, to directory: String) throws -> String {
+        try makeDirectory(directory)
+        let html = HTMLReport.render(
+            timeline: summary.timeline ?? RunTimeline(), summary: reportSummary(of: summary),
+            title: "Skirmish run \(summary.run)")
+        return try atomically(Data(html.utf8), to: directory + "/report.html")
+    }
+
+    /// The settings, headline totals and threshold verdicts the HTML report shows beside its charts.
+    static func reportSummary(of summary: RunSummary) -> ReportSummary {
+        typealias Entry = ReportSummary.Entry
+        let settings = [
+            Entry("script", summary.settings.script),
+            Entry("script file", summary.settings.scriptPath),
+            Entry("target", summary.settings.target),
+            Entry("shard", summary.settings.shard),
+            Entry("seed", "\(summary.settings.seed)"),
+            Entry("event loops", "\(summary.settings.loops)"),
+            Entry("planned duration", RunSummary.seconds(summary.settings.plannedSeconds)),
+            Entry("started", summary.startedAt),
+        ]
+        var totals = [
+            Entry(
+                "duration",
+                RunSummary.seconds(summary.durationSeconds) + (summary.interrupted ? " (interrupted)" : "")),
+            Entry("peak bots", "\(summary.peakBots)"),
+            Entry("matches started / completed", "\(summary.matchesStarted) / \(summary.matchesCompleted)"),
+            Entry("desyncs", "\(summary.desyncs)"),
+            Entry("mispredictions", "\(summary.mispredictions)"),
+            Entry(
                 "rtt p50 / p95 / p99",
                 [summary.latency.rtt.p50, summary.latency.rtt.p95, summary.latency.rtt.p99].map(RunSummary.ms)
-                    .joined(separator: " / ")
-            ),
-            ("snapshot age p99", RunSummary.ms(summary.latency.snapshotAge.p99)),
-            ("tick lateness p99", RunSummary.ms(summary.latency.tickLateness.p99)),
-            ("packets sent / received", "\(summary.packets.sent) / \(summary.packets.received)"),
-            ("verdict", summary.passed ? "all thresholds hold" : "a threshold failed"),
+                    .joined(separator: " / ")),
+            Entry("snapshot age p99", RunSummary.ms(summary.latency.snapshotAge.p99)),
+            Entry("tick lateness p99", RunSummary.ms(summary.latency.tickLateness.p99)),
+            Entry("packets sent / received", "\(summary.packets.sent) / \(summary.packets.received)"),
+            Entry("errors", "\(summary.errors.values.reduce(0, +))"),
+            Entry("reconnects", "\(summary.reconnects)"),
         ]
-        for verdict in summary.thresholds {
-            facts.append((verdict.expression, verdict.passed ? "pass" : "FAIL"))
+        if let exporter = summary.exporter {
+            totals.append(Entry("exporter pushes / failures", "\(exporter.pushes) / \(exporter.failures)"))
         }
-        if let warning = summary.generatorWarning { facts.append(("warning", warning)) }
-        return facts
+        if let warning = summary.generatorWarning { totals.append(Entry("warning", warning)) }
+        let verdicts = summary.thresholds.map { verdict in
+            ReportSummary.Verdict(
+                name: verdict.name, expectation: verdict.expression,
+                observed: verdict.value.map { String(format: "%.6g", $0) } ?? "no sample", passed: verdict.passed)
+        }
+        return ReportSummary(settings: settings, totals: totals, verdicts: verdicts)
     }
 
     private static func makeDirectory(_ directory: String) throws {

@@ -83,6 +83,8 @@ public struct RunSummary: Codable, Sendable {
     public struct Exporter: Codable, Sendable, Hashable {
         public var pushes: UInt64
         public var failures: UInt64
+        /// Failures by `<target> <reason>` (`vm@127.0.0.1:8428 connect`).
+        public var failuresByReason: [String: UInt64]
         public var lastError: String?
     }
 
@@ -113,6 +115,8 @@ public struct RunSummary: Codable, Sendable {
     /// Set when the generator itself limited the figures (tick lateness p99 over 5 ms, or the process was CPU-bound).
     public var generatorWarning: String?
     public var passed: Bool
+    /// The run's figures over time, so `skirmish report summary.json` can rebuild `report.html`.
+    public var timeline: RunTimeline?
 }
 
 extension RunSummary {
@@ -135,6 +139,7 @@ extension RunSummary {
         durationSeconds = seconds
         interrupted = outcome.interrupted
         peakBots = outcome.peakBots
+        timeline = outcome.timeline
 
         let ok = reader.total(SkirmishMetrics.handshakes, where: ["outcome": "ok"])
         let failed = reader.total(SkirmishMetrics.handshakes, where: ["outcome": "failed"])
@@ -198,7 +203,11 @@ extension RunSummary {
                 errors: all.total(SkirmishMetrics.errors, where: only))
         }
         self.exporter = exporter.map {
-            Exporter(pushes: $0.pushes, failures: $0.failures, lastError: $0.lastError)
+            Exporter(
+                pushes: UInt64($0.pushes), failures: UInt64($0.totalFailures),
+                failuresByReason: Dictionary(
+                    $0.failures.map { ("\($0.key.target) \($0.key.reason)", UInt64($0.value)) }, uniquingKeysWith: +),
+                lastError: $0.lastError)
         }
 
         var warning: String?

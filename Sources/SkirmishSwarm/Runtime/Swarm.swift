@@ -77,7 +77,7 @@ public final class Swarm: Sendable {
                 nextSample = elapsed + .seconds(1)
                 let snapshot = await collect(at: wallStart + Int64(elapsed.nanoseconds / 1_000_000))
                 let live = await liveBots()
-                timeline.append(snapshot, elapsed: elapsed.seconds, bots: live)
+                timeline.record(snapshot)
                 progress(
                     SwarmProgress(
                         elapsed: elapsed, duration: plan.duration, bots: live, snapshot: snapshot,
@@ -89,7 +89,7 @@ public final class Swarm: Sendable {
         for (group, loop) in zip(groups, loops) { _ = try? await loop.submit { group.value.stop() }.get() }
         let elapsed = Duration.nanoseconds((NIODeadline.now() - start).nanoseconds)
         let final = await collect(at: WallClock.milliseconds())
-        timeline.append(final, elapsed: elapsed.seconds, bots: 0)
+        timeline.record(final)
         return SwarmOutcome(
             snapshot: final, timeline: timeline, elapsed: elapsed, interrupted: interrupted, peakBots: peak)
     }
