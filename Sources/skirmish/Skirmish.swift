@@ -15,6 +15,6 @@ struct Skirmish: AsyncParsableCommand {
               skirmish serve                          the reference server on loopback
               skirmish bench codec                    what this machine can do
             """,
-        subcommands: [SwarmCommand.self, Serve.self, Bench.self]
+        subcommands: [SwarmCommand.self, Serve.self, ReportCommand.self, Bench.self]
     )
 }
