@@ -43,11 +43,16 @@ public struct HistogramValue: Sendable {
     public internal(set) var sum: Double
     /// How values were scaled, and the exported bucket bounds.
     public let scale: HistogramScale
+    /// Values per exported bucket (not cumulative): slot `i` counts values in (bounds[i-1], bounds[i]], the last
+    /// slot those above every bound. Kept beside the HDR counts so an export reads a handful of numbers instead of
+    /// walking tens of thousands of HDR buckets per series.
+    var buckets: [UInt64]
 
     /// An empty distribution for `scale`.
     public init(scale: HistogramScale) {
         self.scale = scale
         self.sum = 0
+        self.buckets = [UInt64](repeating: 0, count: scale.bounds.count + 1)
         self.hdr = Histogram<UInt64>(
             lowestDiscernibleValue: 1,
             highestTrackableValue: UInt64(max(2, scale.highest * scale.resolution)),
@@ -65,6 +70,7 @@ public struct HistogramValue: Sendable {
         let units = UInt64(clamped * scale.resolution)
         _ = hdr.record(min(units, hdr.highestTrackableValue))
         sum += clamped
+        buckets[scale.bucket(of: clamped)] &+= 1
     }
 
     /// The value at quantile `q` (0…1) in exported units, or `nil` when nothing was recorded.
@@ -78,6 +84,7 @@ public struct HistogramValue: Sendable {
     public mutating func merge(_ other: HistogramValue) {
         hdr.add(other.hdr)
         sum += other.sum
+        for slot in buckets.indices where slot < other.buckets.count { buckets[slot] &+= other.buckets[slot] }
     }
 
     /// The values recorded since `earlier` (an older copy of the same series): per-interval percentiles.
@@ -88,28 +95,36 @@ public struct HistogramValue: Sendable {
             if step.count > before { _ = result.hdr.record(step.value, count: step.count - before) }
         }
         result.sum = max(0, sum - earlier.sum)
+        for slot in result.buckets.indices where slot < buckets.count && slot < earlier.buckets.count {
+            result.buckets[slot] = buckets[slot] - min(buckets[slot], earlier.buckets[slot])
+        }
         return result
     }
 
     /// Cumulative counts at each of `scale.bounds`, then the total (`+Inf`), as Prometheus `le` buckets.
     ///
-    /// Each HDR bucket is attributed to the first bound at or above its lowest equivalent value, so a value recorded
-    /// exactly on a bound counts in that bound's bucket; the error is HDR's (0.1 %), far below the bucket spacing.
+    /// Each value is counted in the first bucket whose bound is at or above it, exactly as recorded (not from the
+    /// HDR's rounded buckets), so the export costs one pass over about twenty numbers.
     public func cumulativeBucketCounts() -> [UInt64] {
-        let bounds = scale.bounds.map { $0 * scale.resolution }
-        var perBucket = [UInt64](repeating: 0, count: bounds.count + 1)
-        if count > 0 {
-            var slot = 0
-            for step in hdr.recordedValues() {
-                let value = Double(hdr.lowestEquivalentForValue(step.value))
-                while slot < bounds.count && value > bounds[slot] { slot += 1 }
-                perBucket[slot] += UInt64(step.count)
-            }
-        }
+        let perBucket = buckets
         var running: UInt64 = 0
         return perBucket.map {
             running += $0
             return running
         }
+    }
+}
+
+extension HistogramScale {
+    /// The export bucket a value falls in: the first bound at or above it, or the `+Inf` slot past the last bound.
+    @inline(__always)
+    func bucket(of value: Double) -> Int {
+        var low = 0
+        var high = bounds.count
+        while low < high {
+            let middle = (low + high) / 2
+            if bounds[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

@@ -5,27 +5,32 @@ extension MetricsRenderer {
     /// gauges are skipped (JSON has no NaN).
     public static func renderJSONLines(_ snapshot: MetricsSnapshot) -> [UInt8] {
         var out = TextBuffer(capacity: snapshot.series.count * 160)
+        var pool = JSONPool()
         let time = snapshot.timestampMs
         for item in snapshot.series {
             let name = item.family.name
             switch item.value {
             case .counter(let value):
-                jsonLine(&out, name, item.labels, le: nil, value: JSONBuilder.int(Int64(clamping: value)), time: time)
+                jsonLine(
+                    &out, &pool, name, item.labels, le: nil, value: JSONBuilder.int(Int64(clamping: value)),
+                    time: time)
             case .gauge(let value):
                 guard value.isFinite else { continue }
-                jsonLine(&out, name, item.labels, le: nil, value: JSONBuilder.double(value), time: time)
+                jsonLine(&out, &pool, name, item.labels, le: nil, value: JSONBuilder.double(value), time: time)
             case .histogram(let histogram):
                 let counts = histogram.cumulativeBucketCounts()
                 for (slot, count) in counts.enumerated() {
                     let le = slot < histogram.scale.bounds.count ? formatFloat(histogram.scale.bounds[slot]) : "+Inf"
                     jsonLine(
-                        &out, name + "_bucket", item.labels, le: le, value: JSONBuilder.int(Int64(clamping: count)),
+                        &out, &pool, name + "_bucket", item.labels, le: le,
+                        value: JSONBuilder.int(Int64(clamping: count)),
                         time: time)
                 }
                 jsonLine(
-                    &out, name + "_sum", item.labels, le: nil, value: JSONBuilder.double(histogram.sum), time: time)
+                    &out, &pool, name + "_sum", item.labels, le: nil, value: JSONBuilder.double(histogram.sum),
+                    time: time)
                 jsonLine(
-                    &out, name + "_count", item.labels, le: nil,
+                    &out, &pool, name + "_count", item.labels, le: nil,
                     value: JSONBuilder.int(Int64(clamping: counts.last ?? 0)), time: time)
             }
         }
@@ -33,21 +38,25 @@ extension MetricsRenderer {
     }
 
     private static func jsonLine(
-        _ out: inout TextBuffer, _ name: String, _ labels: Labels, le: String?, value: OpaquePointer, time: Int64
+        _ out: inout TextBuffer, _ pool: inout JSONPool, _ name: String, _ labels: Labels, le: String?,
+        value: OpaquePointer, time: Int64
     ) {
         let line = JSONBuilder()
         let metric = JSONBuilder.object()
-        JSONBuilder.set(metric, "__name__", JSONBuilder.string(name))
+        JSONBuilder.set(metric, "__name__", pool.string(name))
         for (labelName, labelValue) in zip(labels.names, labels.values) {
-            JSONBuilder.set(metric, labelName, JSONBuilder.string(labelValue))
+            JSONBuilder.set(metric, labelName, pool.string(labelValue))
         }
-        if let le { JSONBuilder.set(metric, "le", JSONBuilder.string(le)) }
+        if let le { JSONBuilder.set(metric, "le", pool.string(le)) }
         JSONBuilder.set(line.root, "metric", metric)
         let values = JSONBuilder.array()
         JSONBuilder.append(values, value)
         JSONBuilder.set(line.root, "values", values)
-        let timestamps = JSONBuilder.array()
-        JSONBuilder.append(timestamps, JSONBuilder.int(time))
+        let timestamps = pool.shared("\u{0}timestamps") {
+            let array = JSONBuilder.array()
+            JSONBuilder.append(array, JSONBuilder.int(time))
+            return array
+        }
         JSONBuilder.set(line.root, "timestamps", timestamps)
         line.finish(into: &out)
         out.append(byte: 0x0A)
@@ -57,6 +66,7 @@ extension MetricsRenderer {
     /// with explicit bounds. 64-bit integers and nanosecond times are strings, as the protobuf JSON mapping requires.
     public static func renderOTLP(_ snapshot: MetricsSnapshot) -> [UInt8] {
         let request = JSONBuilder()
+        var pool = JSONPool()
         let resourceMetrics = JSONBuilder.array()
         let entry = JSONBuilder.object()
         let resource = JSONBuilder.object()
@@ -84,11 +94,11 @@ extension MetricsRenderer {
                 let point = JSONBuilder.object()
                 let attributes = JSONBuilder.array()
                 for (name, value) in zip(item.labels.names, item.labels.values) {
-                    JSONBuilder.append(attributes, attribute(name, value))
+                    JSONBuilder.append(attributes, pool.shared(name + "\u{0}" + value) { attribute(name, value) })
                 }
                 JSONBuilder.set(point, "attributes", attributes)
-                JSONBuilder.set(point, "startTimeUnixNano", JSONBuilder.string(start))
-                JSONBuilder.set(point, "timeUnixNano", JSONBuilder.string(now))
+                JSONBuilder.set(point, "startTimeUnixNano", pool.string(start))
+                JSONBuilder.set(point, "timeUnixNano", pool.string(now))
                 switch item.value {
                 case .counter(let value):
                     JSONBuilder.set(point, "asInt", JSONBuilder.string(String(min(value, UInt64(Int64.max)))))
@@ -105,8 +115,11 @@ extension MetricsRenderer {
                         previous = running
                     }
                     JSONBuilder.set(point, "bucketCounts", bucketCounts)
-                    let bounds = JSONBuilder.array()
-                    for bound in histogram.scale.bounds { JSONBuilder.append(bounds, JSONBuilder.double(bound)) }
+                    let bounds = pool.shared("\u{0}bounds" + histogram.scale.bounds.description) {
+                        let bounds = JSONBuilder.array()
+                        for bound in histogram.scale.bounds { JSONBuilder.append(bounds, JSONBuilder.double(bound)) }
+                        return bounds
+                    }
                     JSONBuilder.set(point, "explicitBounds", bounds)
                 }
                 JSONBuilder.append(points, point)
