@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SkirmishTelemetry
@@ -80,6 +81,55 @@ import Testing
         #expect(body.contains("\"asInt\":\"1000\""))
         #expect(body.contains("\"timeUnixNano\":\"1763856005000000000\""))
         #expect(body.contains("\"explicitBounds\":[0.0001,0.0002,0.0005,0.001"))
+    }
+
+    @Test func jsonFormatsKeepAwkwardLabelValuesIntact() throws {
+        let awkward = #"say "hi" \ back\slash é 🏒 </script>"#
+        let metrics = MetricsShard(constantLabels: ["run": awkward, "shard": "0"], startTimeMs: Fixtures.startMs)
+        metrics.add(metrics.counter(SkirmishMetrics.reconnects, ["game": "snap", "persona": awkward]), 7)
+        metrics.record(metrics.histogram(SkirmishMetrics.rtt, ["game": "snap", "persona": awkward]), seconds: 0.02)
+        let snapshot = metrics.snapshot(at: Fixtures.startMs + 1_000)
+
+        let lines = MetricsRenderer.renderJSONLines(snapshot).split(separator: 0x0A)
+        #expect(lines.count == 1 + HistogramScale.seconds.bounds.count + 3)
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            let metric = try #require(object["metric"] as? [String: String])
+            #expect(metric["run"] == awkward)
+            #expect(metric["persona"] == awkward)
+        }
+
+        let otlp = try #require(
+            try JSONSerialization.jsonObject(with: Data(MetricsRenderer.renderOTLP(snapshot))) as? [String: Any])
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: otlp), as: UTF8.self)
+        #expect(text.contains("skirmish_reconnects_total"))
+        let resource = try #require((otlp["resourceMetrics"] as? [[String: Any]])?.first)
+        let scope = try #require((resource["scopeMetrics"] as? [[String: Any]])?.first)
+        let families = try #require(scope["metrics"] as? [[String: Any]])
+        let reconnects = try #require(families.first { $0["name"] as? String == "skirmish_reconnects_total" })
+        let point = try #require(((reconnects["sum"] as? [String: Any])?["dataPoints"] as? [[String: Any]])?.first)
+        let attributes = try #require(point["attributes"] as? [[String: Any]])
+        let persona = attributes.first { $0["key"] as? String == "persona" }
+        #expect((persona?["value"] as? [String: String])?["stringValue"] == awkward)
+        #expect(point["asInt"] as? String == "7")
+    }
+
+    @Test func exportBucketsSurviveMergeAndSubtraction() {
+        var early = HistogramValue(scale: .seconds)
+        for value in [0.0001, 0.0002, 0.003, 0.05, 200.0] { early.record(value) }
+        var late = early
+        for value in [0.0001, 0.7] { late.record(value) }
+        var merged = early
+        merged.merge(late)
+        // Bounds are inclusive: 0.0001 lands in the first bucket; 200 s is clamped to 100 s, past every bound.
+        #expect(early.cumulativeBucketCounts().first == 1)
+        #expect(early.cumulativeBucketCounts().last == 5)
+        #expect(merged.cumulativeBucketCounts().last == 12)
+        #expect(merged.cumulativeBucketCounts().first == 3)
+        let interval = late.subtracting(early)
+        #expect(interval.cumulativeBucketCounts().last == 2)
+        #expect(interval.cumulativeBucketCounts().first == 1)
+        #expect(interval.cumulativeBucketCounts() == interval.cumulativeBucketCounts().sorted())
     }
 
     @Test(arguments: [

@@ -5,156 +5,151 @@ extension MetricsRenderer {
     /// gauges are skipped (JSON has no NaN).
     public static func renderJSONLines(_ snapshot: MetricsSnapshot) -> [UInt8] {
         var out = TextBuffer(capacity: snapshot.series.count * 160)
-        var pool = JSONPool()
+        var strings = JSONStringCache()
         let time = snapshot.timestampMs
         for item in snapshot.series {
             let name = item.family.name
             switch item.value {
             case .counter(let value):
-                jsonLine(
-                    &out, &pool, name, item.labels, le: nil, value: JSONBuilder.int(Int64(clamping: value)),
-                    time: time)
+                jsonLine(&out, &strings, name, item.labels, le: nil, time: time) { $0.append(value) }
             case .gauge(let value):
                 guard value.isFinite else { continue }
-                jsonLine(&out, &pool, name, item.labels, le: nil, value: JSONBuilder.double(value), time: time)
+                jsonLine(&out, &strings, name, item.labels, le: nil, time: time) { $0.append(float: value) }
             case .histogram(let histogram):
                 let counts = histogram.cumulativeBucketCounts()
+                let bucketName = name + "_bucket"
                 for (slot, count) in counts.enumerated() {
                     let le = slot < histogram.scale.bounds.count ? formatFloat(histogram.scale.bounds[slot]) : "+Inf"
-                    jsonLine(
-                        &out, &pool, name + "_bucket", item.labels, le: le,
-                        value: JSONBuilder.int(Int64(clamping: count)),
-                        time: time)
+                    jsonLine(&out, &strings, bucketName, item.labels, le: le, time: time) { $0.append(count) }
                 }
-                jsonLine(
-                    &out, &pool, name + "_sum", item.labels, le: nil, value: JSONBuilder.double(histogram.sum),
-                    time: time)
-                jsonLine(
-                    &out, &pool, name + "_count", item.labels, le: nil,
-                    value: JSONBuilder.int(Int64(clamping: counts.last ?? 0)), time: time)
+                jsonLine(&out, &strings, name + "_sum", item.labels, le: nil, time: time) {
+                    $0.append(float: histogram.sum)
+                }
+                jsonLine(&out, &strings, name + "_count", item.labels, le: nil, time: time) {
+                    $0.append(counts.last ?? 0)
+                }
             }
         }
         return out.bytes
     }
 
+    /// One import line. Label names are already `[a-zA-Z_][a-zA-Z0-9_]*` (see ``MetricName``), so only the
+    /// values need JSON escaping, which json-c does.
     private static func jsonLine(
-        _ out: inout TextBuffer, _ pool: inout JSONPool, _ name: String, _ labels: Labels, le: String?,
-        value: OpaquePointer, time: Int64
+        _ out: inout TextBuffer, _ strings: inout JSONStringCache, _ name: String, _ labels: Labels, le: String?,
+        time: Int64, value: (inout TextBuffer) -> Void
     ) {
-        let line = JSONBuilder()
-        let metric = JSONBuilder.object()
-        JSONBuilder.set(metric, "__name__", pool.string(name))
+        out.append("{\"metric\":{\"__name__\":")
+        strings.append(name, to: &out)
         for (labelName, labelValue) in zip(labels.names, labels.values) {
-            JSONBuilder.set(metric, labelName, pool.string(labelValue))
+            out.append(",\"")
+            out.append(labelName)
+            out.append("\":")
+            strings.append(labelValue, to: &out)
         }
-        if let le { JSONBuilder.set(metric, "le", pool.string(le)) }
-        JSONBuilder.set(line.root, "metric", metric)
-        let values = JSONBuilder.array()
-        JSONBuilder.append(values, value)
-        JSONBuilder.set(line.root, "values", values)
-        let timestamps = pool.shared("\u{0}timestamps") {
-            let array = JSONBuilder.array()
-            JSONBuilder.append(array, JSONBuilder.int(time))
-            return array
+        if let le {
+            out.append(",\"le\":")
+            strings.append(le, to: &out)
         }
-        JSONBuilder.set(line.root, "timestamps", timestamps)
-        line.finish(into: &out)
-        out.append(byte: 0x0A)
+        out.append("},\"values\":[")
+        value(&out)
+        out.append("],\"timestamps\":[")
+        out.append(time)
+        out.append("]}\n")
     }
 
     /// OTLP/HTTP JSON (`ExportMetricsServiceRequest`), cumulative: counters as monotonic sums, gauges, histograms
     /// with explicit bounds. 64-bit integers and nanosecond times are strings, as the protobuf JSON mapping requires.
     public static func renderOTLP(_ snapshot: MetricsSnapshot) -> [UInt8] {
-        let request = JSONBuilder()
-        var pool = JSONPool()
-        let resourceMetrics = JSONBuilder.array()
-        let entry = JSONBuilder.object()
-        let resource = JSONBuilder.object()
-        let resourceAttributes = JSONBuilder.array()
-        JSONBuilder.append(resourceAttributes, attribute("service.name", "skirmish"))
-        JSONBuilder.set(resource, "attributes", resourceAttributes)
-        JSONBuilder.set(entry, "resource", resource)
-
-        let scopeMetrics = JSONBuilder.array()
-        let scopeEntry = JSONBuilder.object()
-        let scope = JSONBuilder.object()
-        JSONBuilder.set(scope, "name", JSONBuilder.string("skirmish"))
-        JSONBuilder.set(scopeEntry, "scope", scope)
-        let metrics = JSONBuilder.array()
+        var out = TextBuffer(capacity: snapshot.series.count * 300)
+        var strings = JSONStringCache()
+        var attributes: [String: [UInt8]] = [:]
         let now = String(snapshot.timestampMs * 1_000_000)
         let start = String((snapshot.startTimeMs == 0 ? snapshot.timestampMs : snapshot.startTimeMs) * 1_000_000)
+        let times = "\"startTimeUnixNano\":\"\(start)\",\"timeUnixNano\":\"\(now)\""
 
-        for (family, series) in snapshot.families {
-            let metric = JSONBuilder.object()
-            JSONBuilder.set(metric, "name", JSONBuilder.string(family.name))
-            JSONBuilder.set(metric, "description", JSONBuilder.string(family.help))
-            JSONBuilder.set(metric, "unit", JSONBuilder.string(family.unit))
-            let points = JSONBuilder.array()
-            for item in series {
-                let point = JSONBuilder.object()
-                let attributes = JSONBuilder.array()
-                for (name, value) in zip(item.labels.names, item.labels.values) {
-                    JSONBuilder.append(attributes, pool.shared(name + "\u{0}" + value) { attribute(name, value) })
+        out.append("{\"resourceMetrics\":[{\"resource\":{\"attributes\":[")
+        out.bytes.append(contentsOf: attribute("service.name", "skirmish", &strings))
+        out.append("]},\"scopeMetrics\":[{\"scope\":{\"name\":\"skirmish\"},\"metrics\":[")
+        for (familyIndex, (family, series)) in snapshot.families.enumerated() {
+            if familyIndex > 0 { out.append(byte: 0x2C) }
+            out.append("{\"name\":")
+            strings.append(family.name, to: &out)
+            out.append(",\"description\":")
+            strings.append(family.help, to: &out)
+            out.append(",\"unit\":")
+            strings.append(family.unit, to: &out)
+            switch family.kind {
+            case .counter: out.append(",\"sum\":{\"dataPoints\":[")
+            case .gauge: out.append(",\"gauge\":{\"dataPoints\":[")
+            case .histogram: out.append(",\"histogram\":{\"dataPoints\":[")
+            }
+            for (pointIndex, item) in series.enumerated() {
+                if pointIndex > 0 { out.append(byte: 0x2C) }
+                out.append("{\"attributes\":[")
+                for (labelIndex, (name, value)) in zip(item.labels.names, item.labels.values).enumerated() {
+                    if labelIndex > 0 { out.append(byte: 0x2C) }
+                    let key = name + "\u{0}" + value
+                    if let bytes = attributes[key] {
+                        out.bytes.append(contentsOf: bytes)
+                    } else {
+                        let bytes = attribute(name, value, &strings)
+                        attributes[key] = bytes
+                        out.bytes.append(contentsOf: bytes)
+                    }
                 }
-                JSONBuilder.set(point, "attributes", attributes)
-                JSONBuilder.set(point, "startTimeUnixNano", pool.string(start))
-                JSONBuilder.set(point, "timeUnixNano", pool.string(now))
+                out.append("],")
+                out.append(times)
                 switch item.value {
                 case .counter(let value):
-                    JSONBuilder.set(point, "asInt", JSONBuilder.string(String(min(value, UInt64(Int64.max)))))
+                    out.append(",\"asInt\":\"")
+                    out.append(min(value, UInt64(Int64.max)))
+                    out.append("\"}")
                 case .gauge(let value):
-                    JSONBuilder.set(point, "asDouble", JSONBuilder.double(value.isFinite ? value : 0))
+                    out.append(",\"asDouble\":")
+                    out.append(float: value.isFinite ? value : 0)
+                    out.append(byte: 0x7D)
                 case .histogram(let histogram):
                     let cumulative = histogram.cumulativeBucketCounts()
-                    JSONBuilder.set(point, "count", JSONBuilder.string(String(cumulative.last ?? 0)))
-                    JSONBuilder.set(point, "sum", JSONBuilder.double(histogram.sum))
-                    let bucketCounts = JSONBuilder.array()
+                    out.append(",\"count\":\"")
+                    out.append(cumulative.last ?? 0)
+                    out.append("\",\"sum\":")
+                    out.append(float: histogram.sum.isFinite ? histogram.sum : 0)
+                    out.append(",\"bucketCounts\":[")
                     var previous: UInt64 = 0
-                    for running in cumulative {
-                        JSONBuilder.append(bucketCounts, JSONBuilder.string(String(running - previous)))
+                    for (slot, running) in cumulative.enumerated() {
+                        if slot > 0 { out.append(byte: 0x2C) }
+                        out.append(byte: 0x22)
+                        out.append(running - previous)
+                        out.append(byte: 0x22)
                         previous = running
                     }
-                    JSONBuilder.set(point, "bucketCounts", bucketCounts)
-                    let bounds = pool.shared("\u{0}bounds" + histogram.scale.bounds.description) {
-                        let bounds = JSONBuilder.array()
-                        for bound in histogram.scale.bounds { JSONBuilder.append(bounds, JSONBuilder.double(bound)) }
-                        return bounds
+                    out.append("],\"explicitBounds\":[")
+                    for (slot, bound) in histogram.scale.bounds.enumerated() {
+                        if slot > 0 { out.append(byte: 0x2C) }
+                        out.append(float: bound)
                     }
-                    JSONBuilder.set(point, "explicitBounds", bounds)
+                    out.append("]}")
                 }
-                JSONBuilder.append(points, point)
             }
-            let data = JSONBuilder.object()
-            JSONBuilder.set(data, "dataPoints", points)
             switch family.kind {
-            case .counter:
-                JSONBuilder.set(data, "aggregationTemporality", JSONBuilder.int(2))
-                JSONBuilder.set(data, "isMonotonic", JSONBuilder.bool(true))
-                JSONBuilder.set(metric, "sum", data)
-            case .gauge:
-                JSONBuilder.set(metric, "gauge", data)
-            case .histogram:
-                JSONBuilder.set(data, "aggregationTemporality", JSONBuilder.int(2))
-                JSONBuilder.set(metric, "histogram", data)
+            case .counter: out.append("],\"aggregationTemporality\":2,\"isMonotonic\":true}}")
+            case .gauge: out.append("]}}")
+            case .histogram: out.append("],\"aggregationTemporality\":2}}")
             }
-            JSONBuilder.append(metrics, metric)
         }
-        JSONBuilder.set(scopeEntry, "metrics", metrics)
-        JSONBuilder.append(scopeMetrics, scopeEntry)
-        JSONBuilder.set(entry, "scopeMetrics", scopeMetrics)
-        JSONBuilder.append(resourceMetrics, entry)
-        JSONBuilder.set(request.root, "resourceMetrics", resourceMetrics)
-        var out = TextBuffer(capacity: snapshot.series.count * 256)
-        request.finish(into: &out)
+        out.append("]}]}]}")
         return out.bytes
     }
 
-    private static func attribute(_ key: String, _ value: String) -> OpaquePointer {
-        let pair = JSONBuilder.object()
-        JSONBuilder.set(pair, "key", JSONBuilder.string(key))
-        let any = JSONBuilder.object()
-        JSONBuilder.set(any, "stringValue", JSONBuilder.string(value))
-        JSONBuilder.set(pair, "value", any)
-        return pair
+    /// One OTLP `KeyValue` with a string value, as JSON.
+    private static func attribute(_ key: String, _ value: String, _ strings: inout JSONStringCache) -> [UInt8] {
+        var out = TextBuffer(capacity: 64)
+        out.append("{\"key\":")
+        strings.append(key, to: &out)
+        out.append(",\"value\":{\"stringValue\":")
+        strings.append(value, to: &out)
+        out.append("}}")
+        return out.bytes
     }
 }
