@@ -74,14 +74,70 @@ import Testing
         #expect(html.contains("class=\"verdict fail\">FAIL"))
     }
 
+    /// Chromium from Debian (`make test-deps` installs it).
+    static func chromium() throws -> String {
+        let candidates = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
+        guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw Collector.Failure(description: "headless Chromium is missing: run `make test-deps` (Debian chromium)")
+        }
+        return path
+    }
+
+    @Test func reportRendersInHeadlessChromiumWithEveryChart() throws {
+        let summary = ReportSummary(
+            settings: [.init("script", "bots/quickstart.yaml")], totals: [.init("desyncs", "1")],
+            verdicts: [.init(name: "desyncs", expectation: "desyncs == 0", observed: "1", passed: false)])
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-report-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let page = folder.appendingPathComponent("report.html")
+        try HTMLReport.render(timeline: Self.timeline(), summary: summary, title: "chromium check")
+            .write(to: page, atomically: true, encoding: .utf8)
+        let browser = try Self.chromium()
+        let common = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+            "--user-data-dir=\(folder.path)/profile", "--window-size=1280,1700",
+        ]
+
+        // The DOM Chromium built: every chart is there with its lines, and the verdict.
+        let dom = try Command.run(browser, common + ["--dump-dom", page.absoluteString], timeout: 90)
+        #expect(dom.status == 0, "\(dom.output.suffix(2_000))")
+        #expect(dom.output.components(separatedBy: "<svg class=\"chart\"").count - 1 == 4)
+        #expect(dom.output.components(separatedBy: "<polyline").count - 1 >= 6)
+        #expect(dom.output.contains("class=\"verdict fail\">FAIL"))
+        #expect(!dom.output.contains("Uncaught"))
+
+        // A screenshot a person can look at (kept when SKIRMISH_KEEP_SCREENSHOTS names a folder).
+        let shot = folder.appendingPathComponent("report.png")
+        let capture = try Command.run(
+            browser, common + ["--screenshot=\(shot.path)", page.absoluteString], timeout: 90)
+        #expect(capture.status == 0, "\(capture.output.suffix(2_000))")
+        let png = try Data(contentsOf: shot)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        // A blank 1280 × 1700 page compresses to a few KiB; four charts, tables and text take far more.
+        #expect(png.count > 40_000, "screenshot is only \(png.count) bytes: the page looks empty")
+        if let keep = ProcessInfo.processInfo.environment["SKIRMISH_KEEP_SCREENSHOTS"] {
+            try? png.write(to: URL(fileURLWithPath: keep).appendingPathComponent("report.png"))
+        }
+    }
+
     @Test func emptyTimelineSaysNoData() {
         let html = HTMLReport.render(timeline: RunTimeline(), summary: ReportSummary(), title: "empty")
         #expect(html.contains("no data"))
         #expect(html.contains("PASS (no thresholds)"))
     }
 
-    @Test(arguments: [(0.0, 1.0), (0.7, 1.0), (1.0, 1.0), (1.2, 2.0), (3.0, 5.0), (7.0, 10.0), (180.0, 200.0)])
-    func chartScalesRoundUpToOneTwoFive(value: Double, ceiling: Double) {
-        #expect(HTMLReport.niceCeiling(value) == ceiling)
+    @Test(arguments: [
+        (0.0, 1.0, 0.25), (0.7, 0.8, 0.2), (1.0, 1.0, 0.2), (14.3, 15.0, 5.0), (50.0, 50.0, 10.0),
+        (1_960.0, 2_000.0, 500.0), (3_600.0, 4_000.0, 1_000.0), (0.004_17, 0.005, 0.001),
+    ])
+    func chartAxesUseRoundSteps(maximum: Double, top: Double, step: Double) throws {
+        let axis = HTMLReport.axis(maximum)
+        #expect(abs(axis.top - top) < 1e-12)
+        #expect(axis.top >= maximum)
+        #expect(axis.ticks.first == 0)
+        #expect(axis.ticks.count <= 6)
+        let gaps = zip(axis.ticks.dropFirst(), axis.ticks).map { $0 - $1 }
+        #expect(gaps.allSatisfy { abs($0 - step) < 1e-12 })
     }
 }

@@ -95,7 +95,8 @@ public enum RunOutput {
         let verdicts = summary.thresholds.map { verdict in
             ReportSummary.Verdict(
                 name: verdict.name, expectation: verdict.expression,
-                observed: verdict.value.map { String(format: "%.6g", $0) } ?? "no sample", passed: verdict.passed)
+                observed: verdict.value.map { RunSummary.figure($0, for: verdict.name) } ?? "no sample",
+                passed: verdict.passed)
         }
         return ReportSummary(settings: settings, totals: totals, verdicts: verdicts)
     }

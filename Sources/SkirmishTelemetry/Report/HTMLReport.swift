@@ -81,24 +81,28 @@ public enum HTMLReport {
         let plotHeight = height - top - bottom
         let xs = series.flatMap { $0.2.map(\.0) }
         let ys = series.flatMap { $0.2.compactMap(\.1) }.filter(\.isFinite)
-        let xMax = max(xs.max() ?? 0, 1)
-        let yMax = niceCeiling(ys.max() ?? 0)
+        let xAxis = axis(max(xs.max() ?? 0, 1))
+        let yAxis = axis(ys.max() ?? 0)
+        let xMax = xAxis.top
+        let yMax = yAxis.top
+        let timeUnit: (name: String, seconds: Double) =
+            xMax >= 7_200 ? ("h", 3_600) : xMax >= 300 ? ("min", 60) : ("s", 1)
         func px(_ x: Double) -> String { format(left + x / xMax * plotWidth) }
         func py(_ y: Double) -> String { format(top + plotHeight - y / yMax * plotHeight) }
 
         var svg = "<svg class=\"chart\" width=\"\(Int(width))\" height=\"\(Int(height))\" "
         svg += "viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"\(escape(title))\">\n"
         svg += "<text class=\"title\" x=\"\(Int(left))\" y=\"16\">\(escape(title))</text>\n"
-        for step in 0...4 {
-            let value = yMax * Double(step) / 4
+        for value in yAxis.ticks {
             svg += "<line x1=\"\(Int(left))\" x2=\"\(format(width - right))\" y1=\"\(py(value))\" y2=\"\(py(value))\" "
             svg += "stroke=\"#eee\"/>"
             svg +=
                 "<text x=\"\(format(left - 6))\" y=\"\(py(value))\" text-anchor=\"end\" dominant-baseline=\"middle\">"
             svg += "\(escape(label(value) + (unit.isEmpty ? "" : " " + unit)))</text>\n"
-            let time = xMax * Double(step) / 4
+        }
+        for time in xAxis.ticks {
             svg += "<text x=\"\(px(time))\" y=\"\(format(height - 10))\" text-anchor=\"middle\">"
-            svg += "\(escape(label(time)))s</text>\n"
+            svg += "\(escape(label(time / timeUnit.seconds) + " " + timeUnit.name))</text>\n"
         }
         svg += "<line x1=\"\(Int(left))\" x2=\"\(Int(left))\" y1=\"\(Int(top))\" y2=\"\(py(0))\" stroke=\"#999\"/>"
         svg += "<line x1=\"\(Int(left))\" x2=\"\(format(width - right))\" y1=\"\(py(0))\" y2=\"\(py(0))\" "
@@ -142,14 +146,16 @@ public enum HTMLReport {
         return result
     }
 
-    /// The smallest 1, 2 or 5 × 10^k at or above `value` (1 for zero or less).
-    static func niceCeiling(_ value: Double) -> Double {
-        guard value > 0, value.isFinite else { return 1 }
+    /// Round axis ticks from 0 covering `maximum`: a step of 1, 2, 2.5 or 5 × 10^k giving at most five intervals.
+    static func axis(_ maximum: Double) -> (top: Double, ticks: [Double]) {
+        guard maximum > 0, maximum.isFinite else { return (1, [0, 0.25, 0.5, 0.75, 1]) }
+        let rough = maximum / 5
         var magnitude = 1.0
-        while magnitude * 10 <= value { magnitude *= 10 }
-        while magnitude > value { magnitude /= 10 }
-        for factor in [1.0, 2.0, 5.0, 10.0] where factor * magnitude >= value { return factor * magnitude }
-        return 10 * magnitude
+        while magnitude * 10 <= rough { magnitude *= 10 }
+        while magnitude > rough { magnitude /= 10 }
+        let step = [1.0, 2.0, 2.5, 5.0, 10.0].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
+        let intervals = max(1, Int((maximum / step).rounded(.up)))
+        return (Double(intervals) * step, (0...intervals).map { Double($0) * step })
     }
 
     private static func label(_ value: Double) -> String {
