@@ -173,6 +173,10 @@ struct ExportBench: AsyncParsableCommand {
         print(
             "  sink received \(requests) pushes; tick lateness p99 without \(ms(mean(quiet))), with "
                 + "\(ms(mean(loud))): difference \(ms(delta)) against a run-to-run spread of \(ms(spread))")
+        guard rounds > 1 else {
+            print("  verdict: none (one run of each kind has no run-to-run spread to compare with; use --rounds 2)")
+            return true
+        }
         print(
             unchanged
                 ? "  verdict: no measurable effect of pushing on tick lateness"
