@@ -56,4 +56,20 @@ import Testing
         #expect(exporter.stats == ExporterStats())
         #expect(exporter.stats.summary == "exporter: 0 pushes, 0 failures")
     }
+
+    @Test(arguments: [
+        ("http://127.0.0.1:9091", MetricsFormat?.some(.prom)),
+        ("http://h/metrics/job/nightly", .prom),
+        ("http://h:8428", .vm),
+        ("https://u:p@vm.example:443/api/v1/import/prometheus", .vm),
+        ("http://h:8428/api/v1/import", .json),
+        ("http://h:8086/write?db=skirmish", .influx),
+        ("http://h:8428/influx/write", .influx),
+        ("http://collector:4318/v1/metrics", .otlp),
+        ("http://h:8080/hooks/metrics", nil),
+        ("http://h:1234", nil),
+    ])
+    func theFormatIsInferredFromWellKnownPathsAndPorts(url: String, format: MetricsFormat?) {
+        #expect(PushTarget.inferredFormat(for: url) == format)
+    }
 }

@@ -85,6 +85,34 @@ public struct PushTarget: Sendable, Hashable {
     /// `PUT` for Pushgateway (replace the group: what was pushed last is the truth), `POST` elsewhere.
     var method: String { format == .prom ? "PUT" : "POST" }
 
+    /// The format a collector URL implies by its path or well-known port, or `nil` when it says nothing.
+    ///
+    /// Lets `--push http://host:8428/api/v1/import/prometheus` work without a `--format`; a URL that could be any
+    /// collector (a bare host on an unusual port, a webhook) needs an explicit format.
+    public static func inferredFormat(for text: String) -> MetricsFormat? {
+        let lowered = text.lowercased()
+        guard let scheme = ["http://", "https://"].first(where: { lowered.hasPrefix($0) }) else { return nil }
+        let rest = lowered.dropFirst(scheme.count)
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let path = String(rest[authorityEnd...].prefix { $0 != "?" })
+        let port = rest[..<authorityEnd].split(separator: "@").last?.split(separator: ":").last.flatMap { Int($0) }
+        if path.hasPrefix("/metrics/job/") { return .prom }
+        if path.hasSuffix("/api/v1/import/prometheus") { return .vm }
+        if path.hasSuffix("/api/v1/import") { return .json }
+        if path.hasSuffix("/write") || path.hasSuffix("/influx/write") || path.hasSuffix("/api/v2/write") {
+            return .influx
+        }
+        if path.hasSuffix("/v1/metrics") { return .otlp }
+        guard path.isEmpty || path == "/" else { return nil }
+        switch port {
+        case 9091: return .prom
+        case 8428: return .vm
+        case 8086: return .influx
+        case 4318: return .otlp
+        default: return nil
+        }
+    }
+
     static func defaultPath(for format: MetricsFormat) -> String {
         switch format {
         case .prom: "/metrics/job/skirmish"

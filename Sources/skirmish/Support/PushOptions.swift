@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SkirmishSwarm
 import SkirmishTelemetry
 
@@ -7,29 +8,34 @@ struct PushOptions: ParsableArguments {
     @Option(
         name: .customLong("push"),
         help: ArgumentHelp(
-            "A collector to push metrics to (repeatable). Pair each with a --format, in the same order.",
+            "A collector to push metrics to (repeatable; each may be followed by its --format).",
             discussion: """
-                Pushgateway: http://host:9091 with --format prom (grouped by job/run/shard). VictoriaMetrics: \
-                http://host:8428/api/v1/import/prometheus with --format vm. InfluxDB 1.x: \
-                http://host:8086/write?db=skirmish with --format influx. OpenTelemetry: http://host:4318/v1/metrics \
-                with --format otlp. Any webhook: --format json. Credentials: https://user:password@host/… for basic \
-                auth, or SKIRMISH_PUSH_TOKEN for a bearer token.
+                Pushgateway: http://host:9091 (format prom; grouped by job/run/shard). VictoriaMetrics: \
+                http://host:8428/api/v1/import/prometheus (vm), or /api/v1/import (json lines). InfluxDB 1.x: \
+                http://host:8086/write?db=skirmish (influx; precision=ms is always added). OpenTelemetry: \
+                http://host:4318/v1/metrics (otlp). The format is inferred from these paths and ports; give \
+                --format for anything else (a webhook: --format json). Credentials: https://user:password@host/… \
+                for basic auth, or the SKIRMISH_PUSH_TOKEN environment variable for a bearer token.
                 """,
             valueName: "url"))
     var urls: [String] = []
 
     @Option(
         name: .customLong("format"),
-        help: ArgumentHelp("Format of the matching --push: prom, vm, influx, otlp or json.", valueName: "format"))
+        help: ArgumentHelp(
+            "Format of the matching --push, by position: prom, vm, influx, otlp or json (default: inferred).",
+            valueName: "format"))
     var formats: [String] = []
 
-    @Option(help: ArgumentHelp("Seconds between pushes.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds between pushes (a final push always follows the run).", valueName: "seconds"))
     var pushInterval = 5
 
     /// The exporter for these options, or `nil` when no collector was named.
     func makeExporter(source: any MetricsSource, runID: String, shard: Shard) throws -> Exporter? {
         guard formats.count <= urls.count else {
-            throw InputError("there are more --format options (\(formats.count)) than --push URLs (\(urls.count))")
+            throw InputError(
+                "there are more --format options (\(formats.count)) than --push URLs (\(urls.count)); give one "
+                    + "--format after each --push it belongs to")
         }
         for format in formats where MetricsFormat(rawValue: format) == nil {
             throw InputError(
@@ -38,13 +44,19 @@ struct PushOptions: ParsableArguments {
         }
         guard pushInterval >= 1 else { throw InputError("--push-interval must be at least 1 second") }
         guard !urls.isEmpty else { return nil }
+        let token = ProcessInfo.processInfo.environment["SKIRMISH_PUSH_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         var targets: [PushTarget] = []
         for (index, url) in urls.enumerated() {
-            let format = index < formats.count ? MetricsFormat(rawValue: formats[index]) ?? .prom : .prom
+            let named = index < formats.count ? MetricsFormat(rawValue: formats[index]) : nil
+            guard let format = named ?? PushTarget.inferredFormat(for: url) else {
+                throw InputError(
+                    "--push \(url): cannot tell which collector this is; add --format prom|vm|influx|otlp|json "
+                        + "after it (or use a collector's usual path, e.g. /api/v1/import/prometheus)")
+            }
             do {
-                targets.append(try PushTarget(parsing: url, format: format))
+                targets.append(try PushTarget(parsing: url, format: format, auth: token.map { .bearer($0) } ?? .none))
             } catch {
-                throw InputError("--push \(url): \(error)")
+                throw InputError(String(describing: error))
             }
         }
         return Exporter(
