@@ -31,7 +31,7 @@ struct CodecBench: ParsableCommand {
         print("codec: encode + decode round trips, \(iterations) per message")
         print(
             pad("message", 15) + pad("bytes", 7, left: true) + pad("ns/round trip", 15, left: true)
-                + pad("allocs/packet", 15, left: true))
+                + pad("cpu ns", 9, left: true) + pad("allocs/packet", 15, left: true))
         var allocationFree = true
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireLimits.maxDatagram, alignment: 8)
         defer { buffer.deallocate() }
@@ -55,6 +55,7 @@ struct CodecBench: ParsableCommand {
             print(
                 pad(name, 15) + pad("\(size)", 7, left: true)
                     + pad(fixed(measurement.nanosecondsPerIteration), 15, left: true)
+                    + pad(fixed(measurement.cpuNanosecondsPerIteration), 9, left: true)
                     + pad(fixed(measurement.allocationsPerIteration, 3), 15, left: true)
                     + (checksum == 0xFFFF_FFFF ? " " : ""))
         }
