@@ -18,6 +18,7 @@ public final class Exporter: Sendable {
     ///   - interval: time between pushes.
     ///   - runID: the run's id, used in the Pushgateway grouping key and the exporter's own series.
     ///   - shard: the shard index as text (`0` for a single process).
+    ///   - configuration: queue size, retry backoff and how long the final push may take.
     public init(
         targets: [PushTarget],
         source: any MetricsSource,

@@ -17,7 +17,7 @@ public struct HistogramID: Sendable, Hashable {
 ///
 /// Create one per event loop and use it only from that loop: it is deliberately not `Sendable`. Resolving a
 /// series (``counter(_:_:)`` and friends) hashes its labels and may allocate, so do it when a bot or match starts
-/// and keep the id; ``add(_:_:)``, ``set(_:_:)`` and ``record(_:seconds:)`` are an index and an add.
+/// and keep the id; `add`, ``set(_:_:)`` and ``record(_:seconds:)`` are an index and an add.
 /// ``snapshot(at:)`` copies everything for the exporter, which merges the shards' snapshots off the loop.
 public final class MetricsShard {
     /// Labels put first on every series (`run`, `shard`).
