@@ -42,7 +42,9 @@ let package = Package(
         ),
         .target(
             name: "SkirmishServer",
-            dependencies: ["SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishTelemetry"]
+            dependencies: ["SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishTelemetry"],
+            // The practice page, compiled in (`PackageResources.play_html`): no bundle lookup that can fail.
+            resources: [.embedInCode("Practice/play.html")]
         ),
         .target(
             name: "SkirmishSwarm",

@@ -54,9 +54,14 @@ public final class ReferenceServer: Sendable {
 
     /// Binds the listeners the configuration names and starts the 60 Hz clock.
     ///
+    /// The HTTP listener serves `/metrics`, the practice page at `/play` and the WebSocket endpoint `/ws`; `routes`
+    /// adds GET routes on the same port (the practice command's `/play/match`) and replaces a built-in one of the same
+    /// path.
+    ///
     /// - Throws: the bind error of the first listener that could not bind, after closing the others.
     public static func start(
-        configuration: ServerConfiguration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        configuration: ServerConfiguration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        routes: [String: HTTPServer.Route] = [:]
     ) async throws -> ReferenceServer {
         let loop = group.next()
         let state = try await loop.submit {
@@ -102,7 +107,9 @@ public final class ReferenceServer: Sendable {
             if let listen = configuration.http {
                 let server = try await HTTPServer.bind(
                     host: listen.host, port: listen.port, group: loop,
-                    routes: ["/metrics": Self.metricsRoute(state: state, loop: loop)],
+                    routes: [
+                        "/metrics": Self.metricsRoute(state: state, loop: loop), PracticePage.path: PracticePage.route,
+                    ].merging(routes) { _, extra in extra },
                     webSocketPath: "/ws",
                     onWebSocket: { channel in
                         channel.eventLoop.execute {

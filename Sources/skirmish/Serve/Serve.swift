@@ -9,7 +9,9 @@ struct Serve: AsyncParsableCommand {
         abstract: "Run the reference match server (Puck, Snap and Suns) until interrupted.",
         discussion: """
             The server speaks the Skirmish wire protocol over UDP, TCP (length-prefixed packets) and WebSocket \
-            (GET /ws on the HTTP listener), and serves its own metrics as Prometheus text at GET /metrics.
+            (GET /ws on the HTTP listener), and serves its own metrics as Prometheus text at GET /metrics. The \
+            practice page is at GET /play: two people who open it play Puck against each other (for an AI \
+            opponent, run skirmish practice).
 
             Every listener binds to loopback unless you name another address. Port 0 picks a free port; once \
             listening the server prints one line per listener so scripts can find it:
@@ -34,7 +36,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("TCP listener address (u32 length-prefixed packets).", valueName: "host:port"))
     var tcp = HostPort(host: "127.0.0.1", port: 0)
 
-    @Option(help: ArgumentHelp("HTTP listener for /metrics and the WebSocket endpoint /ws.", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp(
+            "HTTP listener for /metrics, the practice page /play and the WebSocket endpoint /ws.",
+            valueName: "host:port"))
     var http = HostPort(host: "127.0.0.1", port: 0)
 
     @Option(help: "Most sessions held at once (connected plus awaiting resume).")
