@@ -10,8 +10,9 @@ BUILD_DEPS   := libcurl4-openssl-dev libjson-c-dev pkg-config
 FUZZ_RUNS    ?= 2000000
 FUZZ_SECONDS ?= 120
 
-# Collectors the telemetry tests start on loopback, and the official OTLP parser they validate payloads with.
-TEST_DEPS    := prometheus prometheus-pushgateway victoria-metrics influxdb
+# Collectors the telemetry tests start on loopback, and the official OTLP parser they validate payloads with;
+# headless Chromium for the page tests (the practice page, the HTML report).
+TEST_DEPS    := prometheus prometheus-pushgateway victoria-metrics influxdb chromium
 PYTHON       ?= python3
 
 .PHONY: run test deps test-deps build fuzz bench lint clean

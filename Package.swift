@@ -46,6 +46,15 @@ let package = Package(
             // The practice page, compiled in (`PackageResources.play_html`): no bundle lookup that can fail.
             resources: [.embedInCode("Practice/play.html")]
         ),
+        // `skirmish practice`: AI opponents per page and the page's match route.
+        .target(
+            name: "SkirmishPractice",
+            dependencies: [
+                "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "SkirmishSwarm",
             dependencies: [
@@ -65,6 +74,7 @@ let package = Package(
                 "SkirmishServer",
                 "SkirmishSwarm",
                 "SkirmishTelemetry",
+                "SkirmishPractice",
                 "CAllocCounter",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -83,6 +93,16 @@ let package = Package(
             dependencies: ["SkirmishSwarm", "SkirmishWire", "SkirmishServer", "SkirmishNet", "SkirmishTelemetry"]
         ),
         .testTarget(name: "SkirmishTelemetryTests", dependencies: ["SkirmishTelemetry"]),
+        .testTarget(
+            name: "SkirmishPracticeTests",
+            dependencies: [
+                "SkirmishPractice", "SkirmishServer", "SkirmishNet", "SkirmishWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
     ]
 )
 

@@ -13,8 +13,9 @@ struct Skirmish: AsyncParsableCommand {
             Start here:
               skirmish swarm bots/quickstart.yaml     a 30 s mixed swarm against the embedded server
               skirmish serve                          the reference server on loopback
+              skirmish practice                       play Puck in your browser against an AI
               skirmish bench codec                    what this machine can do
             """,
-        subcommands: [SwarmCommand.self, Serve.self, ReportCommand.self, Bench.self]
+        subcommands: [SwarmCommand.self, Serve.self, PracticeCommand.self, ReportCommand.self, Bench.self]
     )
 }

@@ -25,5 +25,8 @@ struct HostPort: ExpressibleByArgument, Sendable, Hashable {
 
     static var defaultCompletionKind: CompletionKind { .default }
 
+    /// Shown as the default in `--help`.
+    var defaultValueDescription: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
     var listen: ServerConfiguration.Listen { ServerConfiguration.Listen(host: host, port: port) }
 }

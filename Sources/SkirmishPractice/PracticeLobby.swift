@@ -1,0 +1,145 @@
+import NIOCore
+import NIOPosix
+import SkirmishNet
+import SkirmishServer
+import SkirmishWire
+
+/// Hands each practice page a fresh AI opponent: `GET /play/match` starts one and answers with its match.
+///
+/// The opponent joins first, with match 0 (a new table), and the page then joins that match by id. Two opponents
+/// asking for a new table at once would be seated at the same one, so openings are serialised: the next opponent
+/// starts only when the previous one's table has filled (its page joined) or it has given up. A page that never joins
+/// costs at most the opponent's join timeout. An opponent seated at somebody else's table (possible against a shared
+/// `--target` server) leaves it and tries again.
+public actor PracticeLobby {
+    /// What the page is told: the match to join, how hard the opponent is, and where the game server is.
+    public struct Offer: Sendable, Hashable {
+        public var match: UInt32
+        public var difficulty: Difficulty
+        /// The WebSocket URL the page connects to; `nil`: `/ws` on the host that served the page.
+        public var webSocketURL: String?
+
+        public init(match: UInt32, difficulty: Difficulty, webSocketURL: String?) {
+            self.match = match
+            self.difficulty = difficulty
+            self.webSocketURL = webSocketURL
+        }
+
+        /// The JSON body of `GET /play/match`.
+        public var json: String {
+            let url = webSocketURL.map { "\"\(Self.escaped($0))\"" } ?? "null"
+            return "{\"match\":\(match),\"difficulty\":\"\(difficulty.rawValue)\",\"ws\":\(url)}\n"
+        }
+
+        static func escaped(_ text: String) -> String {
+            var out = ""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case _ where scalar.value < 0x20:
+                    out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out
+        }
+    }
+
+    public let difficulty: Difficulty
+    private let loop: any EventLoop
+    private let joinTimeout: TimeAmount
+    private var opponentTarget: Target?
+    private var pageWebSocketURL: String?
+    private var seats: [OpponentSeat] = []
+    private var queue: Task<Void, Never>?
+    private var closed = false
+
+    /// - Parameters:
+    ///   - joinTimeout: how long an opponent waits for its page before leaving.
+    public init(
+        difficulty: Difficulty, loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
+        joinTimeout: TimeAmount = .seconds(15)
+    ) {
+        self.difficulty = difficulty
+        self.loop = loop
+        self.joinTimeout = joinTimeout
+    }
+
+    /// Where opponents connect, and the WebSocket URL pages are told (`nil`: the page's own host at `/ws`).
+    ///
+    /// Set once the game server listens; until then `/play/match` answers that practice is still starting.
+    public func serve(opponentsAt target: Target, pageWebSocketURL: String?) {
+        opponentTarget = target
+        self.pageWebSocketURL = pageWebSocketURL
+    }
+
+    /// The `GET /play/match` route: starts an opponent and answers with its ``Offer`` as JSON.
+    public nonisolated var route: HTTPServer.Route {
+        HTTPServer.Route(contentType: "application/json") { [self] in
+            Array(try await self.open().json.utf8)
+        }
+    }
+
+    /// The page and the match route, for an HTTP listener of their own (`--target`) or the game server's.
+    public nonisolated var routes: [String: HTTPServer.Route] {
+        [PracticePage.path: PracticePage.route, PracticePage.matchPath: route]
+    }
+
+    /// Starts an opponent at a new table and returns what the page needs to join it.
+    public func open() async throws -> Offer {
+        let previous = queue
+        let work = Task { () async throws -> Offer in
+            await previous?.value
+            return try await self.openNow()
+        }
+        queue = Task { _ = await work.result }
+        return try await work.value
+    }
+
+    /// Every opponent still playing or waiting, oldest first.
+    public func opponents() -> [OpponentSeat] {
+        seats
+    }
+
+    /// Stops every opponent; later requests fail.
+    public func close() async {
+        closed = true
+        let running = seats
+        seats.removeAll()
+        for seat in running { await seat.stop() }
+    }
+
+    private func openNow() async throws -> Offer {
+        guard !closed else { throw LobbyError(description: "practice is shutting down") }
+        guard let target = opponentTarget else {
+            throw LobbyError(description: "practice is still starting; reload the page in a moment")
+        }
+        // The previous opponent's table must fill (or be given up) first, or this one would sit down at it.
+        if let last = seats.last { _ = try? await last.started.get() }
+        for _ in 0..<3 {
+            let seat = try await PracticeOpponent.start(
+                target: target, difficulty: difficulty, joinTimeout: joinTimeout, on: loop)
+            guard seat.welcome.seat == 0 else {
+                await seat.stop()
+                continue
+            }
+            seats.append(seat)
+            seat.ended.whenComplete { [weak self] _ in
+                Task { await self?.forget(seat.welcome.peer) }
+            }
+            return Offer(match: seat.welcome.match, difficulty: difficulty, webSocketURL: pageWebSocketURL)
+        }
+        throw LobbyError(
+            description: "the opponent kept being seated at other players' tables on \(target); try again")
+    }
+
+    private func forget(_ peer: UInt32) {
+        seats.removeAll { $0.welcome.peer == peer }
+    }
+}
+
+/// Why the lobby could not offer a match; the page shows the text.
+public struct LobbyError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+}

@@ -1,0 +1,132 @@
+import ArgumentParser
+import NIOCore
+import NIOPosix
+import SkirmishNet
+import SkirmishPractice
+import SkirmishServer
+
+/// `skirmish practice`: Puck in a browser against an AI opponent.
+struct PracticeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "practice",
+        abstract: "Play Puck in your browser against an AI opponent.",
+        discussion: """
+            Starts the reference match server on loopback (unless --target names another), and serves a page at \
+            http://127.0.0.1:<port>/play. Open the printed URL: each time the page asks for a match, an AI \
+            opponent at --difficulty sits down at a new table and the page joins it. Move your paddle with the \
+            mouse or a finger; first to 7 goals wins, and Rematch starts a new match against a fresh opponent.
+
+            The page works offline: it is compiled into this binary and loads nothing else. It speaks the same \
+            wire packets as every other client, over the server's WebSocket endpoint (/ws), and shows the score, \
+            your round-trip latency and the opponent's difficulty.
+
+            With --target the page is served from a small local HTTP server instead, and both the page and the \
+            opponent connect to the game server's WebSocket endpoint you name.
+
+            Once ready it prints one line for scripts, then waits until SIGINT or SIGTERM:
+
+              practice http://127.0.0.1:40125/play
+
+            Examples:
+              skirmish practice                                  medium opponent, free port
+              skirmish practice --difficulty expert --http 127.0.0.1:8080
+              skirmish practice --target ws://127.0.0.1:9000/ws   a server you started
+            """
+    )
+
+    @Option(help: ArgumentHelp("How hard the AI plays: easy, medium, hard or expert.", valueName: "level"))
+    var difficulty = Difficulty.medium
+
+    @Option(
+        help: ArgumentHelp(
+            "Address of the page (and, without --target, of the server's /ws and /metrics). Port 0 picks a free one.",
+            valueName: "host:port"))
+    var http = HostPort(host: "127.0.0.1", port: 0)
+
+    @Option(
+        help: ArgumentHelp(
+            "A game server's WebSocket endpoint to play on instead of the embedded one, e.g. ws://127.0.0.1:9000/ws.",
+            valueName: "url"))
+    var target: String?
+
+    @Option(
+        help: ArgumentHelp("Seconds an AI waits for its page to join before leaving its table.", valueName: "seconds"))
+    var joinTimeout = 15
+
+    func validate() throws {
+        guard joinTimeout > 0 else {
+            throw ValidationError("--join-timeout must be at least 1 second; got \(joinTimeout).")
+        }
+        if let target { _ = try Self.webSocketTarget(target) }
+    }
+
+    func run() async throws {
+        let lobby = PracticeLobby(difficulty: difficulty, joinTimeout: .seconds(Int64(joinTimeout)))
+        let server: ReferenceServer?
+        let pages: HTTPServer?
+        let pageAddress: SocketAddress
+        if let target {
+            let game = try Self.webSocketTarget(target)
+            let host = try await HTTPServer.bind(
+                host: http.host, port: http.port, group: MultiThreadedEventLoopGroup.singleton, routes: lobby.routes,
+                webSocketPath: nil, onWebSocket: nil)
+            await lobby.serve(opponentsAt: game, pageWebSocketURL: game.description)
+            (server, pages, pageAddress) = (nil, host, host.localAddress)
+        } else {
+            var configuration = ServerConfiguration()
+            configuration.udp = nil
+            configuration.tcp = nil
+            configuration.http = http.listen
+            let started = try await ReferenceServer.start(configuration: configuration, routes: lobby.routes)
+            guard let address = started.addresses.http else { throw ValidationError("the HTTP listener did not start") }
+            let port = address.port ?? 0
+            await lobby.serve(
+                opponentsAt: Target(transport: .webSocket, host: Self.connectHost(http.host), port: port),
+                pageWebSocketURL: nil)
+            (server, pages, pageAddress) = (started, nil, address)
+        }
+        let url = "http://\(Self.urlHost(Self.connectHost(http.host))):\(pageAddress.port ?? 0)\(PracticePage.path)"
+        Console.line("practice \(url)")
+        Console.note("open \(url) in a browser to play against a \(difficulty) AI; Ctrl-C stops")
+        let signal = await Signals.firstTermination() ?? "stop"
+        Console.note("\(signal): stopping the opponents")
+        await lobby.close()
+        try? await pages?.close()
+        await server?.shutdown()
+    }
+
+    /// The game server named by `--target`: the page in a browser can only speak WebSocket.
+    static func webSocketTarget(_ text: String) throws -> Target {
+        let target: Target
+        do {
+            target = try Target(parsing: text)
+        } catch {
+            throw ValidationError("--target: \(error)")
+        }
+        guard target.transport == .webSocket else {
+            throw ValidationError(
+                "--target \(text): the practice page runs in a browser, which speaks only WebSocket; give the "
+                    + "server's WebSocket endpoint instead, e.g. ws://127.0.0.1:9000/ws.")
+        }
+        return target
+    }
+
+    /// A listener on every address is reached on loopback.
+    static func connectHost(_ host: String) -> String {
+        switch host {
+        case "0.0.0.0": "127.0.0.1"
+        case "::": "::1"
+        default: host
+        }
+    }
+
+    static func urlHost(_ host: String) -> String {
+        host.contains(":") ? "[\(host)]" : host
+    }
+}
+
+extension Difficulty: ExpressibleByArgument {
+    public init?(argument: String) {
+        self.init(rawValue: argument.lowercased())
+    }
+}

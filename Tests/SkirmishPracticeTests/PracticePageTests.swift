@@ -1,0 +1,143 @@
+import Foundation
+import SkirmishPractice
+import SkirmishServer
+import SkirmishWire
+import Testing
+
+/// The practice page in a real headless Chromium: it loads, connects, and a person's pointer moves their paddle.
+///
+/// Evidence is taken on the server's side: the opponent's snapshots (the server's view of the person's paddle,
+/// mirrored into the opponent's frame) and the server's own packet counters, never the page's text alone.
+@Suite(.serialized) struct PracticePageTests {
+    @Test func aPersonPlaysWithTheMouseAndGetsARematch() async throws {
+        let practice = try await PracticeFixture.start(difficulty: .medium)
+        let chromium: Chromium
+        do {
+            chromium = try await Chromium.startOrCancel()
+        } catch {
+            await practice.stop()
+            throw error
+        }
+        let outcome = await Result { () async throws in
+            let tab = try await chromium.openTab()
+            try await tab.navigate(to: practice.pageURL)
+            let match = try #require(await tab.waitUntilPlaying())
+            #expect(try await tab.evaluate("window.practice.game.difficulty") as? String == "medium")
+
+            let before = try await practice.server.stats()
+            try await tab.moveMouse(toTable: 60, 420)
+            #expect(await practice.opponentSeesOtherPaddle(match: match, near: 260, 60) != nil)
+            try await tab.moveMouse(toTable: 250, 300)
+            #expect(await practice.opponentSeesOtherPaddle(match: match, near: 70, 180) != nil)
+            // Beyond the centre line the paddle stays in the person's half (the page clamps, the server agrees).
+            try await tab.moveMouse(toTable: 160, 100)
+            #expect(await practice.opponentSeesOtherPaddle(match: match, near: 160, 200) != nil)
+            let after = try await practice.server.stats()
+            #expect(
+                after.packetsReceived[MessageType.paddleState.index]
+                    > before.packetsReceived[MessageType.paddleState.index])
+            #expect(after.totalRejected == 0)
+
+            // Latency from Ping/Pong is shown once a round trip is measured.
+            let latency = await poll(timeout: .seconds(10)) { () -> String? in
+                let text = try? await tab.evaluate("document.getElementById('latency').textContent") as? String
+                return text?.hasSuffix(" ms") == true ? text : nil
+            }
+            #expect(latency != nil)
+            try await tab.moveMouse(toTable: 120, 400)
+            try await tab.screenshot(to: "/tmp/practice.png")
+
+            // The opponent leaves: the person wins by forfeit and is offered a rematch against a fresh opponent.
+            await practice.opponent(at: match)?.stop()
+            let title = await tab.waitForOverlay(titled: ["You win!"])
+            #expect(title == "You win!")
+            try await tab.screenshot(to: "/tmp/practice-over.png")
+            let button = try #require(
+                try await tab.evaluate(
+                    """
+                    (() => { const b = document.getElementById('action'); if (b.hidden) return null;
+                      const r = b.getBoundingClientRect(); return [b.textContent, r.x + r.width / 2, r.y + r.height / 2]; })()
+                    """) as? [Any])
+            #expect(button.first as? String == "Rematch")
+            try await tab.click(atPage: button[1] as? Double ?? 0, button[2] as? Double ?? 0)
+            let rematch = try #require(await tab.waitUntilPlaying(notMatch: match))
+            #expect(rematch != match)
+            try await tab.moveMouse(toTable: 200, 380)
+            #expect(await practice.opponentSeesOtherPaddle(match: rematch, near: 120, 100) != nil)
+
+            // The server goes away: the page says so and offers to reconnect.
+            await practice.server.shutdown()
+            let gone = await tab.waitForOverlay(titled: ["Server stopped", "Disconnected"])
+            #expect(gone != nil)
+            #expect(try await tab.evaluate("document.getElementById('action').textContent") as? String == "Reconnect")
+            #expect(try await tab.evaluate("document.getElementById('latency').textContent") as? String == "offline")
+            try await tab.screenshot(to: "/tmp/practice-disconnected.png")
+        }
+        await chromium.close()
+        await practice.stop()
+        try outcome.get()
+    }
+
+    @Test func aPersonPlaysWithAFingerOnAPhone() async throws {
+        let practice = try await PracticeFixture.start(difficulty: .expert)
+        let chromium: Chromium
+        do {
+            chromium = try await Chromium.startOrCancel()
+        } catch {
+            await practice.stop()
+            throw error
+        }
+        let outcome = await Result { () async throws in
+            let tab = try await chromium.openTab()
+            try await tab.send(
+                "Emulation.setDeviceMetricsOverride",
+                ["width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": true])
+            try await tab.send("Emulation.setTouchEmulationEnabled", ["enabled": true, "maxTouchPoints": 5])
+            try await tab.navigate(to: practice.pageURL)
+            let match = try #require(await tab.waitUntilPlaying())
+
+            // The table fits the narrow screen: no sideways scrolling, and the whole table is on screen.
+            #expect(try await tab.evaluate("document.documentElement.scrollWidth") as? Int == 390)
+            let topLeft = try await tab.clientPoint(-16, -16)
+            let bottomRight = try await tab.clientPoint(336, 496)
+            #expect(topLeft.x >= 0 && topLeft.y >= 0 && bottomRight.x <= 390 && bottomRight.y <= 844)
+
+            let start = try await tab.clientPoint(100, 430)
+            let end = try await tab.clientPoint(220, 330)
+            try await tab.send(
+                "Input.dispatchTouchEvent", ["type": "touchStart", "touchPoints": [["x": start.x, "y": start.y]]])
+            #expect(await practice.opponentSeesOtherPaddle(match: match, near: 220, 50) != nil)
+            try await tab.send(
+                "Input.dispatchTouchEvent", ["type": "touchMove", "touchPoints": [["x": end.x, "y": end.y]]])
+            #expect(await practice.opponentSeesOtherPaddle(match: match, near: 100, 150) != nil)
+            try await tab.send("Input.dispatchTouchEvent", ["type": "touchEnd", "touchPoints": [[String: Any]]()])
+            try await tab.screenshot(to: "/tmp/practice-mobile.png")
+            #expect(try await practice.server.stats().totalRejected == 0)
+        }
+        await chromium.close()
+        await practice.stop()
+        try outcome.get()
+    }
+}
+
+extension Tab {
+    /// Waits until the page has joined a match and play has started; returns the match id.
+    func waitUntilPlaying(notMatch previous: UInt32? = nil, timeout: Duration = .seconds(30)) async -> UInt32? {
+        await poll(timeout: timeout) { () -> UInt32? in
+            let value = try? await evaluate(
+                "window.practice && window.practice.game.status === 'playing' ? window.practice.game.match : 0")
+            guard let match = (value as? Int).map(UInt32.init), match != 0, match != previous else { return nil }
+            return match
+        }
+    }
+
+    /// Waits until the overlay shows one of `titles`; returns the one shown.
+    func waitForOverlay(titled titles: [String], timeout: Duration = .seconds(20)) async -> String? {
+        await poll(timeout: timeout) { () -> String? in
+            let value = try? await evaluate(
+                "document.getElementById('overlay').hidden ? '' : document.getElementById('overlay-title').textContent")
+            guard let title = value as? String, titles.contains(title) else { return nil }
+            return title
+        }
+    }
+}
