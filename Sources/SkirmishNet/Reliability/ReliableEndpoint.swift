@@ -7,10 +7,12 @@ import SkirmishWire
 /// packets per delivery class, acknowledges reliable ones with a cumulative number and a 32-bit bitfield, resends
 /// what is not acknowledged on a retransmission timeout of `max(minRTO, SRTT + 4·RTTVAR)` that doubles per retry,
 /// delivers reliable messages in order exactly once, drops stale and duplicate unreliable ones and counts the gaps as
-/// loss. Over TCP and WebSocket (``Mode-swift.enum/stream``) the transport already orders and retransmits, so numbers
-/// are 0 and only the keepalive and silence rules apply. It never reads a clock and never touches a socket: the owner
-/// feeds it packets and time and sends what it emits, which is what lets the tests drive thousands of lossy,
-/// duplicating, reordering exchanges without a socket or a sleep.
+/// loss. A timeout also backs the estimate off for packets sent after it until an unambiguous round trip is measured
+/// (RFC 6298 §5.5): without that, a path slower than the initial timeout would never yield a sample under Karn's rule
+/// and every reliable packet would be resent forever. Over TCP and WebSocket (``Mode-swift.enum/stream``) the
+/// transport already orders and retransmits, so numbers are 0 and only the keepalive and silence rules apply. It never
+/// reads a clock and never touches a socket: the owner feeds it packets and time and sends what it emits, which is what
+/// lets the tests drive thousands of lossy, duplicating, reordering exchanges without a socket or a sleep.
 public struct ReliableEndpoint: Sendable {
     public enum Mode: Sendable, Hashable {
         /// UDP: numbering, acks, resends, stale drops.
@@ -62,6 +64,8 @@ public struct ReliableEndpoint: Sendable {
         var firstSent: NIODeadline
         var due: NIODeadline
         var retries: Int
+        /// The retransmission timeout when first sent; each retry waits twice the one before.
+        var rto: Int64
     }
 
     public let configuration: Configuration
@@ -124,8 +128,9 @@ public struct ReliableEndpoint: Sendable {
             nextReliable &+= 1
             if nextReliable == 0 { nextReliable = 1 }
             pending.append(
-                Pending(number: number, message: message, firstSent: now, due: now + .nanoseconds(rtoNanos), retries: 0)
-            )
+                Pending(
+                    number: number, message: message, firstSent: now, due: now + .nanoseconds(rtoNanos), retries: 0,
+                    rto: rtoNanos))
             return Packet(number: number, message)
         }
     }
@@ -238,8 +243,12 @@ public struct ReliableEndpoint: Sendable {
             }
             for index in pending.indices where pending[index].due <= now {
                 pending[index].retries += 1
-                let backoff = min(rtoNanos << min(pending[index].retries, 16), configuration.maxRTO.nanoseconds)
+                let base = pending[index].rto
+                let backoff = min(base << min(pending[index].retries, 16), configuration.maxRTO.nanoseconds)
                 pending[index].due = now + .nanoseconds(backoff)
+                // A timeout under the current estimate backs it off for new packets too, until a sample resets it;
+                // packets stamped under an older, smaller estimate do not back it off again.
+                if base >= rtoNanos { rtoNanos = min(2 * rtoNanos, configuration.maxRTO.nanoseconds) }
                 stats.resends &+= 1
                 lastSent = now
                 emit(Packet(number: pending[index].number, pending[index].message))
