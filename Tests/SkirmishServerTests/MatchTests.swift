@@ -93,4 +93,34 @@ import Testing
         #expect(snap[0].winner == snap[1].winner)
         await fixture.stop()
     }
+
+    /// A player whose connection goes quiet is dropped; it resumes with its token from a new socket within the
+    /// window, gets its own seat back, and the paused match then plays to the end with matching hashes.
+    @Test func aDroppedPlayerResumesIntoItsSeatAndTheMatchFinishes() async throws {
+        // Silence is cut to 2 s here (the 5 s rule itself is checked with an injected clock in ServerCoreTests);
+        // an idle client still pings every second, so only the suspended one goes quiet.
+        let fixture = try await ServerFixture.start { $0.reliability.silenceTimeout = .seconds(2) }
+        let a = try await fixture.client(.udp, game: .puck, seats: 2, name: "steady")
+        let b = try await fixture.client(.udp, game: .puck, seats: 2, name: "roamer")
+        let welcomeA = try await within(.seconds(10)) { try await connected(a) }
+        let welcomeB = try await within(.seconds(10)) { try await connected(b) }
+        b.suspend()
+        try await eventually(within: .seconds(15)) { try await fixture.stats().detached == 1 }
+        b.resume()
+        let again = try await within(.seconds(10)) { try await connected(b) }
+        #expect(again.peer == welcomeB.peer && again.match == welcomeB.match && again.seat == welcomeB.seat)
+        let resumed = try await fixture.stats()
+        #expect(resumed.detached == 0 && resumed.resumes == 1)
+        let results = try await within(.seconds(90)) {
+            async let first = playPuck(a, phase: 0, seat: Int(welcomeA.seat))
+            async let second = playPuck(b, phase: 7, seat: Int(again.seat))
+            return try await [first, second]
+        }
+        #expect(results.allSatisfy { $0.desyncs == 0 })
+        #expect(results.filter { $0.over.winner == .me }.count == 1)
+        let stats = try await fixture.stats()
+        #expect(stats.forfeits == 0)
+        #expect(stats.matchesCompleted[Int(GameKind.puck.rawValue)] == 1)
+        await fixture.stop()
+    }
 }

@@ -89,9 +89,11 @@ struct PuckResult: Sendable {
 }
 
 /// Plays one Puck match to its end, checking every server message against a replica.
-func playPuck(_ session: AsyncClientSession, phase: Int) async throws -> PuckResult {
-    var replica = PuckReplica(seat: 0)
-    var seat = 0
+///
+/// `seat` is the seat from a Welcome the caller already took from the event stream; otherwise the Welcome is awaited.
+func playPuck(_ session: AsyncClientSession, phase: Int, seat knownSeat: Int? = nil) async throws -> PuckResult {
+    var seat = knownSeat ?? 0
+    var replica = PuckReplica(seat: seat)
     var desyncs = 0
     var snapshots = 0
     var step: UInt32 = 0
