@@ -117,6 +117,8 @@ public struct RunSummary: Codable, Sendable {
     public var passed: Bool
     /// The run's figures over time, so `skirmish report summary.json` can rebuild `report.html`.
     public var timeline: RunTimeline?
+    /// A soak's health checks, resources and collector outages (`skirmish soak` only).
+    public var soak: SoakReport?
 }
 
 extension RunSummary {

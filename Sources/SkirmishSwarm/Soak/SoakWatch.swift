@@ -1,0 +1,145 @@
+import Foundation
+import SkirmishTelemetry
+import Synchronization
+
+/// Watches a running swarm for a soak: every interval it samples the process and the run's figures, feeds the
+/// ``HealthMonitor`` and checkpoints `summary.json` (written atomically, so a killed run leaves its latest figures).
+///
+/// Runs beside ``Swarm/run(progress:)`` in its own task and never touches an event loop except through
+/// ``Swarm/snapshot()``; cancel the task to stop it.
+public final class SoakWatch: Sendable {
+    /// Where and how often to check.
+    public struct Configuration: Sendable {
+        public var policy: HealthPolicy
+        /// Time between checks (a minute by default).
+        public var interval: Duration
+        /// The results folder the checkpoints go to.
+        public var outDirectory: String
+        /// The script's path, as the summary names it.
+        public var scriptPath: String
+        public var startedAt: Date
+
+        public init(
+            policy: HealthPolicy, interval: Duration = .seconds(60), outDirectory: String, scriptPath: String,
+            startedAt: Date
+        ) {
+            self.policy = policy
+            self.interval = interval
+            self.outDirectory = outDirectory
+            self.scriptPath = scriptPath
+            self.startedAt = startedAt
+        }
+    }
+
+    private struct State: Sendable {
+        var monitor: HealthMonitor
+        var timeline = RunTimeline(capacity: 500)
+        var checks = 0
+        var plannedPeak = 0
+        var previousLateness: HistogramValue?
+        var lastWriteError: String?
+    }
+
+    public let configuration: Configuration
+    private let swarm: Swarm
+    private let exporterStats: @Sendable () -> ExporterStats?
+    private let resources: @Sendable () -> ProcessResources.Reading
+    private let start = ContinuousClock.now
+    private let state: Mutex<State>
+
+    /// A watch over `swarm`, whose clock starts now; `exporterStats` reads the exporter's stats (`nil`: no --push),
+    /// `resources` reads the process (``ProcessResources/current()`` unless a test says otherwise).
+    public init(
+        swarm: Swarm, configuration: Configuration,
+        exporterStats: @escaping @Sendable () -> ExporterStats? = { nil },
+        resources: @escaping @Sendable () -> ProcessResources.Reading = { ProcessResources.current() }
+    ) {
+        self.swarm = swarm
+        self.configuration = configuration
+        self.exporterStats = exporterStats
+        self.resources = resources
+        state = Mutex(State(monitor: HealthMonitor(policy: configuration.policy)))
+    }
+
+    /// Checks at once and then every interval until the task is cancelled; `onChange` is told each verdict whose
+    /// status changed since the previous check.
+    public func run(onChange: @escaping @Sendable (HealthVerdict) -> Void = { _ in }) async {
+        var statuses: [HealthVerdict.Check: HealthVerdict.Status] = [:]
+        var due = start
+        while !Task.isCancelled {
+            for verdict in await check() where statuses[verdict.check] != verdict.status {
+                if statuses[verdict.check] != nil || verdict.status != .pending { onChange(verdict) }
+                statuses[verdict.check] = verdict.status
+            }
+            due += configuration.interval
+            // A periodic schedule fixed in advance: a slow check does not push the next ones later.
+            try? await Task.sleep(until: max(due, ContinuousClock.now), clock: .continuous)
+        }
+    }
+
+    /// Takes one sample now, judges it and writes the checkpoint; returns the verdicts.
+    @discardableResult
+    public func check() async -> [HealthVerdict] {
+        let snapshot = await swarm.snapshot()
+        let reading = resources()
+        let elapsed = (ContinuousClock.now - start).seconds
+        let exporter = exporterStats()
+        let legit = swarm.configuration.script.personas.filter(\.isLegit).map(\.name)
+        let reader = SnapshotReader(snapshot: snapshot, legit: legit)
+        let lateness = snapshot.histogram(SkirmishMetrics.tickLateness)
+        let plan = swarm.configuration.plan
+        let (summary, verdicts) = state.withLock { state -> (RunSummary, [HealthVerdict]) in
+            let interval = lateness.map { current in state.previousLateness.map { current.subtracting($0) } ?? current }
+            state.previousLateness = lateness
+            state.plannedPeak = max(state.plannedPeak, plan.closedBots(at: .nanoseconds(Int64(elapsed * 1e9))))
+            let sample = HealthSample(
+                seconds: elapsed, residentBytes: reading.residentBytes, openFiles: reading.openFiles,
+                bots: Int(snapshot.gaugeTotal(SkirmishMetrics.botsConnected)),
+                matchesCompleted: reader.total(SkirmishMetrics.matchesCompleted),
+                desyncs: reader.total(SkirmishMetrics.desyncs), errors: reader.total(SkirmishMetrics.errors),
+                handshakes: reader.total(SkirmishMetrics.handshakes), tickLatenessP99: interval?.quantile(0.99),
+                exporterPushes: exporter.map { UInt64($0.pushes) },
+                exporterFailures: exporter.map { UInt64($0.totalFailures) })
+            let verdicts = state.monitor.record(sample)
+            state.checks += 1
+            state.timeline.record(snapshot)
+            let outcome = SwarmOutcome(
+                snapshot: snapshot, timeline: state.timeline, elapsed: .nanoseconds(Int64(elapsed * 1e9)),
+                interrupted: false, peakBots: state.plannedPeak)
+            var summary = RunSummary(
+                outcome: outcome, configuration: swarm.configuration, scriptPath: configuration.scriptPath,
+                startedAt: configuration.startedAt, exporter: exporter)
+            summary.attach(report(state, .running))
+            return (summary, verdicts)
+        }
+        do {
+            try RunOutput.writeSummary(summary, to: configuration.outDirectory)
+            state.withLock { $0.lastWriteError = nil }
+        } catch {
+            state.withLock { $0.lastWriteError = "\(error)" }
+        }
+        return verdicts
+    }
+
+    /// The soak section as of the latest check.
+    public func report(state runState: SoakReport.State) -> SoakReport {
+        state.withLock { report($0, runState) }
+    }
+
+    /// Why the latest checkpoint could not be written, if it could not.
+    public var lastWriteError: String? { state.withLock { $0.lastWriteError } }
+
+    private func report(_ state: State, _ runState: SoakReport.State) -> SoakReport {
+        SoakReport(
+            monitor: state.monitor, state: runState, checks: state.checks,
+            checkIntervalSeconds: configuration.interval.seconds)
+    }
+}
+
+extension RunSummary {
+    /// Adds a soak's report; the run passes only if its health checks pass too.
+    public mutating func attach(_ report: SoakReport) {
+        soak = report
+        passed = passed && report.passed
+    }
+}
