@@ -16,6 +16,6 @@ struct Skirmish: AsyncParsableCommand {
               skirmish practice                       play Puck in your browser against an AI
               skirmish bench codec                    what this machine can do
             """,
-        subcommands: [SwarmCommand.self, Serve.self, PracticeCommand.self, ReportCommand.self, Bench.self]
+        subcommands: [SwarmCommand.self, SoakCommand.self, Serve.self, PracticeCommand.self, ReportCommand.self, Bench.self]
     )
 }
