@@ -40,7 +40,10 @@ final class Bot: BotHandle {
     private var brain: (any Brain)?
     private var connected = false
     private var resuming = false
-    private var failures = 0
+    private var reconnectBackoff = ReconnectBackoff()
+    /// When this bot lost a match's connection it did not drop on purpose (server restart, silence), until it is
+    /// playing again: the start of the reconnect time it records.
+    private var outageSince: NIODeadline?
     private var pings: UInt32 = 0
     private var nextPing: NIODeadline?
     private var nextChat: NIODeadline?
@@ -205,7 +208,7 @@ final class Bot: BotHandle {
     private func finishMatch(now: NIODeadline) {
         closeSession()
         phase = .ready
-        failures = 0
+        reconnectBackoff.reset()
         advance(now: now)
     }
 
@@ -220,14 +223,12 @@ final class Bot: BotHandle {
         nextDrop = nil
     }
 
-    /// After a failed handshake or a lost connection: try the same step again after a jittered exponential backoff
-    /// (0.5 s doubling to 30 s, full jitter), so a restarted server does not meet a synchronised storm.
+    /// After a failed handshake or a lost connection: try the same step again after a ``ReconnectBackoff`` delay
+    /// (full jitter, 1 s window doubling to 30 s), so a restarted server does not meet a synchronised storm.
     private func backoff(now: NIODeadline) {
-        failures += 1
-        let cap = min(30.0, 0.5 * Double(1 << min(failures, 6)))
-        let delay = Double.random(in: 0.05...cap, using: &random)
+        let delay = reconnectBackoff.next(using: &random)
         stepIndex = max(0, stepIndex - 1)
-        phase = .waiting(until: now + .nanoseconds(Int64(delay * 1e9)))
+        phase = .waiting(until: now + .nanoseconds(delay.nanoseconds))
     }
 
     // MARK: Session events
@@ -243,6 +244,7 @@ final class Bot: BotHandle {
             }
         case .message(let message, let receivedAt):
             guard case .playing = phase, let brain else { break }
+            if case .serverQuit = message { return lostServer(now: now) }
             brain.received(message, at: receivedAt)
             if brain.isMatchOver { finishMatch(now: now) }
         case .rtt(let sample):
@@ -263,15 +265,15 @@ final class Bot: BotHandle {
             meters.shard.add(meters.handshakes)
             meters.record(meters.handshake, seconds: Double((now - since).nanoseconds) / 1e9)
             phase = .playing(until: playUntil)
+            recordReconnect(since: outageSince, now: now)
             brain?.connected(welcome, now: now)
             for text in pendingChat { session?.send(.chat(Chat(text: text))) }
             pendingChat.removeAll()
         case .playing:
             // A resume re-attached the seat; the brain carries on with the same match.
-            if resuming, let since = resumeStarted {
+            if resuming {
                 resuming = false
-                meters.shard.add(meters.reconnects)
-                meters.record(meters.reconnect, seconds: Double((now - since).nanoseconds) / 1e9)
+                recordReconnect(since: outageSince ?? resumeStarted, now: now)
             }
         default:
             break
@@ -294,18 +296,47 @@ final class Bot: BotHandle {
             brain = nil
             backoff(now: now)
         case .playing:
+            let resumeFailed = resuming
             if resuming {
                 // The seat was not held (server restarted, window passed): join a new match after a backoff.
                 resuming = false
                 meters.error("resume_failed")
             } else {
                 meters.error(Self.errorKind(cause))
+                if Self.isOutage(cause) { outageSince = outageSince ?? now }
             }
+            if resumeFailed { outageSince = outageSince ?? resumeStarted }
             session = nil
             brain = nil
             backoff(now: now)
         default:
             break
+        }
+    }
+
+    /// The server said it is going away (a restart or a deploy): rejoin after a backoff, timed as a reconnect.
+    private func lostServer(now: NIODeadline) {
+        meters.error("server_quit")
+        outageSince = outageSince ?? now
+        closeSession()
+        backoff(now: now)
+        group.reschedule(self)
+    }
+
+    /// Counts a return to play after an outage (or a resume) and its time; nothing when there was none.
+    private func recordReconnect(since: NIODeadline?, now: NIODeadline) {
+        outageSince = nil
+        guard let since else { return }
+        meters.shard.add(meters.reconnects)
+        meters.record(meters.reconnect, seconds: Double((now - since).nanoseconds) / 1e9)
+    }
+
+    /// Causes that mean the server or the network went away (the bot's return is timed as a reconnect), as opposed to
+    /// the server sending this player away (a matchmaking timeout, a rejection).
+    static func isOutage(_ cause: ClientSession.Cause) -> Bool {
+        switch cause {
+        case .silence, .unacknowledged, .transportError, .remote(.serverShutdown): true
+        case .rejected, .remote, .handshakeTimeout, .local: false
         }
     }
 
