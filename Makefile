@@ -14,6 +14,8 @@ FUZZ_SECONDS ?= 120
 # headless Chromium for the page tests (the practice page, the HTML report).
 TEST_DEPS    := prometheus prometheus-pushgateway victoria-metrics influxdb chromium
 PYTHON       ?= python3
+# The network-namespace matrix test: ip netns, veth and tc netem (iproute2), and curl to read the server's metrics.
+TEST_DEPS    += iproute2 curl
 
 .PHONY: run test deps test-deps build fuzz bench lint clean
 
