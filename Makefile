@@ -9,6 +9,8 @@ SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_DEPS   := libcurl4-openssl-dev libjson-c-dev pkg-config
 FUZZ_RUNS    ?= 2000000
 FUZZ_SECONDS ?= 120
+# Seconds per fuzzer in `make fuzz-short` (what `make test` runs).
+FUZZ_SHORT   ?= 15
 
 # Collectors the telemetry tests start on loopback, and the official OTLP parser they validate payloads with;
 # headless Chromium for the page tests (the practice page, the HTML report).
@@ -17,7 +19,7 @@ PYTHON       ?= python3
 # The network-namespace matrix test: ip netns, veth and tc netem (iproute2), and curl to read the server's metrics.
 TEST_DEPS    += iproute2 curl
 
-.PHONY: run test deps test-deps build fuzz bench lint clean
+.PHONY: run test deps test-deps build fuzz fuzz-wire fuzz-script fuzz-short bench lint clean
 
 ## run: build in release mode and run the quickstart swarm (about 30 s) against the embedded server, print the summary
 run: deps
@@ -29,6 +31,7 @@ test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest
 	$(SWIFT) format lint --strict --configuration .ci/swift-format.json --recursive Sources Tests Package.swift
+	$(MAKE) fuzz-short
 
 ## deps: install the Debian packages the build needs, only when one is missing
 deps:
@@ -51,8 +54,14 @@ test-deps:
 			|| $(PYTHON) -m pip install -q --break-system-packages opentelemetry-proto; \
 	}
 
-## fuzz: run the libFuzzer target for the packet decoder for a bounded number of executions
-fuzz:
+## fuzz: run the libFuzzer targets (packet decoder, swarm-script loader), each bounded in executions and time
+fuzz: fuzz-wire fuzz-script
+
+## fuzz-short: both fuzzers for FUZZ_SHORT seconds each, the pass `make test` runs
+fuzz-short:
+	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SHORT)
+
+fuzz-wire:
 	mkdir -p .build/fuzz
 	$(SWIFT)c -O -sanitize=fuzzer,address -parse-as-library -module-name SkirmishWire \
 		Sources/SkirmishWire/*.swift Sources/SkirmishWire/Messages/*.swift Tests/Fuzz/WireFuzz.swift \
@@ -60,6 +69,16 @@ fuzz:
 	mkdir -p .build/fuzz/wire-corpus
 	.build/fuzz/wire-fuzz -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=1300 \
 		-print_final_stats=1 .build/fuzz/wire-corpus
+
+# The script loader needs Yams (with its C parser), so it is built by a fuzz-only package that links the loader's
+# sources in, with every target instrumented; the shipped scripts seed the corpus.
+fuzz-script:
+	$(SWIFT) build --package-path Tests/Fuzz/ScriptFuzz --scratch-path .build/fuzz/script \
+		--sanitize fuzzer --sanitize address
+	mkdir -p .build/fuzz/script-corpus
+	cp bots/*.yaml .build/fuzz/script-corpus/
+	.build/fuzz/script/debug/ScriptFuzz -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+		-rss_limit_mb=2048 -timeout=10 -print_final_stats=1 .build/fuzz/script-corpus
 
 ## bench: build in release mode and run every benchmark
 bench: deps

@@ -1,0 +1,1 @@
+../../../../../Sources/SkirmishSwarm/Script/Script.swift

@@ -1,0 +1,1 @@
+../../../ScriptFuzz.swift
