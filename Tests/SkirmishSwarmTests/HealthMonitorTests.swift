@@ -1,3 +1,6 @@
+import Foundation
+import SkirmishNet
+import SkirmishTelemetry
 import Testing
 
 @testable import SkirmishSwarm
@@ -236,5 +239,35 @@ import Testing
         let now = ProcessResources.current()
         #expect((now.residentBytes ?? 0) > 1_048_576)
         #expect((now.openFiles ?? 0) >= 3)
+    }
+}
+
+/// The soak section in the run's files: the HTML report lists the health checks beside the thresholds.
+@Suite struct SoakReportTests {
+    @Test func theReportShowsJudgedHealthChecksBesideTheThresholds() throws {
+        var monitor = HealthMonitor(policy: HealthMonitorTests.policy())
+        monitor.record(HealthSample(seconds: 10, matchesCompleted: 3, desyncs: 1, handshakes: 10))
+        let report = SoakReport(monitor: monitor, state: .finished, checks: 1, checkIntervalSeconds: 10)
+        #expect(!report.passed)
+        #expect(report.lines().contains { $0.hasPrefix("FAIL  desyncs: 1 desyncs in 3") })
+        let script = try ScriptLoader().parse(
+            "name: r\npersonas: [{name: a, weight: 1, game: puck}]\nthresholds: {desyncs: \"== 0\"}", file: "r.yaml")
+        let configuration = SwarmConfiguration(
+            script: script, plan: try LoadPlan(script: script),
+            target: try Target(parsing: "udp://127.0.0.1:4000"), seed: 1, runID: "r", loops: 1)
+        let outcome = SwarmOutcome(
+            snapshot: MetricsSnapshot(), timeline: RunTimeline(), elapsed: .seconds(10), interrupted: false,
+            peakBots: 0)
+        var summary = RunSummary(
+            outcome: outcome, configuration: configuration, scriptPath: "r.yaml", startedAt: Date(), exporter: nil)
+        summary.attach(report)
+        #expect(!summary.passed)
+        let page = RunOutput.reportSummary(of: summary)
+        let names = page.verdicts.map(\.name)
+        #expect(names.contains("desyncs"))
+        #expect(names.contains("health desyncs"))
+        #expect(!names.contains("health memory")) // still pending: left out
+        let decoded = try JSONDecoder().decode(RunSummary.self, from: JSONEncoder().encode(summary))
+        #expect(decoded.soak == report)
     }
 }

@@ -98,7 +98,13 @@ public enum RunOutput {
                 observed: verdict.value.map { RunSummary.figure($0, for: verdict.name) } ?? "no sample",
                 passed: verdict.passed)
         }
-        return ReportSummary(settings: settings, totals: totals, verdicts: verdicts)
+        // A soak's health checks sit beside the thresholds; a check still waiting for data is left out.
+        let health = (summary.soak?.verdicts ?? []).filter { $0.status != .pending }.map { verdict in
+            ReportSummary.Verdict(
+                name: "health \(verdict.check.rawValue)", expectation: verdict.detail,
+                observed: verdict.status.rawValue, passed: verdict.status != .fail)
+        }
+        return ReportSummary(settings: settings, totals: totals, verdicts: verdicts + health)
     }
 
     private static func makeDirectory(_ directory: String) throws {
