@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "skirmish", targets: ["skirmish"]),
         .library(name: "SkirmishWire", targets: ["SkirmishWire"]),
         .library(name: "SkirmishGames", targets: ["SkirmishGames"]),
+        .library(name: "SkirmishOpponent", targets: ["SkirmishOpponent"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -24,6 +25,7 @@ let package = Package(
     targets: [
         .target(name: "SkirmishWire"),
         .target(name: "SkirmishGames", dependencies: ["SkirmishWire"]),
+        .target(name: "SkirmishOpponent", dependencies: ["SkirmishWire", "SkirmishGames"]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
         .target(
@@ -93,6 +95,7 @@ let package = Package(
             dependencies: ["SkirmishSwarm", "SkirmishWire", "SkirmishServer", "SkirmishNet", "SkirmishTelemetry"]
         ),
         .testTarget(name: "SkirmishTelemetryTests", dependencies: ["SkirmishTelemetry"]),
+        .testTarget(name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),
         .testTarget(
             name: "SkirmishPracticeTests",
             dependencies: [

@@ -1,0 +1,129 @@
+import SkirmishGames
+import SkirmishOpponent
+import SkirmishWire
+import Testing
+
+/// An opponent that remembers every input it sent, for checks on what it commands.
+struct Recording: PuckAgent {
+    var opponent: Opponent
+    var sent: [(time: Double, input: PaddleState)] = []
+
+    mutating func observe(_ snapshot: TableSnapshot, at time: Double) { opponent.observe(snapshot, at: time) }
+
+    mutating func observeRoundTrip(_ seconds: Double, at time: Double) {
+        opponent.observeRoundTrip(seconds, at: time)
+    }
+
+    mutating func act(now: Double) -> PaddleState? {
+        let input = opponent.decide(now: now)
+        sent.append((now, input))
+        return input
+    }
+}
+
+/// What the opponent promises whatever it plays: its own half, its speed cap, the same decisions for the same
+/// inputs, and a predictor that reproduces the server.
+@Suite struct OpponentContractTests {
+    @Test(arguments: Opponent.Difficulty.allCases)
+    func neverCommandsOutsideItsHalfNorFasterThanItsCap(difficulty: Opponent.Difficulty) {
+        let configuration = OpponentConfiguration(difficulty: difficulty)
+        var table = LockstepTable(
+            bottom: Recording(opponent: Opponent(seat: 0, configuration: configuration, seed: 3)),
+            top: Recording(opponent: Opponent(seat: 1, configuration: OpponentConfiguration(difficulty: .expert))),
+            bottomLink: .init(latency: 0.08, jitter: 0.02, loss: 0.02),
+            topLink: .init(latency: 0.03, jitter: 0.01, loss: 0.02), seed: 5)
+        table.play(limit: 60 * 40)
+        for recording in [table.bottom, table.top] {
+            let cap = recording.opponent.configuration.speedCap
+            #expect(recording.sent.count > 1_000)
+            var previous: (time: Double, input: PaddleState)?
+            for (time, input) in recording.sent {
+                #expect((40...280).contains(input.x) && (280...440).contains(input.y), "\(input)")
+                if let previous {
+                    let dx = input.x - previous.input.x
+                    let dy = input.y - previous.input.y
+                    let ticks = Float(min((time - previous.time) * 60, 3))
+                    #expect((dx * dx + dy * dy).squareRoot() <= cap * ticks + 0.01, "\(previous.input) → \(input)")
+                }
+                previous = (time, input)
+            }
+        }
+    }
+
+    @Test func theSameInputsGiveTheSameMatch() {
+        func play() -> (UInt32, [PaddleState]) {
+            var table = LockstepTable(
+                bottom: Recording(opponent: Opponent(seat: 0, configuration: .init(difficulty: .hard), seed: 9)),
+                top: Recording(opponent: Opponent(seat: 1, configuration: .init(difficulty: .medium), seed: 10)),
+                bottomLink: .init(latency: 0.1, jitter: 0.03, loss: 0.05),
+                topLink: .init(latency: 0.05, jitter: 0.01, loss: 0.05), seed: 11)
+            table.play(limit: 60 * 20)
+            return (table.match.stateHash, table.bottom.sent.map(\.input))
+        }
+        let first = play()
+        let second = play()
+        #expect(first.0 == second.0)
+        #expect(first.1 == second.1)
+    }
+
+    /// From an exact snapshot, with nobody near the puck, the predictor's puck is the server's bit for bit.
+    @Test(arguments: [0, 1])
+    func predictorReproducesTheServerForAFreePuck(seat: Int) {
+        var match = PuckMatch()
+        match.start()
+        match.serve(
+            TableSnapshot.Puck(x: 70, y: 150, vx: 9.5, vy: 6.25, angle: 0, spin: 0), resettingScore: false)
+        let snapshot = match.snapshot(for: seat, lastInputStep: 0)
+        let opponent = Opponent(seat: seat)
+        var server = match
+        for ticks in 1...40 {
+            _ = server.step(nil, nil)
+            let truth = server.snapshot(for: seat, lastInputStep: 0).puck
+            let predicted = opponent.predictPuck(from: snapshot, ticks: ticks)
+            #expect(predicted == truth, "tick \(ticks)")
+        }
+    }
+
+    /// The server's tick clock, mapped onto the local clock from snapshot arrivals and pings, is within a tick or so
+    /// of the truth under jitter: the lookahead of a decision is the snapshot's age plus the way back, plus a tick.
+    @Test func latencyEstimatesMapTheServersTickClock() throws {
+        var opponent = Opponent(seat: 0, configuration: OpponentConfiguration(difficulty: .expert))
+        var random = SeededRandom(seed: 4)
+        var match = PuckMatch()
+        match.start()
+        let oneWay = 0.1
+        let epoch = 1_000.0
+        for step in 0..<600 {
+            _ = match.step(nil, nil)
+            guard step % 2 == 1 else { continue }
+            let sent = epoch + Double(match.tick) / 60
+            let arrival = sent + oneWay + Double.random(in: -0.02...0.02, using: &random)
+            opponent.observe(match.snapshot(for: 0, lastInputStep: 0), at: arrival)
+            if step % 12 == 1 {
+                opponent.observeRoundTrip(2 * oneWay + Double.random(in: -0.04...0.04, using: &random), at: arrival)
+            }
+        }
+        let latest = try #require(opponent.latestSnapshot)
+        let now = epoch + Double(latest.tick) / 60 + 0.15
+        _ = opponent.decide(now: now)
+        // Server tick now ≈ latest + 9 (0.15 s); the input lands ≈ 6 ticks later and acts the tick after.
+        #expect(abs(opponent.plan.lookahead - 16) <= 2, "lookahead \(opponent.plan.lookahead)")
+        #expect(abs(opponent.latency.roundTrip - 2 * oneWay) < 0.02)
+        #expect(opponent.latency.jitter > 0.005 && opponent.latency.jitter < 0.04)
+        #expect(opponent.latency.samples == 50)
+    }
+
+    @Test func staleAndDuplicateSnapshotsAreIgnored() {
+        var match = PuckMatch()
+        match.start()
+        for _ in 0..<10 { _ = match.step(nil, nil) }
+        let newer = match.snapshot(for: 0, lastInputStep: 0)
+        var opponent = Opponent(seat: 0)
+        opponent.observe(newer, at: 1)
+        var older = newer
+        older.tick -= 2
+        opponent.observe(older, at: 2)
+        opponent.observe(newer, at: 3)
+        #expect(opponent.latestSnapshot == newer)
+    }
+}
