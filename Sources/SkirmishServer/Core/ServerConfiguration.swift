@@ -50,6 +50,9 @@ public struct ServerConfiguration: Sendable {
     public var snapTurnLimit = SnapGame.turnLimit
     /// Seed for match shuffles; fixed seeds make Snap deals reproducible.
     public var seed: UInt64 = 0x5EED
+    /// Test and evaluation hook: when set, every Puck match serves seeded shots at one seat instead of open play
+    /// (``ShotMachine``). Package access only; `nil` (the default) is the real game.
+    package var shotMachine: ShotMachine.Configuration?
 
     public init() {}
 }

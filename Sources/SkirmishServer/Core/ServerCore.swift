@@ -208,7 +208,9 @@ package struct ServerCore: Sendable {
         switch table.game {
         case .puck:
             let ticks = Int(configuration.resumeWindow.nanoseconds / 1_000_000_000) * PuckConstants.tickRate
-            return .puck(PuckRunner(resumeWindowTicks: max(ticks, 1)))
+            return .puck(
+                PuckRunner(
+                    resumeWindowTicks: max(ticks, 1), shots: configuration.shotMachine.map { ShotMachine($0, match: id) }))
         case .snap:
             var seed = SeededRandom(seed: configuration.seed).derived(UInt64(id))
             return .snap(SnapRunner(seats: table.seats, seed: seed.next(), turnLimit: configuration.snapTurnLimit))

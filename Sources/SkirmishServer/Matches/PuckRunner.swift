@@ -16,9 +16,12 @@ package struct PuckRunner: Sendable {
     private var serverTicks: UInt64 = 0
     /// Ticks a detached seat may stay away before it forfeits.
     let resumeWindowTicks: Int
+    /// The evaluation hook: serves shots instead of open play (``ServerConfiguration/shotMachine``).
+    private var shots: ShotMachine?
 
-    package init(resumeWindowTicks: Int) {
+    package init(resumeWindowTicks: Int, shots: ShotMachine? = nil) {
         self.resumeWindowTicks = resumeWindowTicks
+        self.shots = shots
     }
 
     package var isOver: Bool { match.phase == .over }
@@ -78,7 +81,9 @@ package struct PuckRunner: Sendable {
             }
         }
         if !paused, match.phase == .playing || match.phase == .goalPause {
+            if shots != nil { shots!.beforeStep(&match, into: &out) }
             let events = match.step(target0, target1)
+            if shots != nil { shots!.afterStep(match, events: events, into: &out) }
             target0 = nil
             target1 = nil
             if let goal = events.goal {

@@ -1,0 +1,99 @@
+import SkirmishGames
+import SkirmishWire
+
+/// A test and evaluation hook, not part of the game or the protocol: the server shoots seeded shots at one seat of
+/// every Puck match, so an AI's saves can be counted through the real protocol.
+///
+/// It is reachable only through ``ServerConfiguration/shotMachine`` (package access: no command-line flag or wire
+/// message can turn it on); `skirmish ai-eval` sets it on its embedded server. A match still needs both seats filled
+/// — the shooter's seat is an ordinary player that may stay idle. Then, instead of open play:
+///
+/// - every shot puts the puck in play from the shooter's half with the velocity of a seeded ``PuckShot`` (0, 1 or 2+
+///   side-wall bounces in turn, scoring on an empty goal) and resets the score to 0–0, so a match never ends;
+/// - the defender is told of each shot by a Chat line `shot <n> served tick=<t> x=<x> y=<y> vx=<vx> vy=<vy>
+///   bounces=<b>` (its own frame; the puck is exactly there at tick t), and of the result by `shot <n> saved` or
+///   `shot <n> missed`;
+/// - a shot is *missed* when the shooter scores (an own goal too), and *saved* when the defender scores, when the
+///   puck leaves the defender's half moving away, or when ``Configuration/shotTicks`` pass without a goal;
+/// - the next shot follows ``Configuration/gapTicks`` later (cutting a goal pause short).
+package struct ShotMachine: Sendable {
+    package struct Configuration: Sendable, Hashable {
+        /// Seeds the shots; each match draws its own sequence from this and its match id.
+        package var seed: UInt64
+        /// The seat shot at (the other seat is the shooter).
+        package var defender: Int
+        /// Ticks between the end of one shot and the next serve.
+        package var gapTicks: Int
+        /// A shot still in play after this many ticks counts as saved.
+        package var shotTicks: Int
+
+        package init(seed: UInt64 = 1, defender: Int = 1, gapTicks: Int = 20, shotTicks: Int = 240) {
+            self.seed = seed
+            self.defender = defender
+            self.gapTicks = gapTicks
+            self.shotTicks = shotTicks
+        }
+    }
+
+    private enum State: Sendable {
+        case waiting(ticks: Int)
+        case inFlight(ticks: Int)
+    }
+
+    let configuration: Configuration
+    private var random: SeededRandom
+    private var state = State.waiting(ticks: 0)
+    private var number: UInt32 = 0
+
+    package init(_ configuration: Configuration, match: UInt32) {
+        self.configuration = configuration
+        random = SeededRandom(seed: configuration.seed).derived(UInt64(match))
+    }
+
+    /// Before the match steps: serves the next shot when it is due.
+    mutating func beforeStep(_ match: inout PuckMatch, into out: inout [MatchOutput]) {
+        guard case .waiting(let ticks) = state else { return }
+        guard ticks >= configuration.gapTicks else {
+            state = .waiting(ticks: ticks + 1)
+            return
+        }
+        number &+= 1
+        let shot = PuckShot.random(bounces: Int((number &- 1) % 3), using: &random)
+        let defender = configuration.defender
+        match.serve(Self.view(shot.puck, seat: defender), resettingScore: true)
+        let served = Self.view(match.puck, seat: defender)
+        let text =
+            "shot \(number) served tick=\(match.tick) x=\(served.x) y=\(served.y) vx=\(served.vx) vy=\(served.vy) "
+            + "bounces=\(shot.bounces)"
+        out.append(MatchOutput(seat: defender, .chat(Chat(text: text))))
+        state = .inFlight(ticks: 0)
+    }
+
+    /// After the match stepped: ends the shot in play when it was scored, cleared or held long enough.
+    mutating func afterStep(_ match: PuckMatch, events: PuckEvents, into out: inout [MatchOutput]) {
+        guard case .inFlight(let ticks) = state else { return }
+        let defender = configuration.defender
+        var saved: Bool?
+        if let goal = events.goal {
+            saved = goal.scorer == defender
+        } else if match.phase == .playing {
+            let puck = Self.view(match.puck, seat: defender)
+            let cleared = puck.y < PuckConstants.height / 2 - PuckConstants.puckRadius && puck.vy < 0
+            if cleared || ticks >= configuration.shotTicks { saved = true }
+        }
+        guard let saved else {
+            state = .inFlight(ticks: ticks + 1)
+            return
+        }
+        out.append(MatchOutput(seat: defender, .chat(Chat(text: "shot \(number) \(saved ? "saved" : "missed")"))))
+        state = .waiting(ticks: 0)
+    }
+
+    /// A puck seen from `seat` (the half turn is its own inverse).
+    static func view(_ p: TableSnapshot.Puck, seat: Int) -> TableSnapshot.Puck {
+        guard seat != 0 else { return p }
+        return TableSnapshot.Puck(
+            x: PuckConstants.width - p.x, y: PuckConstants.height - p.y, vx: -p.vx, vy: -p.vy, angle: p.angle,
+            spin: p.spin)
+    }
+}
