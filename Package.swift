@@ -60,7 +60,7 @@ let package = Package(
         .target(
             name: "SkirmishSwarm",
             dependencies: [
-                "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishTelemetry",
+                "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishOpponent", "SkirmishTelemetry",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -92,7 +92,10 @@ let package = Package(
         .testTarget(name: "SkirmishNetTests", dependencies: ["SkirmishNet", "SkirmishWire"]),
         .testTarget(
             name: "SkirmishSwarmTests",
-            dependencies: ["SkirmishSwarm", "SkirmishWire", "SkirmishServer", "SkirmishNet", "SkirmishTelemetry"]
+            dependencies: [
+                "SkirmishSwarm", "SkirmishWire", "SkirmishServer", "SkirmishNet", "SkirmishTelemetry", "SkirmishOpponent",
+                "SkirmishGames",
+            ]
         ),
         .testTarget(name: "SkirmishTelemetryTests", dependencies: ["SkirmishTelemetry"]),
         .testTarget(name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),

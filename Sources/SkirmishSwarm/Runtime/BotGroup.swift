@@ -193,6 +193,6 @@ final class BotGroup {
     }
 
     func makeOpponent(for bot: Bot) -> any Brain {
-        PuckPlayer(bot: bot, style: .chaser, inputRate: bot.persona.inputRate)
+        AIPlayer(bot: bot, difficulty: bot.persona.difficulty ?? .medium, inputRate: bot.persona.inputRate)
     }
 }

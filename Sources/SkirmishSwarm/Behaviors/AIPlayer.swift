@@ -1,0 +1,72 @@
+import NIOCore
+import SkirmishGames
+import SkirmishOpponent
+import SkirmishTelemetry
+import SkirmishWire
+
+/// The `ai` behaviour: the SkirmishOpponent AI playing Puck through the bot's session at the persona's `difficulty`.
+///
+/// The opponent decides on the persona's input schedule (60 Hz plays best: `input_rate: 60hz`; fewer inputs are
+/// fine, the speed cap scales with the time between them). It hears every snapshot at its receive time and the
+/// bot's round-trip estimate as it changes. The shared ``PuckMonitor`` checks every snapshot, judging the
+/// opponent's *own* prediction of the puck for that tick — made from its previous snapshot, its sent inputs and the
+/// other paddle dead-reckoned — so `skirmish_prediction_error_pixels` and `skirmish_mispredictions_total` say how
+/// well the AI foresaw the table.
+final class AIPlayer: Brain {
+    private unowned let bot: any BotHandle
+    private let configuration: OpponentConfiguration
+    private let seed: UInt64
+    private var opponent: Opponent?
+    private var schedule: InputSchedule
+    private var monitor = PuckMonitor()
+    private var heardRTT = 0.0
+
+    init(bot: any BotHandle, difficulty: Difficulty, inputRate: Double) {
+        self.bot = bot
+        configuration = OpponentConfiguration(difficulty: Opponent.Difficulty(difficulty))
+        seed = bot.random.next()
+        schedule = InputSchedule(rate: inputRate)
+    }
+
+    var isMatchOver: Bool { monitor.isMatchOver }
+
+    var nextWake: NIODeadline? { isMatchOver || opponent == nil ? nil : schedule.next }
+
+    func connected(_ welcome: Welcome, now: NIODeadline) {
+        opponent = Opponent(seat: Int(welcome.seat), configuration: configuration, seed: seed)
+        monitor.connected(seat: Int(welcome.seat))
+        schedule.begin(at: now)
+    }
+
+    func wake(now: NIODeadline) {
+        // Mutated in place (`opponent!`): a local copy would copy its buffers on every decision.
+        guard !isMatchOver, opponent != nil else { return }
+        schedule.catchUp(now: now, meters: bot.meters)
+        let time = bot.seconds(now)
+        if bot.smoothedRTT > 0, bot.smoothedRTT != heardRTT {
+            heardRTT = bot.smoothedRTT
+            opponent!.observeRoundTrip(heardRTT, at: time)
+        }
+        bot.send(.paddleState(opponent!.decide(now: time)))
+    }
+
+    func received(_ message: Message, at now: NIODeadline) {
+        guard case .tableSnapshot(let snapshot) = message else {
+            return monitor.received(message, at: now, bot: bot)
+        }
+        monitor.received(message, at: now, bot: bot, predicted: opponent?.predictedPuck(atTick: snapshot.tick))
+        opponent?.observe(snapshot, at: bot.seconds(now))
+    }
+}
+
+extension Opponent.Difficulty {
+    /// The opponent's preset for a script's `difficulty`.
+    init(_ difficulty: Difficulty) {
+        switch difficulty {
+        case .easy: self = .easy
+        case .medium: self = .medium
+        case .hard: self = .hard
+        case .expert: self = .expert
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import NIOCore
+import SkirmishGames
+import SkirmishTelemetry
+import SkirmishWire
+
+/// The checks every Puck brain makes on what the server sends, whatever plays the paddle.
+///
+/// Every snapshot is checked against a replica (desyncs), compared with the brain's own prediction of the puck for
+/// that tick (mispredictions, DESIGN §4: more than 2 px), and timed against the server's tick clock (snapshot age);
+/// goals and the end of the match are checked against the replica too, and matches started and completed are
+/// counted. ``PuckPlayer`` predicts with the replica, ``AIPlayer`` with the opponent's own predictor.
+struct PuckMonitor {
+    private(set) var replica = PuckReplica(seat: 0)
+    /// The newest snapshot received.
+    private(set) var latest: TableSnapshot?
+    private(set) var isMatchOver = false
+    private var desyncEpisode = false
+    private var started = false
+    /// The smallest `receive time − tick / 60` seen: the server's tick clock offset plus the fastest one-way trip.
+    private var clockOffset = Double.infinity
+
+    mutating func connected(seat: Int) {
+        replica = PuckReplica(seat: seat)
+    }
+
+    /// The replica's prediction of the puck at `snapshot`'s tick, from the previous snapshot with the paddles held.
+    func replicaPrediction(for snapshot: TableSnapshot) -> TableSnapshot.Puck? {
+        guard let previous = latest, SerialNumber.follows(snapshot.tick, previous.tick) else { return nil }
+        return replica.predictPuck(ticks: Int(snapshot.tick &- previous.tick))
+    }
+
+    /// Checks one message from the server. For a snapshot, `predicted` is the brain's prediction of the puck at the
+    /// snapshot's tick (own frame), made before it saw the snapshot; it is judged only between two playing snapshots.
+    mutating func received(
+        _ message: Message, at now: NIODeadline, bot: any BotHandle, predicted: TableSnapshot.Puck? = nil
+    ) {
+        switch message {
+        case .tableSnapshot(let snapshot):
+            measureAge(snapshot, at: now, bot: bot)
+            if let previous = latest, previous.phase == .playing, snapshot.phase == .playing,
+                SerialNumber.follows(snapshot.tick, previous.tick), let predicted
+            {
+                let dx = predicted.x - snapshot.puck.x
+                let dy = predicted.y - snapshot.puck.y
+                let error = Double((dx * dx + dy * dy).squareRoot())
+                bot.meters.record(bot.meters.predictionError, value: error)
+                if error > 2 { bot.meters.shard.add(bot.meters.mispredictions) }
+            }
+            bot.check(replica.apply(snapshot), episode: &desyncEpisode)
+            if !started, snapshot.phase == .playing {
+                started = true
+                bot.meters.shard.add(bot.meters.matchesStarted)
+            }
+            if latest.map({ Self.newer(snapshot, than: $0) }) ?? true { latest = snapshot }
+        case .goalScored(let goal):
+            bot.check(replica.apply(goal), episode: &desyncEpisode)
+        case .puckMatchOver(let over):
+            bot.check(replica.apply(over), episode: &desyncEpisode)
+            if !isMatchOver { bot.meters.shard.add(bot.meters.matchesCompleted) }
+            isMatchOver = true
+        case .otherClientQuit, .serverQuit:
+            isMatchOver = true
+        default:
+            break
+        }
+    }
+
+    private static func newer(_ a: TableSnapshot, than b: TableSnapshot) -> Bool {
+        a.tick == b.tick ? a.phase.rawValue > b.phase.rawValue : SerialNumber.follows(a.tick, b.tick)
+    }
+
+    /// Snapshot age = receive time − the server's time for the snapshot's tick, with the server's clock estimated as
+    /// the fastest-arriving snapshot's offset minus half the smallest round trip.
+    ///
+    /// The server's tick clock stops while a match waits for players or pauses for a dropped one; an offset more than
+    /// a second above the estimate means such a stop, and the estimate is re-anchored instead of recording an age.
+    private mutating func measureAge(_ snapshot: TableSnapshot, at now: NIODeadline, bot: any BotHandle) {
+        guard snapshot.phase == .playing || snapshot.phase == .goalPause else { return }
+        let offset = bot.seconds(now) - Double(snapshot.tick) / Double(PuckConstants.tickRate)
+        if offset - clockOffset > 1 { clockOffset = offset }
+        clockOffset = min(clockOffset, offset)
+        let age = offset - clockOffset + bot.minimumRTT / 2
+        bot.meters.record(bot.meters.snapshotAge, seconds: max(age, 0))
+    }
+}
+
+/// Input times fixed when the seat is granted (input *k* at t₀ + k / rate), so a stalled loop shows as tick lateness
+/// instead of silently sending fewer inputs (no coordinated omission).
+struct InputSchedule {
+    let period: Int64
+    private var start = NIODeadline.distantFuture
+    /// Inputs accounted for so far.
+    private(set) var step: UInt32 = 0
+
+    init(rate: Double) {
+        period = Int64((1e9 / max(rate, 1)).rounded())
+    }
+
+    mutating func begin(at now: NIODeadline) {
+        start = now
+        step = 0
+    }
+
+    /// When the next input is due.
+    var next: NIODeadline { start + .nanoseconds(Int64(step) * period) }
+
+    /// Accounts every input due by `now` — its lateness, and whether it was on time (within 5 ms) — and returns how
+    /// many there were; the caller sends only the newest (the server keeps the latest anyway).
+    @discardableResult
+    mutating func catchUp(now: NIODeadline, meters: Meters) -> Int {
+        var due = next
+        var count = 0
+        while due <= now {
+            let lateness = Double((now - due).nanoseconds) / 1e9
+            meters.record(meters.tickLateness, seconds: lateness)
+            meters.shard.add(lateness > 0.005 ? meters.inputsLate : meters.inputsSent)
+            step &+= 1
+            count += 1
+            due = next
+        }
+        return count
+    }
+}
