@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What the network benchmarks ask of the operating system: a thread's CPU time, the process's resident memory and
+/// the load average. (Threads are pinned to cores with NIO's `MultiThreadedEventLoopGroup(pinnedCPUIDs:)`.)
+enum BenchSystem {
+    /// Cores this process may run on.
+    static var onlineCores: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
+    /// CPU time the calling thread has used, in nanoseconds (user + system).
+    static func threadCPUNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+
+    /// CPU time the whole process has used, in nanoseconds (user + system, every thread).
+    static func processCPUNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+
+    /// Resident memory of this process in bytes, from `/proc/self/statm` (0 when unreadable).
+    static func residentBytes() -> Int {
+        guard let file = fopen("/proc/self/statm", "r") else { return 0 }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 256)
+        guard fgets(&line, Int32(line.count), file) != nil else { return 0 }
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let fields = text.split(separator: " ")
+        guard fields.count >= 2, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// The one-minute load average, to print beside figures that other processes may have disturbed.
+    static func loadAverage() -> Double {
+        var loads = [Double](repeating: 0, count: 3)
+        return getloadavg(&loads, 3) >= 1 ? loads[0] : -1
+    }
+}
+
+/// Percentiles of a set of samples (nearest rank).
+struct Percentiles {
+    private let sorted: [Double]
+
+    init(_ samples: [Double]) {
+        sorted = samples.sorted()
+    }
+
+    var count: Int { sorted.count }
+
+    func at(_ fraction: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[Swift.min(Swift.max(rank, 0), sorted.count - 1)]
+    }
+
+    var max: Double { sorted.last ?? .nan }
+}
