@@ -76,6 +76,7 @@ let package = Package(
                 "SkirmishServer",
                 "SkirmishSwarm",
                 "SkirmishTelemetry",
+                "SkirmishOpponent",
                 "SkirmishPractice",
                 "CAllocCounter",
                 .product(name: "NIOCore", package: "swift-nio"),

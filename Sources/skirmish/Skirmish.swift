@@ -14,8 +14,12 @@ struct Skirmish: AsyncParsableCommand {
               skirmish swarm bots/quickstart.yaml     a 30 s mixed swarm against the embedded server
               skirmish serve                          the reference server on loopback
               skirmish practice                       play Puck in your browser against an AI
+              skirmish ai-eval --quick                how well the AI opponent plays across latency
               skirmish bench codec                    what this machine can do
             """,
-        subcommands: [SwarmCommand.self, SoakCommand.self, Serve.self, PracticeCommand.self, ReportCommand.self, Bench.self]
+        subcommands: [
+            SwarmCommand.self, SoakCommand.self, Serve.self, PracticeCommand.self, AIEvalCommand.self,
+            ReportCommand.self, Bench.self,
+        ]
     )
 }

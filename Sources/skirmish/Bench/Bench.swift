@@ -9,6 +9,6 @@ struct Bench: AsyncParsableCommand {
             a number rather than a feeling. Run them on an otherwise idle machine; build with `-c release` \
             (`make bench` does) or the figures describe the debug build.
             """,
-        subcommands: [CodecBench.self, ExportBench.self, GamesBench.self, NetBench.self]
+        subcommands: [CodecBench.self, ExportBench.self, GamesBench.self, NetBench.self, OpponentBench.self]
     )
 }

@@ -1,0 +1,160 @@
+import ArgumentParser
+import Foundation
+import NIOCore
+import NIOPosix
+import SkirmishOpponent
+
+/// `skirmish ai-eval`: how well the AI opponent plays across latency, measured through the real protocol.
+struct AIEvalCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ai-eval",
+        abstract: "Measure the AI opponent over the real protocol: saves, intercept and prediction error, win rates.",
+        discussion: """
+            Every session runs its own embedded reference server on 127.0.0.1 (UDP) and real client sessions whose \
+            link emulator adds the row's one-way latency (±20 % jitter, 2 % loss, each direction).
+
+            Shots: the server's shot machine (an evaluation hook) serves seeded shots on goal at the AI — equal \
+            thirds with 0, 1 and 2+ side-wall bounces. Per latency and per bounce count it reports the save rate with \
+            a Wilson 95 % interval and the intercept error at the defence line (p50/p95/p99, px): how far the \
+            crossing the AI had planned, in the newest plan that reached the server before the puck arrived, was \
+            from where the puck really crossed.
+
+            Matches: the AI against the swarm's `chaser` bot and against itself with prediction switched off, to 7 \
+            goals or --match-seconds (then the higher score wins; equal scores are draws, worth half). Prediction \
+            error at 50/100/200 ms horizons comes from the AI's side of these matches: its predictor run from an \
+            older snapshot, compared with the newer one.
+
+            Difficulty curve: save rate of each preset at --curve-latency. It must not fall from easy to expert; \
+            the command says so and exits 1 when it does. Decision time is timed around every decision the AI made; \
+            tick lateness says how late the clients' event loop ran (a busy machine makes every link worse than \
+            emulated, and the report warns when p99 passes 5 ms).
+
+            Examples:
+              skirmish ai-eval --quick                    about a minute and a half, smaller samples
+              skirmish ai-eval --out ai-eval.json         the full run (about 3 minutes), figures also as JSON
+              skirmish ai-eval --latencies 150 --shots 2000 --matches 20
+            """
+    )
+
+    @Option(help: "Seeded shots per latency row (at least 1,000 for the reported save rates).")
+    var shots = 1_000
+
+    @Option(help: "Matches per latency row against each rival (chaser, no-prediction).")
+    var matches = 6
+
+    @Option(help: "A match still running after this many seconds ends; the higher score wins.")
+    var matchSeconds = 120
+
+    @Option(help: ArgumentHelp("One-way latencies to evaluate, in ms.", valueName: "ms,ms,…"))
+    var latencies = "0,50,100,150,250"
+
+    @Option(help: "The difficulty preset under test in the latency rows (easy, medium, hard, expert).")
+    var difficulty = "expert"
+
+    @Option(help: "Shots per difficulty preset for the difficulty curve (0 skips the curve).")
+    var curveShots = 400
+
+    @Option(help: "One-way latency of the difficulty curve, in ms.")
+    var curveLatency = 150
+
+    @Option(help: "Shot sessions at once, all rows together (each has its own server, shooter and AI; 50 shots each).")
+    var sessions = 60
+
+    @Option(help: "Matches played at once (each has its own server and two clients).")
+    var parallel = 30
+
+    @Flag(
+        help: ArgumentHelp(
+            "A smaller run of about a minute and a half: 200 shots per row, 200 per preset for the curve, 2 matches "
+                + "per rival of at most 60 s."))
+    var quick = false
+
+    @Option(help: "Seed for shots, links and aim noise; the same seed serves the same shots.")
+    var seed: UInt64 = 1
+
+    @Option(help: ArgumentHelp("Also write the figures as JSON to this file.", valueName: "path"))
+    var out: String?
+
+    func validate() throws {
+        guard shots > 0 else { throw ValidationError("--shots must be at least 1; got \(shots).") }
+        guard matches >= 0 else { throw ValidationError("--matches must be 0 or more; got \(matches).") }
+        guard matchSeconds >= 10 else {
+            throw ValidationError("--match-seconds must be at least 10; got \(matchSeconds).")
+        }
+        guard sessions > 0, parallel > 0 else { throw ValidationError("--sessions and --parallel must be at least 1.") }
+        guard curveShots >= 0 else { throw ValidationError("--curve-shots must be 0 or more; got \(curveShots).") }
+        guard Opponent.Difficulty(rawValue: difficulty) != nil else {
+            throw ValidationError("--difficulty must be one of easy, medium, hard, expert; got `\(difficulty)`.")
+        }
+        _ = try parsedLatencies()
+    }
+
+    func parsedLatencies() throws -> [Int] {
+        var values: [Int] = []
+        for part in latencies.split(separator: ",") {
+            guard let value = Int(part.trimmingCharacters(in: .whitespaces)), (0...2_000).contains(value) else {
+                throw ValidationError(
+                    "--latencies takes one-way latencies in ms between 0 and 2000, separated by commas (like "
+                        + "0,50,150); `\(part)` is not one.")
+            }
+            values.append(value)
+        }
+        guard !values.isEmpty else { throw ValidationError("--latencies names no latency; try 0,50,100,150,250.") }
+        return values
+    }
+
+    func run() async throws {
+        var plan = EvalPlan(
+            shots: shots, matches: matches, matchSeconds: matchSeconds, latencies: try parsedLatencies(),
+            difficulty: Opponent.Difficulty(rawValue: difficulty)!, curveShots: curveShots,
+            curveLatency: curveLatency, sessions: sessions, parallel: parallel, seed: seed)
+        if quick {
+            plan.shots = min(plan.shots, 200)
+            plan.matches = min(plan.matches, 2)
+            plan.curveShots = min(plan.curveShots, 200)
+            plan.matchSeconds = min(plan.matchSeconds, 60)
+        }
+        let servers = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let clients = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let progress = EvalProgress()
+        let runner = EvalRunner(serverLoop: servers, clientLoop: clients.next(), seed: seed, progress: progress)
+        let reporter = Task { await Self.report(progress, plan: plan) }
+        let report: EvalReport
+        do {
+            report = try await plan.run(with: runner)
+        } catch {
+            reporter.cancel()
+            try? await servers.shutdownGracefully()
+            try? await clients.shutdownGracefully()
+            throw error
+        }
+        reporter.cancel()
+        if Console.isTerminal { Console.error("\r\u{1B}[K") }
+        try? await servers.shutdownGracefully()
+        try? await clients.shutdownGracefully()
+        for line in report.tableLines() { Console.line(line) }
+        if let out {
+            do {
+                try report.json().write(to: URL(fileURLWithPath: out))
+                Console.note("figures written to \(out)")
+            } catch {
+                throw ValidationError("cannot write --out \(out): \(error). Check the folder exists and is writable.")
+            }
+        }
+        if report.curve.map({ !$0.monotone }) ?? false { throw ExitCode(1) }
+    }
+
+    /// A progress line on stderr every two seconds while the evaluation runs.
+    static func report(_ progress: EvalProgress, plan: EvalPlan) async {
+        let clock = ContinuousClock()
+        let start = clock.now
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(2))
+            let (shots, matches) = progress.counts
+            let elapsed = start.duration(to: clock.now).components.seconds
+            let line =
+                "ai-eval: \(shots)/\(plan.totalShots) shots, \(matches)/\(plan.totalMatches) matches, \(elapsed) s"
+            Console.error(Console.isTerminal ? "\r\u{1B}[K" + line : line + "\n")
+        }
+    }
+}

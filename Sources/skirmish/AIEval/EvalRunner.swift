@@ -1,0 +1,222 @@
+import NIOCore
+import NIOPosix
+import SkirmishGames
+import SkirmishNet
+import SkirmishOpponent
+import SkirmishServer
+import SkirmishSwarm
+import SkirmishWire
+import Synchronization
+
+/// Plays evaluation sessions through the real protocol: each session gets its own embedded reference server on
+/// loopback (UDP only), so seating needs no coordination, and its clients run on a separate event loop.
+struct EvalRunner: Sendable {
+    /// Who the AI plays a match against.
+    enum Rival: String, Sendable, CaseIterable {
+        case chaser
+        /// The same AI with prediction switched off.
+        case noPrediction = "no-prediction"
+    }
+
+    /// What one shot session measured.
+    struct ShotSession: Sendable {
+        var probe: OpponentProbe
+        var decisionNanos: Samples
+        var lateNanos: Samples
+    }
+
+    /// What one match measured, from the AI's side.
+    struct MatchSession: Sendable {
+        var myScore: Int
+        var theirScore: Int
+        var completed: Bool
+        var seconds: Double
+        var probe: OpponentProbe?
+        var decisionNanos: Samples
+        var lateNanos: Samples
+    }
+
+    let serverLoop: any EventLoopGroup
+    let clientLoop: any EventLoop
+    let seed: UInt64
+    let progress: EvalProgress
+
+    /// The link of a latency row: the one-way latency, ±20 % jitter (at least 1 ms) and 2 % loss, in both directions.
+    static func link(latencyMilliseconds: Int) -> LinkProfile {
+        LinkProfile(
+            latency: .milliseconds(Int64(latencyMilliseconds)),
+            jitter: .milliseconds(Int64(max(1, latencyMilliseconds / 5))), loss: 0.02)
+    }
+
+    // MARK: Shots
+
+    /// `shots` seeded shots at an AI of `configuration` behind `link`; stops early at `deadline`.
+    func shots(
+        _ shots: Int, configuration: OpponentConfiguration, link: LinkProfile, session index: Int, deadline: NIODeadline
+    ) async throws -> ShotSession {
+        var server = ServerConfiguration()
+        server.tcp = nil
+        server.http = nil
+        server.shotMachine = ShotMachine.Configuration(seed: seed &+ UInt64(index) &* 0x9E37, defender: 1)
+        let reference = try await ReferenceServer.start(configuration: server, group: serverLoop)
+        do {
+            let session = try await play(
+                shots, configuration: configuration, link: link, server: reference, session: index, deadline: deadline)
+            await reference.shutdown()
+            return session
+        } catch {
+            await reference.shutdown()
+            throw error
+        }
+    }
+
+    private func play(
+        _ shots: Int, configuration: OpponentConfiguration, link: LinkProfile, server reference: ReferenceServer,
+        session index: Int, deadline: NIODeadline
+    ) async throws -> ShotSession {
+        guard let port = reference.addresses.udp?.port else { throw EvalError("the shot server did not bind UDP") }
+        let target = Target(transport: .udp, host: "127.0.0.1", port: port)
+        let feeder = try await client(
+            target: target, match: 0, link: .perfect, name: "shooter", seed: 1, acts: false, probe: nil
+        ) { seat in ScriptedPuckAgent(style: .idle, seat: seat, seed: 1) }
+        let welcome = try await feeder.welcome()
+        let seedForAI = seed &+ UInt64(index)
+        let ai = try await client(
+            target: target, match: welcome.match, link: link, name: "ai", seed: seedForAI, acts: true,
+            probe: OpponentProbe(seat: 1, shotTarget: shots), progress: progress
+        ) { seat in Opponent(seat: seat, configuration: configuration, seed: seedForAI) }
+        let result = try await ai.run(until: deadline)
+        _ = try await feeder.stop()
+        guard let probe = result.probe else { throw EvalError("the AI's measurements were lost") }
+        return ShotSession(probe: probe, decisionNanos: result.decisionNanos, lateNanos: result.lateNanos)
+    }
+
+    // MARK: Matches
+
+    /// One match of the AI (seat 0) against `rival`, both behind `link`, to 7 goals or `limit`.
+    func match(
+        configuration: OpponentConfiguration, rival: Rival, link: LinkProfile, session index: Int, limit: Duration
+    ) async throws -> MatchSession {
+        var server = ServerConfiguration()
+        server.tcp = nil
+        server.http = nil
+        let reference = try await ReferenceServer.start(configuration: server, group: serverLoop)
+        do {
+            let session = try await match(
+                configuration: configuration, rival: rival, link: link, server: reference, session: index, limit: limit)
+            await reference.shutdown()
+            return session
+        } catch {
+            await reference.shutdown()
+            throw error
+        }
+    }
+
+    private func match(
+        configuration: OpponentConfiguration, rival: Rival, link: LinkProfile, server reference: ReferenceServer,
+        session index: Int, limit: Duration
+    ) async throws -> MatchSession {
+        guard let port = reference.addresses.udp?.port else { throw EvalError("the match server did not bind UDP") }
+        let target = Target(transport: .udp, host: "127.0.0.1", port: port)
+        let seedForAI = seed &+ 0x1000 &+ UInt64(index)
+        let ai = try await client(
+            target: target, match: 0, link: link, name: "ai", seed: seedForAI, acts: true,
+            probe: OpponentProbe(seat: 0, shotTarget: nil)
+        ) { seat in Opponent(seat: seat, configuration: configuration, seed: seedForAI) }
+        let welcome = try await ai.welcome()
+        let rivalSeed = seed &+ 0x2000 &+ UInt64(index)
+        let started = NIODeadline.now()
+        let deadline = started + .nanoseconds(Int64(limit.components.seconds) * 1_000_000_000)
+        let result: EvalClient<Opponent>.Result
+        switch rival {
+        case .chaser:
+            let other = try await client(
+                target: target, match: welcome.match, link: link, name: "chaser", seed: rivalSeed, acts: true,
+                probe: nil
+            ) { seat in ScriptedPuckAgent(style: .chaser, seat: seat, inputRate: 30, seed: rivalSeed) }
+            result = try await ai.run(until: deadline)
+            _ = try await other.stop()
+        case .noPrediction:
+            var withoutPrediction = configuration
+            withoutPrediction.predicts = false
+            let blind = withoutPrediction
+            let other = try await client(
+                target: target, match: welcome.match, link: link, name: "ai-blind", seed: rivalSeed, acts: true,
+                probe: nil
+            ) { seat in Opponent(seat: seat, configuration: blind, seed: rivalSeed) }
+            result = try await ai.run(until: deadline)
+            _ = try await other.stop()
+        }
+        let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
+        progress.add(.matches, 1)
+        return MatchSession(
+            myScore: Int(result.myScore), theirScore: Int(result.theirScore), completed: result.over != nil,
+            seconds: elapsed, probe: result.probe, decisionNanos: result.decisionNanos, lateNanos: result.lateNanos)
+    }
+
+    // MARK: Clients
+
+    private func client<Agent: PuckAgent>(
+        target: Target, match: UInt32, link: LinkProfile, name: String, seed: UInt64, acts: Bool,
+        probe: OpponentProbe?, progress: EvalProgress? = nil, makeAgent: @escaping @Sendable (Int) -> Agent
+    ) async throws -> ClientHandle<Agent> {
+        var configuration = ClientSession.Configuration(
+            target: target, game: .puck, seats: 2, name: name, seed: seed)
+        configuration.match = match
+        configuration.link = link
+        configuration.handshakeTimeout = .seconds(10)
+        let loop = clientLoop
+        let bound = try await loop.submit {
+            let client = EvalClient(
+                loop: loop, configuration: configuration, acts: acts, probe: probe, progress: progress,
+                makeAgent: makeAgent)
+            client.start()
+            return NIOLoopBound(client, eventLoop: loop)
+        }.get()
+        return ClientHandle(bound: bound, loop: loop)
+    }
+}
+
+/// An ``EvalClient`` seen from async code.
+struct ClientHandle<Agent: PuckAgent>: Sendable {
+    let bound: NIOLoopBound<EvalClient<Agent>>
+    let loop: any EventLoop
+
+    func welcome() async throws -> Welcome {
+        let future = try await loop.submit { [bound] in bound.value.welcomed.futureResult }.get()
+        return try await future.get()
+    }
+
+    /// Waits until the client finishes (its shots are done, its match is over, its session ended) or `deadline`,
+    /// then stops it and returns what it measured.
+    func run(until deadline: NIODeadline) async throws -> EvalClient<Agent>.Result {
+        let finished = try await loop.submit { [bound] in bound.value.finished.futureResult }.get()
+        let timer = loop.scheduleTask(deadline: deadline) { [bound] in _ = bound.value.stop(reason: "time limit") }
+        try await finished.get()
+        timer.cancel()
+        return try await stop()
+    }
+
+    func stop() async throws -> EvalClient<Agent>.Result {
+        try await loop.submit { [bound] in bound.value.stop() }.get()
+    }
+}
+
+/// Counts finished work across sessions for the progress line.
+final class EvalProgress: Sendable {
+    enum Unit: Sendable { case shots, matches }
+
+    private let shots = Atomic<Int>(0)
+    private let matches = Atomic<Int>(0)
+
+    func add(_ unit: Unit, _ count: Int) {
+        switch unit {
+        case .shots: shots.add(count, ordering: .relaxed)
+        case .matches: matches.add(count, ordering: .relaxed)
+        }
+    }
+
+    var counts: (shots: Int, matches: Int) {
+        (shots.load(ordering: .relaxed), matches.load(ordering: .relaxed))
+    }
+}
