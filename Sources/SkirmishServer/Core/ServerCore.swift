@@ -439,6 +439,9 @@ package struct ServerCore: Sendable {
     /// The IO layer fell behind the 60 Hz schedule and re-anchored it.
     package mutating func noteLateTick() { stats.lateTicks &+= 1 }
 
+    /// The IO layer (re)started its 60 Hz schedule with tick 0 due at `anchor`.
+    package mutating func noteTickAnchor(_ anchor: NIODeadline) { stats.tickAnchor = anchor.uptimeNanoseconds }
+
     /// Counts bytes the IO layer wrote.
     package mutating func wrote(bytes: Int) { stats.bytesSent &+= UInt64(bytes) }
 

@@ -21,6 +21,9 @@ package struct ServerStats: Sendable, Hashable {
     package var sunsTalliesCompared: UInt64 = 0
     package var ticks: UInt64 = 0
     package var lateTicks: UInt64 = 0
+    /// When tick 0 of the current 60 Hz schedule was due (`NIODeadline` uptime nanoseconds): tick k is due at
+    /// `tickAnchor + k · 10⁹ / 60`. A benchmark in the same process measures snapshot age against it.
+    package var tickAnchor: UInt64 = 0
     /// Sessions held now (attached or awaiting resume).
     package var sessions = 0
     /// Sessions awaiting resume now.

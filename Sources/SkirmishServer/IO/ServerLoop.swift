@@ -45,6 +45,7 @@ final class ServerLoop {
     func startTicking() {
         tickStart = .now()
         tickCount = 0
+        core.noteTickAnchor(tickStart)
         scheduleNextTick()
     }
 
@@ -67,6 +68,7 @@ final class ServerLoop {
                 core.noteLateTick()
                 tickStart = now
                 tickCount = 0
+                core.noteTickAnchor(tickStart)
                 break
             }
             tickCount += 1

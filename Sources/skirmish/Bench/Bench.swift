@@ -9,6 +9,8 @@ struct Bench: AsyncParsableCommand {
             a number rather than a feeling. Run them on an otherwise idle machine; build with `-c release` \
             (`make bench` does) or the figures describe the debug build.
             """,
-        subcommands: [CodecBench.self, ExportBench.self, GamesBench.self, NetBench.self, OpponentBench.self]
+        subcommands: [
+            CodecBench.self, ExportBench.self, GamesBench.self, NetBench.self, OpponentBench.self, ServerBench.self,
+        ]
     )
 }
