@@ -52,7 +52,7 @@ let package = Package(
         .target(
             name: "SkirmishPractice",
             dependencies: [
-                "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer",
+                "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishOpponent",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(
             name: "SkirmishPracticeTests",
             dependencies: [
-                "SkirmishPractice", "SkirmishServer", "SkirmishNet", "SkirmishWire",
+                "SkirmishPractice", "SkirmishServer", "SkirmishNet", "SkirmishWire", "SkirmishOpponent",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,9 +1,4 @@
-/// How hard the practice opponent plays (DESIGN §7): reaction delay, speed cap, aim noise and prediction horizon.
-public enum Difficulty: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case easy
-    case medium
-    case hard
-    case expert
+import SkirmishOpponent
 
-    public var description: String { rawValue }
-}
+/// How hard the practice opponent plays: the AI's presets (reaction delay, speed cap, aim noise, prediction horizon).
+public typealias Difficulty = Opponent.Difficulty

@@ -5,7 +5,7 @@ import SkirmishWire
 /// One opponent at one table: a ``ClientSession`` to the game server driven by a brain, at 60 inputs a second.
 ///
 /// Loop-confined: created, driven and read only on its event loop; ``OpponentSeat`` is the handle other threads hold.
-/// It pings once a second (the brain hears each round trip), sends the brain's target every tick from the Welcome to
+/// It pings five times a second (the brain hears each round trip), sends the brain's input every tick from the Welcome to
 /// the end of the match, gives up when nobody joins its table within `joinTimeout`, and says goodbye when the match is
 /// over. Its futures tell the lobby when it was seated, when its match started and when it ended.
 final class OpponentClient {
@@ -14,7 +14,6 @@ final class OpponentClient {
     private let loop: any EventLoop
     private let joinTimeout: TimeAmount
     private var welcome: Welcome?
-    private var inputStep: UInt32 = 0
     private var pings: UInt32 = 0
     private var firstTick = NIODeadline.distantFuture
     private var ticks: Int64 = 0
@@ -29,6 +28,8 @@ final class OpponentClient {
     let ended: EventLoopPromise<String>
 
     private static let tick = TimeAmount.nanoseconds(1_000_000_000 / 60)
+    /// Ticks between pings: the AI's estimate of the link wants a sample every `Opponent.pingInterval` (0.2 s).
+    private static let pingEvery: Int64 = 12
 
     init(brain: any OpponentBrain, loop: any EventLoop, joinTimeout: TimeAmount) {
         self.brain = brain
@@ -109,11 +110,11 @@ final class OpponentClient {
     private func runTick(now: NIODeadline) {
         guard !isOver, let session, let welcome else { return }
         while firstTick + .nanoseconds(Self.tick.nanoseconds * ticks) <= now { ticks += 1 }
-        let target = brain.decide(now: now)
-        inputStep &+= 1
-        session.send(.paddleState(PaddleState(inputStep: inputStep, x: target.x, y: target.y, vx: 0, vy: 0)))
-        inputsSent += 1
-        if ticks % 60 == 1 {
+        if let input = brain.decide(now: now) {
+            session.send(.paddleState(input))
+            inputsSent += 1
+        }
+        if ticks % Self.pingEvery == 1 {
             pings &+= 1
             let sent = Double(now.uptimeNanoseconds) / 1e9
             session.send(.ping(Ping(player: welcome.peer, count: pings, sendTime: sent)))

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import SkirmishNet
+import SkirmishOpponent
 import SkirmishServer
 import SkirmishWire
 

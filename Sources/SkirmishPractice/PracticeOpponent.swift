@@ -1,12 +1,13 @@
 import NIOCore
 import SkirmishNet
+import SkirmishOpponent
 import SkirmishWire
 
 /// The seam between `skirmish practice` and the AI: creates one opponent and starts it playing.
 ///
 /// Everything else in practice (the lobby, the page, the command) only sees the ``OpponentSeat`` this returns, so the
-/// brain behind it can change without touching them. Today the brain is ``StandInOpponent``; the predicting AI of
-/// `SkirmishOpponent` replaces it here.
+/// brain behind it can change without touching them. The brain is the predicting AI of `SkirmishOpponent`
+/// (``AIBrain``), driven by an ``OpponentClient`` like any network client.
 public enum PracticeOpponent {
     /// Connects an opponent at `difficulty` to `target` and returns once the server has seated it.
     ///
@@ -24,7 +25,7 @@ public enum PracticeOpponent {
         let settings = configuration
         let client = try await loop.submit {
             let client = OpponentClient(
-                brain: StandInOpponent(difficulty: difficulty), loop: loop, joinTimeout: joinTimeout)
+                brain: AIBrain(difficulty: difficulty), loop: loop, joinTimeout: joinTimeout)
             client.connect(settings)
             return NIOLoopBound(client, eventLoop: loop)
         }.get()

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import SkirmishNet
+import SkirmishOpponent
 import SkirmishPractice
 import SkirmishServer
 import SkirmishWire
@@ -68,6 +69,12 @@ import Testing
             #expect(seen != nil)
             let opponent = try #require(await practice.opponent(at: offer.match))
             #expect(try await opponent.inputsSent() > 0)
+            // The AI plays: the server moved its paddle off the start spot (160, 400 in its frame).
+            let moved = await poll(timeout: .seconds(10)) { () -> Bool? in
+                guard let me = try? await opponent.lastSnapshot()?.me else { return nil }
+                return abs(me.x - 160) + abs(me.y - 400) > 4 ? true : nil
+            }
+            #expect(moved == true)
             let stats = try await practice.server.stats()
             #expect(stats.totalRejected == 0)
             await person.disconnect()

@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishOpponent
 import SkirmishPractice
 import SkirmishServer
 import SkirmishWire

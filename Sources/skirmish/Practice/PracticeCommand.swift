@@ -2,6 +2,7 @@ import ArgumentParser
 import NIOCore
 import NIOPosix
 import SkirmishNet
+import SkirmishOpponent
 import SkirmishPractice
 import SkirmishServer
 

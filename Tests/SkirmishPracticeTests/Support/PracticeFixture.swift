@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import SkirmishNet
+import SkirmishOpponent
 import SkirmishPractice
 import SkirmishServer
 import SkirmishWire
