@@ -26,6 +26,7 @@ package struct ServerCore: Sendable {
     private var nextPeer: UInt32 = 1
     private var lastHousekeeping: NIODeadline?
     private var delivered: [Message] = []
+    private var scratchIDs: [UInt32] = []
     private var matchOut: [MatchOutput] = []
     private var notices: [MatchNotice] = []
     private var shuttingDown = false
@@ -103,9 +104,12 @@ package struct ServerCore: Sendable {
             return
         }
         if case .hello = packet.message { return } // a Hello resent before our Welcome arrived: Welcome is resent
+        guard let slot = peers.index(forKey: id) else { return }
+        // Taken out of `self` (not copied), so clearing it keeps its storage: no allocation per packet.
         var messages = delivered
+        delivered = []
         messages.removeAll(keepingCapacity: true)
-        peers[id]?.endpoint.receive(packet, now: now) { messages.append($0) }
+        _ = peers.values[slot].endpoint.receive(packet, now: now) { messages.append($0) }
         for message in messages { deliver(message, from: id, now: now) }
         delivered = messages
     }
@@ -210,7 +214,8 @@ package struct ServerCore: Sendable {
             let ticks = Int(configuration.resumeWindow.nanoseconds / 1_000_000_000) * PuckConstants.tickRate
             return .puck(
                 PuckRunner(
-                    resumeWindowTicks: max(ticks, 1), shots: configuration.shotMachine.map { ShotMachine($0, match: id) }))
+                    resumeWindowTicks: max(ticks, 1),
+                    shots: configuration.shotMachine.map { ShotMachine($0, match: id) }))
         case .snap:
             var seed = SeededRandom(seed: configuration.seed).derived(UInt64(id))
             return .snap(SnapRunner(seats: table.seats, seed: seed.next(), turnLimit: configuration.snapTurnLimit))
@@ -230,7 +235,8 @@ package struct ServerCore: Sendable {
     // MARK: Messages from players
 
     private mutating func deliver(_ message: Message, from id: UInt32, now: NIODeadline) {
-        guard let peer = peers[id] else { return }
+        guard let slot = peers.index(forKey: id) else { return }
+        let peer = peek(slot) { (match: $0.match, seat: $0.seat) }
         switch message {
         case .ping(let ping):
             send(.pong(ping), to: id, now: now)
@@ -242,8 +248,8 @@ package struct ServerCore: Sendable {
             guard let seats = seating[peer.match] else { return stats.reject(.outOfState) }
             for case let other? in seats where other != id { send(.chat(chat), to: other, now: now) }
         default:
-            guard matches[peer.match] != nil else { return stats.reject(.outOfState) }
-            let verdict = matches[peer.match]!.receive(message, from: peer.seat, into: &matchOut, notices: &notices)
+            guard let index = matches.index(forKey: peer.match) else { return stats.reject(.outOfState) }
+            let verdict = matches.values[index].receive(message, from: peer.seat, into: &matchOut, notices: &notices)
             switch verdict {
             case .accepted: break
             case .outOfState: stats.reject(.outOfState)
@@ -259,20 +265,33 @@ package struct ServerCore: Sendable {
     /// One 60 Hz server tick: matches step, reliability timers run, and once a second the housekeeping.
     package mutating func tick(now: NIODeadline) {
         stats.ticks &+= 1
-        for id in matches.keys {
-            matches[id]?.tick(into: &matchOut, notices: &notices)
+        // The IDs are copied out first: mutating `matches` or `peers` while iterating their keys would copy the whole
+        // dictionary on every tick.
+        var ids = scratchIDs
+        scratchIDs = []
+        ids.removeAll(keepingCapacity: true)
+        ids.append(contentsOf: matches.keys)
+        for id in ids {
+            guard let index = matches.index(forKey: id) else { continue }
+            matches.values[index].tick(into: &matchOut, notices: &notices)
             if !matchOut.isEmpty || !notices.isEmpty { flushMatch(id, now: now) }
         }
+        ids.removeAll(keepingCapacity: true)
+        var slot = peers.startIndex
+        while slot != peers.endIndex {
+            if peek(slot, { $0.isAttached && now >= $0.endpoint.nextDeadline }) { ids.append(peers.keys[slot]) }
+            peers.formIndex(after: &slot)
+        }
         var timedOut: [UInt32] = []
-        for id in peers.keys {
-            guard peers[id]!.isAttached else { continue }
-            guard now >= peers[id]!.endpoint.nextDeadline else { continue }
-            let connection = peers[id]!.connection
+        for id in ids {
+            guard let slot = peers.index(forKey: id) else { continue }
+            let connection = peek(slot) { $0.connection }
             var emitted: [Packet] = []
-            let status = peers[id]!.endpoint.poll(now: now) { emitted.append($0) }
+            let status = peers.values[slot].endpoint.poll(now: now) { emitted.append($0) }
             for packet in emitted { write(Outgoing(connection, packet)) }
             if case .timedOut = status { timedOut.append(id) }
         }
+        scratchIDs = ids
         for id in timedOut { drop(id, now: now) }
         if lastHousekeeping.map({ now - $0 >= .seconds(1) }) ?? true {
             lastHousekeeping = now
@@ -363,15 +382,18 @@ package struct ServerCore: Sendable {
         for notice in notices { count(notice, match: match) }
         notices.removeAll(keepingCapacity: true)
         guard !matchOut.isEmpty else { return }
-        let outputs = matchOut
-        matchOut.removeAll(keepingCapacity: true)
+        // Taken out of `self`, sent, then handed back empty with its storage: no allocation per flush.
+        var outputs = matchOut
+        matchOut = []
         if let seats = seating[match] {
             for output in outputs {
                 guard output.seat < seats.count, let id = seats[output.seat] else { continue }
                 send(output.message, to: id, now: now)
             }
         }
-        if matches[match]?.isOver == true {
+        outputs.removeAll(keepingCapacity: true)
+        if matchOut.isEmpty { matchOut = outputs }
+        if let index = matches.index(forKey: match), isOver(index) {
             matches[match] = nil
             for case let id? in seating[match] ?? [] { peers[id]?.match = 0 }
             seating[match] = nil
@@ -401,26 +423,40 @@ package struct ServerCore: Sendable {
 
     /// Sends through the peer's reliability endpoint, or keeps the message for a detached peer.
     private mutating func send(_ message: Message, to id: UInt32, now: NIODeadline) {
-        // Mutated in place through the dictionary: a local copy of the peer would copy its endpoint's queues.
-        guard let isAttached = peers[id]?.isAttached else { return }
-        guard isAttached else {
+        // Mutated in place through `peers.values[slot]`: a copy of the peer would copy its endpoint's queues, and the
+        // dictionary's key subscript moves a value this large through a heap-allocated coroutine frame.
+        guard let slot = peers.index(forKey: id) else { return }
+        guard peek(slot, { $0.isAttached }) else {
             guard message.type.delivery == .reliable else { return }
-            guard peers[id]!.backlog.count < configuration.detachedBacklog else {
+            guard peek(slot, { $0.backlog.count }) < configuration.detachedBacklog else {
                 stats.reject(.queueFull)
                 return leave(id, now: now)
             }
-            peers[id]!.backlog.append(message)
+            peers.values[slot].backlog.append(message)
             return
         }
         let packet: Packet
         do throws(EndpointError) {
-            packet = try peers[id]!.endpoint.stamp(message, now: now)
+            packet = try peers.values[slot].endpoint.stamp(message, now: now)
         } catch {
             stats.reject(.queueFull)
-            send(control: .disconnect(Disconnect(reason: .protocolError)), to: peers[id]!.connection, close: true)
+            send(
+                control: .disconnect(Disconnect(reason: .protocolError)), to: peek(slot) { $0.connection }, close: true)
             return leave(id, now: now)
         }
-        write(Outgoing(peers[id]!.connection, packet))
+        write(Outgoing(peek(slot) { $0.connection }, packet))
+    }
+
+    /// Whether a match is over, read in place (the getter of `matches.values` would copy the match).
+    private mutating func isOver(_ index: Dictionary<UInt32, Match>.Index) -> Bool {
+        func read(_ match: inout Match) -> Bool { match.isOver }
+        return read(&matches.values[index])
+    }
+
+    /// Reads a peer in place. `peers.values[slot]` has only a getter (a copy of the whole peer, its endpoint's
+    /// queues included) and a `_modify`; going through the latter borrows the peer instead.
+    private mutating func peek<T>(_ slot: Dictionary<UInt32, Peer>.Index, _ read: (inout Peer) -> T) -> T {
+        read(&peers.values[slot])
     }
 
     private mutating func reject(_ reason: RejectReason, _ text: String, to connection: ConnectionID) {

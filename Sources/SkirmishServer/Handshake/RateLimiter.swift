@@ -50,17 +50,15 @@ package struct RateLimiter<Key: Hashable & Sendable>: Sendable {
 
     /// Takes one token from `key`'s bucket at `now` (nanoseconds).
     package mutating func admit(_ key: Key, now: UInt64) -> Verdict {
-        if var bucket = buckets[key] {
+        // One hash of the key per packet: the bucket is found once and updated in place.
+        if let index = buckets.index(forKey: key) {
+            let bucket = buckets.values[index]
             let elapsed = Double(now &- bucket.updated) / 1e9
-            bucket.tokens = min(configuration.burst, bucket.tokens + elapsed * configuration.rate)
-            bucket.updated = now
-            guard bucket.tokens >= 1 else {
-                buckets[key] = bucket
-                return .limited
-            }
-            bucket.tokens -= 1
-            buckets[key] = bucket
-            return .allowed
+            var tokens = min(configuration.burst, bucket.tokens + elapsed * configuration.rate)
+            let verdict: Verdict = tokens >= 1 ? .allowed : .limited
+            if verdict == .allowed { tokens -= 1 }
+            buckets.values[index] = Bucket(tokens: tokens, updated: now)
+            return verdict
         }
         if buckets.count >= configuration.capacity {
             sweep(now: now)

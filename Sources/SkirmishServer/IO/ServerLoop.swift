@@ -15,6 +15,8 @@ final class ServerLoop {
     private var tickCount: Int64 = 0
     private var tickTask: Scheduled<Void>?
     private var touched: [any Channel] = []
+    /// Where each datagram of the flush in progress lies in its shared buffer (reused between flushes).
+    private var spans: [(start: Int, length: Int)] = []
     private var stopped = false
 
     /// The 60 Hz period, in nanoseconds, as an exact fraction so that tick k is due at start + k · 10⁹ / 60.
@@ -82,30 +84,50 @@ final class ServerLoop {
     // MARK: Output
 
     /// Writes everything the core queued, then flushes each channel once.
+    ///
+    /// Datagrams are encoded back to back into one buffer and written as slices of it, so a tick's thousand
+    /// snapshots cost one allocation instead of a thousand; the outbox's own storage is handed back to the core.
     func flush() {
         guard !core.outbox.isEmpty else { return }
-        let outbox = core.outbox
-        core.outbox.removeAll(keepingCapacity: true)
+        var outbox = core.outbox
+        core.outbox = []
         var closing: [any Channel] = []
-        for outgoing in outbox {
-            switch outgoing.connection {
-            case .datagram(let address):
-                guard let udp else { continue }
-                var buffer = udp.allocator.buffer(capacity: WireLimits.maxDatagram)
+        if let udp {
+            // Locals, not properties of this class: each property access would be a dynamic exclusivity check.
+            var buffer = udp.allocator.buffer(capacity: 256 * outbox.count)
+            var spans = self.spans
+            self.spans = []
+            spans.removeAll(keepingCapacity: true)
+            for outgoing in outbox {
+                guard case .datagram = outgoing.connection else { continue }
+                let start = buffer.writerIndex
                 let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: WireLimits.maxDatagram) {
                     (try? outgoing.packet.encode(into: $0)) ?? 0
                 }
-                guard written > 0 else { continue }
-                core.wrote(bytes: written)
-                udp.write(AddressedEnvelope(remoteAddress: address, data: buffer), promise: nil)
-                markTouched(udp)
-            case .stream(let id):
-                guard let channel = streams[id] else { continue }
-                channel.write(outgoing.packet, promise: nil)
-                markTouched(channel)
-                if outgoing.closeAfter { closing.append(channel) }
+                spans.append((start, written))
             }
+            var next = 0
+            var bytes = 0
+            for outgoing in outbox {
+                guard case .datagram(let address) = outgoing.connection else { continue }
+                let (start, written) = spans[next]
+                next += 1
+                guard written > 0, let slice = buffer.getSlice(at: start, length: written) else { continue }
+                bytes += written
+                udp.write(AddressedEnvelope(remoteAddress: address, data: slice), promise: nil)
+            }
+            core.wrote(bytes: bytes)
+            self.spans = spans
+            if next > 0 { markTouched(udp) }
         }
+        for outgoing in outbox {
+            guard case .stream(let id) = outgoing.connection, let channel = streams[id] else { continue }
+            channel.write(outgoing.packet, promise: nil)
+            markTouched(channel)
+            if outgoing.closeAfter { closing.append(channel) }
+        }
+        outbox.removeAll(keepingCapacity: true)
+        if core.outbox.isEmpty { core.outbox = outbox }
         for channel in touched { channel.flush() }
         touched.removeAll(keepingCapacity: true)
         for channel in closing { channel.close(promise: nil) }
