@@ -72,8 +72,12 @@ import Testing
 
     @Test func aBarrageOfBadPacketsLeavesARunningMatchIntact() async throws {
         let fixture = try await ServerFixture.start { $0.packetRate = 100_000 }
+        // The honest pair is seated before the attacker says Hello, so the matchmaker cannot pair the attacker with
+        // one of them and leave the other waiting (their handshakes would otherwise race on a loaded machine).
         let a = try await fixture.client(.udp, game: .puck, seats: 2, name: "honest-a")
+        let welcomeA = try await within(.seconds(10)) { try await connected(a) }
         let b = try await fixture.client(.udp, game: .puck, seats: 2, name: "honest-b")
+        let welcomeB = try await within(.seconds(10)) { try await connected(b) }
         let attacker = try await fixture.client(.udp, game: .puck, seats: 2, name: "rogue")
         // A plain socket that never handshakes: its packets come from an address the server has no session for.
         let spoofer = try await DatagramBootstrap(group: fixture.group).bind(host: "127.0.0.1", port: 0).get()
@@ -92,8 +96,8 @@ import Testing
             (.unknownType, [0x53, 0x4E, 0x41, 0x50, 0, 0, 0, 1, 0x7F, 0x7F]),
         ]
         let results = try await within(.seconds(90)) {
-            async let first = playPuck(a, phase: 0)
-            async let second = playPuck(b, phase: 7)
+            async let first = playPuck(a, phase: 0, seat: Int(welcomeA.seat))
+            async let second = playPuck(b, phase: 7, seat: Int(welcomeB.seat))
             for round in 0..<20 {
                 for (_, bytes) in bad { attacker.sendRaw(bytes) }
                 // Replayed: reliable number 1 again (already delivered): acked and dropped, never re-run.

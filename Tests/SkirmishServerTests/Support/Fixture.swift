@@ -32,12 +32,13 @@ struct ServerFixture {
 
     func client(
         _ transport: Transport, game: GameKind, seats: UInt8, name: String, link: LinkProfile = .perfect,
-        seed: UInt64 = 1, match: UInt32 = 0
+        seed: UInt64 = 1, match: UInt32 = 0, keepalive: TimeAmount? = nil
     ) async throws -> AsyncClientSession {
         var configuration = ClientSession.Configuration(
             target: try target(transport), game: game, seats: seats, name: name, seed: seed)
         configuration.link = link
         configuration.match = match
+        if let keepalive { configuration.reliability.keepaliveInterval = keepalive }
         return try await AsyncClientSession.connect(configuration, on: group.next())
     }
 
