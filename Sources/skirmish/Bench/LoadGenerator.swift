@@ -40,6 +40,8 @@ final class LoadGenerator {
         var samples: [Sample] = []
         /// Inputs sent while recording, and how late against their fixed schedule (10 µs buckets).
         var inputsSent = 0
+        /// Inputs the kernel accepted over the whole step (warm-up included), to set against what the server decoded.
+        var inputsAccepted = 0
         var sendLateness = [Int](repeating: 0, count: 20_001)
         var sendDrops = 0
         var snapshotsInWindow = 0
@@ -294,6 +296,7 @@ final class LoadGenerator {
             number: clients[index].unreliable,
             .paddleState(PaddleState(inputStep: clients[index].step, x: x, y: y, vx: 0, vy: 0)))
         let sent = send(packet, on: clients[index].fd)
+        if sent { report.inputsAccepted += 1 }
         guard recording else { return }
         report.inputsSent += 1
         if !sent { report.sendDrops += 1 }
