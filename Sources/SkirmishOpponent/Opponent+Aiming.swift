@@ -4,48 +4,50 @@ import SkirmishWire
 /// Aiming: which way to send the puck, and how to drive so the hit really sends it there.
 extension Opponent {
     /// The direction of the best shot from `puck` (own frame), found by following candidate shots with the shared
-    /// physics: of the directions every 6° within 60° of straight up the table, the one whose free path at the hit
-    /// speed goes into the far goal and passes farthest from the other paddle at that paddle's depth (ties go to
-    /// the faster shot), turned by this strike's aim noise. `nil` when no candidate scores, or for a puck too deep
-    /// to get behind.
+    /// physics: of the directions every 6° within 60° of straight up the table, refined to 1.5° around the best, the
+    /// one whose free path at the hit speed goes into the far goal and passes farthest from the other paddle at that
+    /// paddle's depth (ties go to the faster shot), turned by this strike's aim noise. `nil` when no candidate
+    /// scores, or for a puck too deep to get behind.
     ///
     /// A straight line is not good enough here: friction takes the same 0.1 px/tick off each axis, so a slanted shot
-    /// bends toward the straight-up direction, and a banked one falls short of the mouth.
+    /// bends toward the straight-up direction, and a banked one falls short of the mouth. Neither is a coarse search:
+    /// the open side of a goal is often only some 20 px wide at 300 px, about 4°.
     func shotDirection(from puck: Point, them: Point) -> Point? {
         guard puck.y <= Self.deep else { return nil }
         let speed = hitSpeed
         let depth = min(max(them.y, 40), 200)
-        var best: Point?
-        var bestScore = -Float.infinity
-        for step in -10...10 {
-            let angle = Float(step) * 0.1047 + aimOffset / 400
-            let direction = Point(x: Self.sine(angle), y: -Self.cosine(angle))
+        let noise = aimOffset / 400
+        var best: (angle: Float, score: Float)?
+        func consider(_ angle: Float) {
+            let direction = Point(x: Self.sine(angle + noise), y: -Self.cosine(angle + noise))
             let own = TableSnapshot.Puck(
                 x: puck.x, y: puck.y, vx: direction.x * speed, vy: direction.y * speed, angle: 0, spin: 0)
             var canonical = ownView(own)
             var passed: Float?
-            var scored = false
             var ticks = 0
             while ticks < 90 {
                 ticks += 1
                 if let scorer = PuckMatch.advanceFreePuck(&canonical) {
-                    scored = scorer == seat
-                    break
+                    guard scorer == seat else { return }
+                    let open = min(abs((passed ?? puck.x) - them.x), 90)
+                    let score = open - Float(ticks) * 0.2
+                    if score > best?.score ?? -.infinity { best = (angle, score) }
+                    return
                 }
                 let now = ownView(canonical)
                 if passed == nil, now.y <= depth { passed = now.x }
-                if now.vy >= 0 { break }
-            }
-            guard scored else { continue }
-            let open = min(abs((passed ?? puck.x) - them.x), 90)
-            let score = open - Float(ticks) * 0.2
-            if score > bestScore {
-                bestScore = score
-                best = direction
+                if now.vy >= 0 { return }
             }
         }
-        return best
+        for step in -10...10 { consider(Float(step) * Self.coarseShotStep) }
+        guard let coarse = best?.angle else { return nil }
+        for fine in [-2, -1, 1, 2] as [Float] { consider(coarse + fine * Self.coarseShotStep / 4) }
+        guard let angle = best?.angle else { return nil }
+        return Point(x: Self.sine(angle + noise), y: -Self.cosine(angle + noise))
     }
+
+    /// 6°, the coarse step of ``shotDirection(from:them:)``.
+    static let coarseShotStep: Float = 0.1047
 
     /// The speed a strike gives the puck: 1.5 × the drive's speed, within the hit range.
     var hitSpeed: Float {
@@ -59,52 +61,46 @@ extension Opponent {
     ///
     /// Driving straight at the puck along the wanted direction is not enough: the puck moves during the run, so the
     /// contact normal — which alone sets where a hit sends the puck — turns away from the line of approach. The
-    /// opponent tries the straight drive and six turned ones (±0.1, ±0.2, ±0.3 rad), each with its commanded position
-    /// moving at the speed cap and the other paddle held, and keeps the one whose hit leaves closest to the wanted
-    /// direction.
+    /// opponent tries the straight drive and six turned ones (±0.1, ±0.2, ±0.3 rad), then ±0.05 and ±0.025 rad
+    /// around the best, each with its commanded position moving at the speed cap and the other paddle held, and keeps
+    /// the one whose hit leaves closest to the wanted direction.
     func aimedDrive(on table: PuckMatch, meet: Meeting, from start: Point) -> Point {
-        let straight = (meet.puck + meet.direction * 14).confined()
-        var best = straight
-        var bestError = Float.infinity
         let cap = configuration.speedCap
         // The other paddle holds still, its target in its own frame.
         let other = table.paddle(of: 1 - seat)
         let hold = PuckMatch.view(x: other.x, y: other.y, seat: 1 - seat)
         let them = PuckTarget(x: hold.x, y: hold.y)
-        for turn in -3...3 {
-            let angle = Float(turn) * 0.1
-            let (sine, cosine) = (Self.sine(angle), Self.cosine(angle))
+        var best: (turn: Float, error: Float, target: Point)?
+        func consider(_ turn: Float) {
+            let (sine, cosine) = (Self.sine(turn), Self.cosine(turn))
             let d = Point(
                 x: meet.direction.x * cosine - meet.direction.y * sine,
                 y: meet.direction.x * sine + meet.direction.y * cosine)
             let target = (meet.puck + d * 14).confined()
             var sim = table
             var commanded = start
-            var result: Point?
             for _ in 0..<(min(meet.ticks, 12) + 4) {
                 commanded = (commanded + (target - commanded).clamped(toLength: cap)).confined()
                 let mine = PuckTarget(x: commanded.x, y: commanded.y)
-                let before = sim.puck
+                let before = ownView(sim.puck)
                 let events = seat == 0 ? sim.step(mine, them) : sim.step(them, mine)
-                if events.goal != nil || sim.phase != .playing { break }
+                if events.goal != nil || sim.phase != .playing { return }
                 let paddle = ownView(sim.paddle(of: seat))
                 let puck = ownView(sim.puck)
-                let moved = ownView(before)
                 if (Point(x: puck.x, y: puck.y) - paddle).length < PuckConstants.contactDistance + 1,
-                    puck.vx != moved.vx || puck.vy != moved.vy, puck.vy < 0
+                    puck.vx != before.vx || puck.vy != before.vy, puck.vy < 0
                 {
-                    result = Point(x: puck.vx, y: puck.vy).normalised(or: d)
-                    break
+                    let error = 1 - Point(x: puck.vx, y: puck.vy).normalised(or: d).dot(meet.direction)
+                    if error < best?.error ?? .infinity { best = (turn, error, target) }
+                    return
                 }
             }
-            guard let result else { continue }
-            let error = 1 - result.dot(meet.direction)
-            if error < bestError {
-                bestError = error
-                best = target
-            }
         }
-        return best
+        for turn in -3...3 { consider(Float(turn) * 0.1) }
+        if let coarse = best?.turn {
+            for fine in [-0.05, -0.025, 0.025, 0.05] as [Float] { consider(coarse + fine) }
+        }
+        return best?.target ?? (meet.puck + meet.direction * 14).confined()
     }
 
     /// Sine and cosine for angles within ±1.2 rad, by Taylor series to the 9th power (error below 10⁻⁵ there): the

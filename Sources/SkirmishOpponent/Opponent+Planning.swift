@@ -81,13 +81,38 @@ extension Opponent {
             target = route(from: mine, to: target.confined(), around: presentPoint)
         }
         target = target.confined()
-        let crossingX = scan.crossing?.x ?? target.x
+        // The reported crossing is the undisturbed one: the snapshot's puck followed with no paddle in the way (the
+        // table at the effect tick may already show this opponent's own committed inputs touching it).
+        let free = configuration.predicts ? freeCrossing(from: snapshot, ticks: configuration.predictionHorizon) : nil
+        let crossing =
+            free.map { (x: $0.x, tick: snapshot.tick &+ UInt32($0.ticks), bounces: $0.bounces) }
+            ?? scan.crossing.map { (x: $0.x, tick: effectTick &+ UInt32($0.ticks), bounces: $0.bounces) }
         let plan = Plan(
-            mode: mode, target: PuckTarget(x: target.x, y: target.y), crossingX: crossingX,
-            crossingPredicted: scan.crossing != nil,
-            crossingTick: scan.crossing.map { effectTick &+ UInt32($0.ticks) }, bounces: scan.crossing?.bounces ?? 0,
+            mode: mode, target: PuckTarget(x: target.x, y: target.y), crossingX: crossing?.x ?? target.x,
+            crossingPredicted: crossing != nil, crossingTick: crossing?.tick, bounces: crossing?.bounces ?? 0,
             snapshotTick: snapshot.tick, lookahead: lookahead)
         return Decision(plan: plan, target: target)
+    }
+
+    /// Where `snapshot`'s puck, touched by nobody, first crosses the defence line toward this opponent's goal within
+    /// `ticks`, with the side-wall bounces on the way.
+    func freeCrossing(from snapshot: TableSnapshot, ticks: Int) -> (x: Float, ticks: Int, bounces: Int)? {
+        guard snapshot.phase == .playing, snapshot.puck.vy > 0 || snapshot.puck.y >= Self.defenceLine else {
+            return nil
+        }
+        var puck = ownView(snapshot.puck) // the half turn is its own inverse: own frame → canonical
+        var bounces = 0
+        for k in 0...max(ticks, 0) {
+            if k > 0 {
+                let vxBefore = puck.vx
+                if PuckMatch.advanceFreePuck(&puck) != nil { return nil }
+                if vxBefore != 0, (vxBefore < 0) != (puck.vx < 0) { bounces += 1 }
+            }
+            let own = ownView(puck)
+            if own.y >= Self.defenceLine, own.vy > 0 { return (own.x, k, bounces) }
+            if own.vy <= 0 { return nil }
+        }
+        return nil
     }
 
     /// Ticks of the final run through the puck: enough for the run-up at the speed cap.

@@ -30,10 +30,10 @@ public struct OpponentConfiguration: Sendable, Hashable {
             predictionHorizon = 10
             blendTicks = 4
         case .medium:
-            reactionDelay = 0.18
-            speedCap = 8
-            aimNoise = 30
-            predictionHorizon = 20
+            reactionDelay = 0.2
+            speedCap = 7
+            aimNoise = 34
+            predictionHorizon = 18
             blendTicks = 3
         case .hard:
             reactionDelay = 0.09
