@@ -31,7 +31,7 @@ struct AIEvalCommand: AsyncParsableCommand {
 
             Examples:
               skirmish ai-eval --quick                    about a minute and a half, smaller samples
-              skirmish ai-eval --out ai-eval.json         the full run (about 3 minutes), figures also as JSON
+              skirmish ai-eval --out ai-eval.json         the full run (3 to 4 minutes), figures also as JSON
               skirmish ai-eval --latencies 150 --shots 2000 --matches 20
             """
     )
@@ -58,7 +58,7 @@ struct AIEvalCommand: AsyncParsableCommand {
     var curveLatency = 150
 
     @Option(help: "Shot sessions at once, all rows together (each has its own server, shooter and AI; 50 shots each).")
-    var sessions = 60
+    var sessions = 40
 
     @Option(help: "Matches played at once (each has its own server and two clients).")
     var parallel = 30

@@ -82,7 +82,7 @@ final class EvalClient<Agent: PuckAgent> {
         tickTask?.cancel()
         tickTask = nil
         session?.disconnect(reason: .quit)
-        if result.seat == nil { welcomed.fail(EvalError("the client ended before it was seated: \(reason)")) }
+        if result.seat == nil { welcomed.fail(EvalError("it ended before it was seated (\(reason))")) }
         finished.succeed()
     }
 

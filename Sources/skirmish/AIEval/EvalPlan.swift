@@ -61,7 +61,8 @@ struct EvalPlan: Sendable {
                 link: EvalRunner.link(latencyMilliseconds: job.latency), session: number, limit: limit)
             return (job, session)
         }
-        let (allShots, matchSessions) = try await (shotResults, matchResults)
+        let (allShots, allMatches) = try await (shotResults, matchResults)
+        let matchSessions = allMatches.filter(\.1.played)
         let shotSessions = allShots.filter { !$0.0.curve }.map { ($0.0.row, $0.1) }
         let curveSessions = allShots.filter { $0.0.curve }.map { ($0.0.row, $0.1) }
         for (row, latency) in latencies.enumerated() {
@@ -83,6 +84,7 @@ struct EvalPlan: Sendable {
                 matchSessions.filter { $0.0.latency == latency }.compactMap(\.1.probe), latency: latency)
         }
         report.addDecisions(shotSessions.map(\.1.decisionNanos) + matchSessions.map(\.1.decisionNanos))
+        report.addEndings(shots: allShots.map(\.1.ended), matches: allMatches.map(\.1.ended))
         report.addLateness(
             shotSessions.map(\.1.lateNanos) + curveSessions.map(\.1.lateNanos) + matchSessions.map(\.1.lateNanos))
         report.checkTargets()

@@ -103,12 +103,14 @@ struct EvalReport: Codable, Sendable {
     var tickLateness = Lateness(ticks: 0)
     var curve: Curve?
     var targets: [TargetCheck] = []
+    /// Sessions that stopped before their shots were played or their match was decided, by reason.
+    var cutShort: [String: Int] = [:]
     private var decisionSamples = Samples()
     private var lateSamples = Samples()
 
     private enum CodingKeys: String, CodingKey {
         case difficulty, seed, matchSeconds, link, shots, predictions, matches, decisionTime, tickLateness, curve,
-            targets
+            targets, cutShort
     }
 
     init(difficulty: String, seed: UInt64, matchSeconds: Int) {
@@ -189,6 +191,15 @@ struct EvalReport: Codable, Sendable {
             decisions: decisionSamples.count, p50Us: decisionSamples.percentile(0.5).map { $0 / 1000 },
             p99Us: decisionSamples.percentile(0.99).map { $0 / 1000 },
             maxUs: decisionSamples.percentile(1).map { $0 / 1000 })
+    }
+
+    /// Notes sessions that ended for another reason than finishing: shot sessions that did not play all their
+    /// shots, matches that neither reached 7 goals nor the time limit.
+    mutating func addEndings(shots: [String], matches: [String]) {
+        for reason in shots where reason != "done" { cutShort["shots: \(reason)", default: 0] += 1 }
+        for reason in matches where reason != "over" && reason != "time limit" {
+            cutShort["match: \(reason)", default: 0] += 1
+        }
     }
 
     mutating func addLateness(_ samples: [Samples]) {
@@ -283,6 +294,10 @@ struct EvalReport: Codable, Sendable {
         lines.append(
             "tick lateness of the AI clients: p50 \(number(tickLateness.p50Ms, 2)) ms, p99 \(number(tickLateness.p99Ms, 2)) "
                 + "ms, max \(number(tickLateness.maxMs, 1)) ms")
+        if !cutShort.isEmpty {
+            let reasons = cutShort.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }.joined(separator: ", ")
+            lines.append("WARNING: sessions cut short (their figures count only what was played): \(reasons)")
+        }
         if let p99 = tickLateness.p99Ms, p99 > 5 {
             lines.append(
                 "WARNING: the clients' event loop ran more than 5 ms late at p99 — the machine was busy, so the links "

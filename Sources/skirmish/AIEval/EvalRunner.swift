@@ -23,6 +23,8 @@ struct EvalRunner: Sendable {
         var probe: OpponentProbe
         var decisionNanos: Samples
         var lateNanos: Samples
+        /// Why the AI's client stopped (`done` when it played all its shots).
+        var ended: String
     }
 
     /// What one match measured, from the AI's side.
@@ -34,6 +36,10 @@ struct EvalRunner: Sendable {
         var probe: OpponentProbe?
         var decisionNanos: Samples
         var lateNanos: Samples
+        /// Why the AI's client stopped (`over` when the match reached 7, `time limit` at the cap).
+        var ended: String
+        /// False when the match never started (a client could not join); it is left out of the win rates.
+        var played = true
     }
 
     let serverLoop: any EventLoopGroup
@@ -65,8 +71,11 @@ struct EvalRunner: Sendable {
             await reference.shutdown()
             return session
         } catch {
+            // One session that cannot play does not end the evaluation: it is reported as cut short.
             await reference.shutdown()
-            throw error
+            return ShotSession(
+                probe: OpponentProbe(seat: 1, shotTarget: shots), decisionNanos: Samples(), lateNanos: Samples(),
+                ended: "\(error)")
         }
     }
 
@@ -79,7 +88,7 @@ struct EvalRunner: Sendable {
         let feeder = try await client(
             target: target, match: 0, link: .perfect, name: "shooter", seed: 1, acts: false, probe: nil
         ) { seat in ScriptedPuckAgent(style: .idle, seat: seat, seed: 1) }
-        let welcome = try await feeder.welcome()
+        let welcome = try await feeder.welcome(role: "the shooter")
         let seedForAI = seed &+ UInt64(index)
         let ai = try await client(
             target: target, match: welcome.match, link: link, name: "ai", seed: seedForAI, acts: true,
@@ -88,7 +97,9 @@ struct EvalRunner: Sendable {
         let result = try await ai.run(until: deadline)
         _ = try await feeder.stop()
         guard let probe = result.probe else { throw EvalError("the AI's measurements were lost") }
-        return ShotSession(probe: probe, decisionNanos: result.decisionNanos, lateNanos: result.lateNanos)
+        return ShotSession(
+            probe: probe, decisionNanos: result.decisionNanos, lateNanos: result.lateNanos,
+            ended: result.ended ?? "stopped")
     }
 
     // MARK: Matches
@@ -108,7 +119,10 @@ struct EvalRunner: Sendable {
             return session
         } catch {
             await reference.shutdown()
-            throw error
+            progress.add(.matches, 1)
+            return MatchSession(
+                myScore: 0, theirScore: 0, completed: false, seconds: 0, probe: nil, decisionNanos: Samples(),
+                lateNanos: Samples(), ended: "\(error)", played: false)
         }
     }
 
@@ -123,7 +137,7 @@ struct EvalRunner: Sendable {
             target: target, match: 0, link: link, name: "ai", seed: seedForAI, acts: true,
             probe: OpponentProbe(seat: 0, shotTarget: nil)
         ) { seat in Opponent(seat: seat, configuration: configuration, seed: seedForAI) }
-        let welcome = try await ai.welcome()
+        let welcome = try await ai.welcome(role: "the AI")
         let rivalSeed = seed &+ 0x2000 &+ UInt64(index)
         let started = NIODeadline.now()
         let deadline = started + .nanoseconds(Int64(limit.components.seconds) * 1_000_000_000)
@@ -151,7 +165,8 @@ struct EvalRunner: Sendable {
         progress.add(.matches, 1)
         return MatchSession(
             myScore: Int(result.myScore), theirScore: Int(result.theirScore), completed: result.over != nil,
-            seconds: elapsed, probe: result.probe, decisionNanos: result.decisionNanos, lateNanos: result.lateNanos)
+            seconds: elapsed, probe: result.probe, decisionNanos: result.decisionNanos, lateNanos: result.lateNanos,
+            ended: result.ended ?? "stopped")
     }
 
     // MARK: Clients
@@ -182,9 +197,13 @@ struct ClientHandle<Agent: PuckAgent>: Sendable {
     let bound: NIOLoopBound<EvalClient<Agent>>
     let loop: any EventLoop
 
-    func welcome() async throws -> Welcome {
+    func welcome(role: String) async throws -> Welcome {
         let future = try await loop.submit { [bound] in bound.value.welcomed.futureResult }.get()
-        return try await future.get()
+        do {
+            return try await future.get()
+        } catch {
+            throw EvalError("\(role) was not seated: \(error)")
+        }
     }
 
     /// Waits until the client finishes (its shots are done, its match is over, its session ended) or `deadline`,
