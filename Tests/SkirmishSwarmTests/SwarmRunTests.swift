@@ -98,6 +98,27 @@ import Testing
         #expect(run.summary.passed)
     }
 
+    /// Idle bots at Snap tables never sign in: the tables wait, and each bot costs its server one session and a
+    /// Ping a second each way. Past the 5 s silence timeout they are all still seated, so their session timers
+    /// (acks, keepalives) run although the group never sweeps its bots.
+    @Test func idleBotsHoldTheirSeatsOnKeepalivesAlone() async throws {
+        let yaml = """
+            name: idle
+            profile: [{ramp: {to: 8, over: 1s}}, {hold: {for: 7s}}]
+            personas: [{name: idle, weight: 1, game: snap, seats: 4, behavior: idle}]
+            """
+        let run = try await Self.run(yaml, seconds: 8)
+        #expect(run.summary.handshakes.succeeded == 8)
+        #expect(run.summary.handshakes.failed == 0)
+        #expect(run.summary.errors.isEmpty, "\(run.summary.errors)")
+        #expect(run.summary.matchesStarted == 0)
+        #expect(run.server.sessionsOpened == 8)
+        let kinds = Set(run.summary.packets.sentByType.filter { $0.value > 0 }.keys)
+        #expect(kinds.isSubset(of: ["Hello", "Ack", "Ping", "Pong", "Disconnect"]), "\(kinds)")
+        #expect(Double(run.summary.packets.sent) < 8 * 8 * 4, "\(run.summary.packets.sentByType)")
+        #expect((run.summary.replyRate ?? 0) > 0.9)
+    }
+
     @Test func aThresholdThatCannotHoldFailsTheRun() async throws {
         let yaml = """
             name: strict

@@ -28,6 +28,9 @@ public final class ClientSession {
         public var helloInterval: TimeAmount = .milliseconds(500)
         /// Whether the session runs its own timers (`false`: the owner calls ``tick(now:)``).
         public var selfTimed = true
+        /// The target's address, resolved once by the owner (a swarm opens thousands of sessions to one server);
+        /// `nil`: each session resolves `target.host` itself.
+        public var resolvedAddress: SocketAddress?
 
         public init(target: Target, game: GameKind, seats: UInt8, name: String, seed: UInt64 = 1) {
             self.target = target
@@ -89,6 +92,7 @@ public final class ClientSession {
     private var streamReadyAt = NIODeadline.uptimeNanoseconds(0)
     private var timer: Scheduled<Void>?
     private var inbox: [Message] = []
+    private var sendBuffer: ByteBuffer?
     private var timerDue = NIODeadline.distantFuture
 
     public init(
@@ -172,16 +176,34 @@ public final class ClientSession {
         let target = configuration.target
         switch target.transport {
         case .udp:
+            // A connected socket: the kernel keeps the route instead of looking it up per datagram, drops datagrams
+            // from any other address before they are read, and writes need no address.
+            let address: SocketAddress
+            do {
+                address =
+                    try remote ?? configuration.resolvedAddress
+                    ?? SocketAddress.makeAddressResolvingHost(target.host, port: target.port)
+            } catch {
+                return fail(.transportError("cannot resolve \(target.host): \(error)"))
+            }
+            remote = address
             future = DatagramBootstrap(group: eventLoop)
-                .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                // One datagram per readable event: a bot's socket rarely holds two, and reading until EAGAIN would
+                // cost a second recvmsg per packet (epoll is level-triggered, so nothing waits unread).
+                .channelOption(.maxMessagesPerRead, value: 1)
+                // NIO keeps one receive buffer per channel; 2 KiB each is 38 MiB at 19,000 bots. One byte over the
+                // largest datagram is enough to tell an oversized one (decoded as `tooLarge`) from a legal one.
+                .channelOption(
+                    .recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: WireLimits.maxDatagram + 1)
+                )
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(
-                            SessionInboundHandler<AddressedEnvelope<ByteBuffer>>(session: bound, generation: generation)
+                            DatagramSessionHandler(session: bound, generation: generation)
                         )
                     }
                 }
-                .bind(host: target.host.contains(":") ? "::" : "0.0.0.0", port: 0)
+                .connect(to: address)
         case .tcp:
             future = ClientBootstrap(group: eventLoop)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -191,7 +213,7 @@ public final class ClientSession {
                         try channel.pipeline.syncOperations.addHandler(
                             ByteToMessageHandler(PacketFrameCodec.FrameSlicing()))
                         try channel.pipeline.syncOperations.addHandler(
-                            SessionInboundHandler<ByteBuffer>(session: bound, generation: generation))
+                            StreamSessionHandler(session: bound, generation: generation))
                     }
                 }
                 .connect(host: target.host, port: target.port)
@@ -215,16 +237,7 @@ public final class ClientSession {
             switch result {
             case .success(let channel):
                 self.channel = channel
-                if target.transport == .udp {
-                    do {
-                        self.remote = try SocketAddress.makeAddressResolvingHost(target.host, port: target.port)
-                    } catch {
-                        return self.fail(.transportError("cannot resolve \(target.host): \(error)"))
-                    }
-                    self.sendHello(now: .now())
-                } else if target.transport == .tcp {
-                    self.sendHello(now: .now())
-                }
+                if target.transport != .webSocket { self.sendHello(now: .now()) }
             // WebSocket: the Hello goes out once the upgrade completes (``webSocketReady``).
             case .failure(let error):
                 self.fail(.transportError("\(error)"))
@@ -291,24 +304,45 @@ public final class ClientSession {
 
     private func transmit(_ packet: Packet) {
         guard let channel else { return }
-        var buffer = channel.allocator.buffer(capacity: 96)
+        // The session's own buffer, reused: NIO is done with it once a datagram write returns, so `clear()` finds it
+        // uniquely owned and nothing is allocated per packet. (A write still pending, or one the link emulator holds,
+        // keeps its copy; the next `clear()` then allocates a fresh buffer and the held one is untouched.)
+        var buffer = sendBuffer ?? channel.allocator.buffer(capacity: 128)
+        sendBuffer = nil
+        buffer.clear()
+        let framed = configuration.target.transport == .tcp
+        if framed { buffer.writeInteger(UInt32(0)) }
         let size: Int
         do {
-            size = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: WireLimits.maxFrame) { raw in
-                try packet.encode(into: raw)
-            }
+            size = try Self.encode(packet, into: &buffer)
         } catch {
             observer?.dropped("encode_failed")
             return
         }
+        if framed { buffer.setInteger(UInt32(size), at: buffer.readerIndex) }
         observer?.sent(packet.message.type, bytes: size)
-        guard var link = outbound else { return write(buffer) }
+        defer { sendBuffer = buffer }
+        guard var link = outbound else { return write(buffer, framed: framed, to: channel) }
         let fate = link.fate()
         outbound = link
         for delay in [fate.first, fate.second].compactMap({ $0 }) {
             let generation = channelGeneration
-            eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
-                if generation == channelGeneration { write(buffer) }
+            eventLoop.assumeIsolated().scheduleTask(in: delay) { [self, buffer] in
+                if generation == channelGeneration { write(buffer, framed: framed) }
+            }
+        }
+    }
+
+    /// Encodes `packet` after the buffer's writer index, growing the buffer only when the packet needs more room
+    /// than it has (a long chat over TCP); returns the packet's size.
+    private static func encode(_ packet: Packet, into buffer: inout ByteBuffer) throws -> Int {
+        do {
+            return try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 128) { raw in
+                try packet.encode(into: raw)
+            }
+        } catch EncodeError.bufferTooSmall(let needed) where needed <= WireLimits.maxFrame {
+            return try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: needed) { raw in
+                try packet.encode(into: raw)
             }
         }
     }
@@ -320,12 +354,18 @@ public final class ClientSession {
         write(buffer)
     }
 
-    private func write(_ payload: ByteBuffer) {
+    /// Writes one packet's bytes; `framed`: a TCP payload already carries its length prefix.
+    private func write(_ payload: ByteBuffer, framed: Bool = false) {
         guard let channel else { return }
+        write(payload, framed: framed, to: channel)
+    }
+
+    private func write(_ payload: ByteBuffer, framed: Bool, to channel: any Channel) {
         switch configuration.target.transport {
         case .udp:
-            guard let remote else { return }
-            channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: payload), promise: nil)
+            channel.writeAndFlush(payload, promise: nil)
+        case .tcp where framed:
+            channel.writeAndFlush(payload, promise: nil)
         case .tcp:
             var framed = channel.allocator.buffer(capacity: payload.readableBytes + 4)
             framed.writeInteger(UInt32(payload.readableBytes))
@@ -340,8 +380,8 @@ public final class ClientSession {
 
     /// Bytes of one packet from the transport (a datagram, a TCP frame body or a WebSocket message).
     func received(_ bytes: ByteBuffer, from address: SocketAddress?, generation: Int) {
+        // No check of `address`: a connected UDP socket only ever reads datagrams from its peer.
         guard generation == channelGeneration else { return }
-        if let remote, let address, address != remote { return observer?.dropped("foreign_address") ?? () }
         guard var link = inbound else { return process(bytes) }
         let fate = link.fate()
         inbound = link
@@ -356,7 +396,8 @@ public final class ClientSession {
         guard generation == channelGeneration else { return }
         if let frame = error as? FrameError { return fail(.transportError("\(frame)")) }
         if error is DecodeError { return }
-        // ICMP port unreachable on UDP (the server is not there yet or restarted): the handshake keeps trying.
+        // ICMP port unreachable on UDP (ECONNREFUSED: the server is not there yet, or restarted) reaches a connected
+        // socket as a read error, which NIO reports without closing: the handshake keeps trying.
         if configuration.target.transport == .udp { return }
         fail(.transportError("\(error)"))
     }
@@ -364,7 +405,12 @@ public final class ClientSession {
     func transportClosed(generation: Int) {
         guard generation == channelGeneration, !suspended else { return }
         switch state {
-        case .connecting, .connected: fail(.transportError("the server closed the connection"))
+        case .connecting, .connected:
+            fail(
+                .transportError(
+                    configuration.target.transport == .udp
+                        ? "the socket closed after an error (is the server listening on that port?)"
+                        : "the server closed the connection"))
         case .idle, .disconnected: break
         }
     }
@@ -394,7 +440,9 @@ public final class ClientSession {
             let lostBefore = endpoint.stats.lost
             // Delivered after `receive` returns: handling a message may send (a Pong, a bot's reply), which stamps
             // on the same endpoint.
+            // Taken out of `inbox` first so the array is uniquely owned and `removeAll` keeps its storage.
             var delivered = inbox
+            inbox = []
             delivered.removeAll(keepingCapacity: true)
             _ = endpoint.receive(packet, now: now) { delivered.append($0) }
             for message in delivered { deliver(message, now: now) }

@@ -40,7 +40,7 @@ final class PuckPlayer: Brain {
     func wake(now: NIODeadline) {
         guard style != .idle, !isMatchOver else { return }
         schedule.catchUp(now: now, meters: bot.meters)
-        let puck = monitor.latest == nil ? nil : monitor.replica.predictPuck(ticks: 2)
+        let puck = monitor.predictedPuck(ticks: 2)
         let target = style.aim(puck: puck, inputStep: schedule.step, phase: phase)
         bot.send(.paddleState(PaddleState(inputStep: schedule.step, x: target.x, y: target.y, vx: 0, vy: 0)))
     }

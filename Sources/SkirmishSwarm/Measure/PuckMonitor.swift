@@ -24,9 +24,18 @@ struct PuckMonitor {
     }
 
     /// The replica's prediction of the puck at `snapshot`'s tick, from the previous snapshot with the paddles held.
-    func replicaPrediction(for snapshot: TableSnapshot) -> TableSnapshot.Puck? {
+    ///
+    /// `mutating` although it changes nothing: called on a brain's stored monitor, a mutating method works on it in
+    /// place, where a non-mutating one gets a copy of the whole replica, twice per snapshot per bot.
+    mutating func replicaPrediction(for snapshot: TableSnapshot) -> TableSnapshot.Puck? {
         guard let previous = latest, SerialNumber.follows(snapshot.tick, previous.tick) else { return nil }
         return replica.predictPuck(ticks: Int(snapshot.tick &- previous.tick))
+    }
+
+    /// The puck `ticks` ahead of the newest snapshot (own frame), or `nil` before the first; `mutating` for the same
+    /// reason as ``replicaPrediction(for:)``.
+    mutating func predictedPuck(ticks: Int) -> TableSnapshot.Puck? {
+        latest == nil ? nil : replica.predictPuck(ticks: ticks)
     }
 
     /// Checks one message from the server. For a snapshot, `predicted` is the brain's prediction of the puck at the

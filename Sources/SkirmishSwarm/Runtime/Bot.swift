@@ -33,7 +33,8 @@ final class Bot: BotHandle {
     private(set) var phase = Phase.ready
     private unowned let group: BotGroup
     private let steps: [Step]
-    private let oneShot: Bool
+    /// An open-model arrival (it plays its steps once), not one of the closed-model population.
+    let oneShot: Bool
     private var stepIndex = 0
     private var repeats = 0
     private var session: ClientSession?
@@ -191,12 +192,11 @@ final class Bot: BotHandle {
         case .defender: PuckPlayer(bot: self, style: .defender, inputRate: persona.inputRate)
         case .ai: group.makeOpponent(for: self)
         case .rogue: Rogue(bot: self)
-        case .idle, .chatter, .reconnector:
+        case .idle where persona.game == .puck: PuckPlayer(bot: self, style: .idle, inputRate: persona.inputRate)
+        case .idle: IdlePlayer()
+        case .chatter, .reconnector:
             switch persona.game {
-            case .puck:
-                persona.behavior == .idle
-                    ? PuckPlayer(bot: self, style: .idle, inputRate: persona.inputRate)
-                    : PuckPlayer(bot: self, style: .chaser, inputRate: persona.inputRate)
+            case .puck: PuckPlayer(bot: self, style: .chaser, inputRate: persona.inputRate)
             case .snap: SnapPlayer(bot: self)
             case .suns: SunsPlayer(bot: self)
             }
@@ -407,7 +407,11 @@ final class Bot: BotHandle {
             Int64.random(in: seconds.lowerBound * 1_000_000_000...seconds.upperBound * 1_000_000_000, using: &random))
     }
 
-    /// The session's timers, when the group's sweep finds them due.
+    /// When the session's timers (resends, acks, keepalives, timeouts) next need running; the group wakes the bot
+    /// at the earlier of this and ``nextWake``.
+    var sessionDeadline: NIODeadline? { session?.nextDeadline }
+
+    /// Runs the session's timers when they are due.
     func tickSession(now: NIODeadline) {
         guard let session, now >= session.nextDeadline else { return }
         session.tick(now: now)

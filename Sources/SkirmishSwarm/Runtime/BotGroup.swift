@@ -3,12 +3,22 @@ import SkirmishNet
 import SkirmishTelemetry
 import SkirmishWire
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// All the bots one event loop owns, the clock that wakes them, and that loop's metrics.
 ///
-/// A group ticks every millisecond on deadlines fixed in advance, wakes the bots whose time has come (a min-heap of
-/// wake times), and every 10 ms runs the reliability timers of the sessions that are due. Bots are added and retired
-/// by the controller through ``setClosedTarget(_:now:)`` and ``arrive(_:now:)``; nothing here is shared with another
-/// thread except through `EventLoop.submit`.
+/// A group ticks every millisecond on deadlines fixed in advance and wakes the bots whose time has come: a min-heap
+/// holds each bot's next wake, the earlier of what its steps and brain want (``Bot/nextWake``) and when its session's
+/// timers are due (``Bot/sessionDeadline``: resends, acks, keepalives, timeouts). A tick therefore costs the bots that
+/// are due, never a sweep over all of them, which is what lets one loop hold tens of thousands of idle bots. Bots are
+/// added and retired by the controller through ``setClosedTarget(_:now:)`` and ``arrive(_:now:)``; nothing here is
+/// shared with another thread except through `EventLoop.submit`.
 final class BotGroup {
     let loop: any EventLoop
     let index: Int
@@ -22,12 +32,14 @@ final class BotGroup {
     private var bots: [Bot?] = []
     private var freeSlots: [Int32] = []
     private var closed: [Int: Int32] = [:]
+    /// The closed-model target this loop last followed.
+    private var closedTarget = 0
     private var openCount = 0
     private var queue = WakeQueue(capacity: 1_024)
     private var tickTask: Scheduled<Void>?
     private var tickStart = NIODeadline.now()
     private var tickCount: Int64 = 0
-    private var lastSweep = NIODeadline.uptimeNanoseconds(0)
+    private var lastCompaction = NIODeadline.uptimeNanoseconds(0)
     private var stopped = false
     private var random: SeededRandom
 
@@ -45,6 +57,16 @@ final class BotGroup {
 
     /// Bots alive on this loop (closed-model and open-model).
     var liveBots: Int { closed.count + openCount }
+
+    /// CPU time this loop's thread has used so far, in seconds; call it on the loop.
+    ///
+    /// Compared with the wall clock it tells whether the generator kept up: a loop busy nearly all the time delays
+    /// its own sends and reads, whatever the server does.
+    func threadCPUSeconds() -> Double {
+        var spec = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec) == 0 else { return 0 }
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
 
     // MARK: Clock
 
@@ -71,11 +93,12 @@ final class BotGroup {
             }
             bot.scheduledWake = nil
             bot.wake(now: now)
+            // After the bot's own sends (a Ping resets the keepalive clock), so a keepalive is sent only when due.
+            bot.tickSession(now: now)
             afterActivity(bot)
         }
-        if now - lastSweep >= .milliseconds(10) {
-            lastSweep = now
-            for case let bot? in bots { bot.tickSession(now: now) }
+        if now - lastCompaction >= .seconds(1) {
+            lastCompaction = now
             if queue.count > 4 * max(bots.count, 256) {
                 queue.compact { [bots] entry in
                     Int(entry.slot) < bots.count && bots[Int(entry.slot)]?.generation == entry.generation
@@ -90,12 +113,20 @@ final class BotGroup {
         scheduleTick()
     }
 
+    private static func earlier(_ first: NIODeadline?, _ second: NIODeadline?) -> NIODeadline? {
+        guard let first else { return second == .distantFuture ? nil : second }
+        guard let second else { return first }
+        return min(first, second)
+    }
+
     /// Puts `bot` back on the heap at its next wake time, or frees its slot when it is done.
     func reschedule(_ bot: Bot) { afterActivity(bot) }
 
     private func afterActivity(_ bot: Bot) {
         guard !bot.isDone else { return release(bot) }
-        guard let wake = bot.nextWake else {
+        // A wake that comes early (the session's deadline moved later meanwhile) finds nothing due and reschedules:
+        // entries are pushed only when a wake moves earlier, not on every packet.
+        guard let wake = Self.earlier(bot.nextWake, bot.sessionDeadline) else {
             bot.scheduledWake = nil
             bot.generation &+= 1
             return
@@ -112,11 +143,11 @@ final class BotGroup {
         bots[Int(bot.slot)] = nil
         freeSlots.append(bot.slot)
         bot.generation &+= 1
-        if closed[bot.number] == bot.slot {
+        if bot.oneShot {
+            openCount -= 1
+        } else if closed[bot.number] == bot.slot {
             // A closed-model bot whose steps ended keeps its place in the count but holds nothing.
             closed[bot.number] = -1
-        } else if closed[bot.number] == nil {
-            openCount -= 1
         }
     }
 
@@ -124,19 +155,33 @@ final class BotGroup {
 
     /// Makes the closed-model bots numbered below `total` that belong to this loop alive, and retires the others.
     func setClosedTarget(_ total: Int, now: NIODeadline) {
-        guard !stopped else { return }
-        var number = index
-        while number < total {
-            if closed[number] == nil { spawn(number: number, oneShot: false, now: now) }
-            number += groupCount
-        }
-        for (number, slot) in closed where number >= total {
-            closed[number] = nil
-            if slot >= 0, let bot = bots[Int(slot)] {
-                bot.retire()
-                release(bot)
+        // Called every 100 ms; only a change of target costs anything, and then only the bots that come or go.
+        guard !stopped, total != closedTarget else { return }
+        if total > closedTarget {
+            var number = firstNumber(atLeast: closedTarget)
+            while number < total {
+                if closed[number] == nil { spawn(number: number, oneShot: false, now: now) }
+                number += groupCount
+            }
+        } else {
+            var number = firstNumber(atLeast: total)
+            while number < closedTarget {
+                if let slot = closed[number] {
+                    if slot >= 0, let bot = bots[Int(slot)] {
+                        bot.retire()
+                        release(bot)
+                    }
+                    closed[number] = nil
+                }
+                number += groupCount
             }
         }
+        closedTarget = total
+    }
+
+    /// The smallest bot number at or above `number` that this loop owns (bots are dealt round-robin over loops).
+    private func firstNumber(atLeast number: Int) -> Int {
+        number + ((index - number % groupCount) % groupCount + groupCount) % groupCount
     }
 
     /// Starts an open-model arrival unless this loop already holds its share of the stage's cap.
@@ -183,12 +228,14 @@ final class BotGroup {
     // MARK: Sessions
 
     func sessionConfiguration(for bot: Bot) -> ClientSession.Configuration {
+        let target = context.target(for: bot.persona)
         var configuration = ClientSession.Configuration(
-            target: context.target(for: bot.persona), game: bot.persona.game, seats: UInt8(bot.persona.seats),
+            target: target, game: bot.persona.game, seats: UInt8(bot.persona.seats),
             name: String(bot.persona.name.prefix(WireLimits.maxName)),
             seed: context.seed ^ UInt64(bot.number) &* 0x9E37_79B9)
         configuration.link = LinkProfile(bot.persona.link)
         configuration.selfTimed = false
+        configuration.resolvedAddress = context.resolved[target]
         return configuration
     }
 

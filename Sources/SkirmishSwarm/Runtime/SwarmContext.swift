@@ -12,6 +12,21 @@ struct SwarmContext: Sendable {
     var target: Target
     /// Addresses of the same server on the other transports, for personas that ask for one (`transport: tcp`).
     var alternates: [Transport: Target]
+    /// Each target's host resolved once, so opening a session (every match of every bot) never blocks its loop on
+    /// a name lookup; a target missing here is resolved by its sessions.
+    var resolved: [Target: SocketAddress] = [:]
+
+    init(personas: PersonaTable, seed: UInt64, constantLabels: Labels, target: Target, alternates: [Transport: Target])
+    {
+        self.personas = personas
+        self.seed = seed
+        self.constantLabels = constantLabels
+        self.target = target
+        self.alternates = alternates
+        for each in [target] + alternates.values where each.transport == .udp {
+            resolved[each] = try? SocketAddress.makeAddressResolvingHost(each.host, port: each.port)
+        }
+    }
 
     /// The address a persona's bots connect to: its own transport when it names one and the server offers it.
     func target(for persona: Persona) -> Target {

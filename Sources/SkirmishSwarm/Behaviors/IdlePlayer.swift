@@ -1,0 +1,24 @@
+import NIOCore
+import SkirmishWire
+
+/// The `idle` behaviour at a Snap or Suns table: takes a seat and keeps its connection alive, and nothing more.
+///
+/// It never signs in, readies or proposes a layout, so its table waits for it: the load is one held session and a
+/// Ping a second each way, which is what "how many connected players can this server hold" needs. (An idle Puck
+/// player is a ``PuckPlayer`` standing still: Puck streams snapshots to every seat whatever the player does.)
+final class IdlePlayer: Brain {
+    private(set) var isMatchOver = false
+
+    var nextWake: NIODeadline? { nil }
+
+    func connected(_ welcome: Welcome, now: NIODeadline) {}
+
+    func wake(now: NIODeadline) {}
+
+    func received(_ message: Message, at now: NIODeadline) {
+        switch message {
+        case .otherClientQuit, .serverQuit, .snapGameOver: isMatchOver = true
+        default: break
+        }
+    }
+}
