@@ -112,6 +112,8 @@ public struct RunSummary: Codable, Sendable {
     public var personas: [Persona]
     public var thresholds: [Verdict]
     public var exporter: Exporter?
+    /// The CPU share of one core the busiest bot event loop used over the run (0…1).
+    public var generatorBusy: Double?
     /// Set when the generator itself limited the figures (tick lateness p99 over 5 ms, or the process was CPU-bound).
     public var generatorWarning: String?
     public var passed: Bool
@@ -218,11 +220,17 @@ extension RunSummary {
                 format: "tick lateness p99 was %.1f ms (over 5 ms): the generator could not keep its schedule, so "
                     + "these figures describe the generator, not the server. Run fewer bots per core or more shards.",
                 lateness * 1_000)
+        } else if let busy = outcome.busiestLoop, busy > 0.9 {
+            warning = String(
+                format: "a bot event loop was busy %.0f%% of the run (CPU-bound): these figures may describe the "
+                    + "generator, not the server. Run fewer bots per core or more shards.",
+                busy * 100)
         } else if let cpuSeconds, cpuSeconds / (seconds * Double(max(configuration.loops, 1))) > 0.9 {
             warning =
                 "the process was CPU-bound for most of the run: these figures may describe the generator, not the "
                 + "server. Run fewer bots per core or more shards."
         }
+        generatorBusy = outcome.busiestLoop
         generatorWarning = warning
         thresholds = []
         passed = true

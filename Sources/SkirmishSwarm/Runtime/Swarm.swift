@@ -45,6 +45,8 @@ public final class Swarm: Sendable {
         let start = NIODeadline.now()
         let wallStart = WallClock.milliseconds()
         for (group, loop) in zip(groups, loops) { loop.execute { group.value.start() } }
+        let cpuAtStart = await loopCPU()
+        var cpuBefore = cpuAtStart
         var timeline = RunTimeline()
         var arrivalsUntil = Duration.zero
         var nextSample = Duration.seconds(1)
@@ -77,21 +79,43 @@ public final class Swarm: Sendable {
                 nextSample = elapsed + .seconds(1)
                 let snapshot = await collect(at: wallStart + Int64(elapsed.nanoseconds / 1_000_000))
                 let live = await liveBots()
+                let cpu = await loopCPU()
                 timeline.record(snapshot)
                 progress(
                     SwarmProgress(
                         elapsed: elapsed, duration: plan.duration, bots: live, snapshot: snapshot,
-                        previous: previous.map { (elapsed - $0.at, $0.snapshot) }))
+                        previous: previous.map { (elapsed - $0.at, $0.snapshot) },
+                        busiestLoop: Self.busiest(from: cpuBefore, to: cpu, over: elapsed - (previous?.at ?? .zero))))
                 previous = (elapsed, snapshot)
+                cpuBefore = cpu
             }
             try? await Task.sleep(for: .milliseconds(100))
         }
+        let cpuAtEnd = await loopCPU()
+        let elapsedBeforeStop = Duration.nanoseconds((NIODeadline.now() - start).nanoseconds)
         for (group, loop) in zip(groups, loops) { _ = try? await loop.submit { group.value.stop() }.get() }
         let elapsed = Duration.nanoseconds((NIODeadline.now() - start).nanoseconds)
         let final = await collect(at: WallClock.milliseconds())
         timeline.record(final)
         return SwarmOutcome(
-            snapshot: final, timeline: timeline, elapsed: elapsed, interrupted: interrupted, peakBots: peak)
+            snapshot: final, timeline: timeline, elapsed: elapsed, interrupted: interrupted, peakBots: peak,
+            busiestLoop: Self.busiest(from: cpuAtStart, to: cpuAtEnd, over: elapsedBeforeStop))
+    }
+
+    /// CPU seconds each bot loop's thread has used so far.
+    private func loopCPU() async -> [Double] {
+        var seconds: [Double] = []
+        for (group, loop) in zip(groups, loops) {
+            seconds.append((try? await loop.submit { group.value.threadCPUSeconds() }.get()) ?? 0)
+        }
+        return seconds
+    }
+
+    /// The largest share of one core any loop used between two readings `interval` apart.
+    static func busiest(from before: [Double], to after: [Double], over interval: Duration) -> Double? {
+        let seconds = interval.seconds
+        guard seconds > 0.05, before.count == after.count, !before.isEmpty else { return nil }
+        return zip(before, after).map { min(1, max(0, ($1 - $0) / seconds)) }.max()
     }
 
     /// The merged metrics of every loop now.

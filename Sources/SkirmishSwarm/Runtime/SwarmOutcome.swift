@@ -12,6 +12,9 @@ public struct SwarmOutcome: Sendable {
     public var interrupted: Bool
     /// The most closed-model bots the plan asked of this shard at once.
     public var peakBots: Int
+    /// The CPU share of one core the busiest bot event loop used over the run (0…1); near 1, the generator rather
+    /// than the server set the pace.
+    public var busiestLoop: Double? = nil
 }
 
 /// One progress sample, once a second.
@@ -22,4 +25,6 @@ public struct SwarmProgress: Sendable {
     public var snapshot: MetricsSnapshot
     /// The previous sample, and how long before this one it was taken: rates come from the difference.
     public var previous: (Duration, MetricsSnapshot)?
+    /// The CPU share of one core the busiest bot event loop used since the previous sample (0…1).
+    public var busiestLoop: Double? = nil
 }
