@@ -26,8 +26,9 @@ extension RunSummary {
         lines.append("")
         for (name, game) in games.sorted(by: { $0.key < $1.key }) {
             var line =
-                "\(name): \(game.matchesStarted) matches started, \(game.matchesCompleted) completed, "
-                + "\(game.desyncs) desyncs"
+                "\(name): \(Self.count(game.matchesStarted)) matches started, "
+                + "\(Self.count(game.matchesCompleted)) completed (each player counts its own), "
+                + "\(Self.count(game.desyncs)) desyncs"
             if !game.desyncsByPart.isEmpty {
                 line +=
                     " ("
@@ -37,8 +38,9 @@ extension RunSummary {
             lines.append(line)
         }
         lines.append(
-            "packets: \(packets.sent) sent, \(packets.received) received, \(packets.lost) lost, "
-                + "\(packets.resends) resent; \(Self.bytes(packets.bytesSent)) out, \(Self.bytes(packets.bytesReceived)) in"
+            "packets: \(Self.count(packets.sent)) sent, \(Self.count(packets.received)) received, "
+                + "\(Self.count(packets.lost)) lost, \(Self.count(packets.resends)) resent; "
+                + "\(Self.bytes(packets.bytesSent)) out, \(Self.bytes(packets.bytesReceived)) in"
         )
         lines.append(
             "latency: rtt p99 \(Self.ms(latency.rtt.p99)), snapshot age p99 \(Self.ms(latency.snapshotAge.p99)), "
@@ -46,7 +48,14 @@ extension RunSummary {
                 + (latency.reconnect.count > 0 ? ", reconnect p99 \(Self.ms(latency.reconnect.p99))" : ""))
         lines.append(
             "handshakes: \(handshakes.succeeded) ok, \(handshakes.failed) failed; \(reconnects) reconnects; "
-                + "\(mispredictions) mispredictions")
+                + (predictionErrorPixels.count > 0
+                    ? "\(Self.count(mispredictions)) of \(Self.count(predictionErrorPixels.count)) puck predictions "
+                        + "off by more than 2 px (mispredictions)"
+                    : "\(Self.count(mispredictions)) mispredictions"))
+        if let generatorBusy, generatorBusy >= 0.5 {
+            lines.append(
+                String(format: "generator: the busiest bot event loop used %.0f%% of its core", generatorBusy * 100))
+        }
         if !errors.isEmpty {
             lines.append(
                 "errors: "
@@ -92,6 +101,17 @@ extension RunSummary {
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%.1f s", value) }
+
+    /// A count with thousands separators (`1,050,879`), locale-independent.
+    static func count(_ value: UInt64) -> String {
+        let digits = String(value)
+        var grouped = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { grouped.append(",") }
+            grouped.append(digit)
+        }
+        return grouped
+    }
 
     static func bytes(_ value: UInt64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]

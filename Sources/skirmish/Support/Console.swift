@@ -34,4 +34,11 @@ enum Console {
 
     /// Whether stderr is a terminal (live progress) or a file or pipe (plain periodic lines).
     static var isTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+
+    /// The width of the terminal on stderr, in columns (0 when unknown).
+    static var terminalColumns: Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 else { return 0 }
+        return Int(size.ws_col)
+    }
 }

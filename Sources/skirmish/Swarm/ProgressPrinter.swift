@@ -22,7 +22,10 @@ final class ProgressPrinter: Sendable {
     func update(_ progress: SwarmProgress) {
         let line = progress.line
         if live {
-            Console.error("\r\u{1B}[2K" + line)
+            // Clipped to the terminal's width: a wrapped line would leave its first half behind at every update.
+            let width = Console.terminalColumns
+            let shown = width > 1 && line.count >= width ? String(line.prefix(width - 2)) + "…" : line
+            Console.error("\r\u{1B}[2K" + shown)
             drawn.withLock { $0 = true }
         } else {
             let elapsed = Double(progress.elapsed.components.seconds)
