@@ -1,17 +1,26 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `skirmish swarm` as a person runs it: the built executable, its exit status, its files, its signals.
 @Suite(.serialized) struct CommandLineTests {
-    /// The `skirmish` executable built beside the tests (`swift build --build-tests` builds it too).
+    /// The `skirmish` executable built beside this test bundle (any scratch path), else under `.build`.
     static func executable() throws -> URL {
+        var candidates: [URL] = []
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        for _ in 0..<4 {
+            candidates.append(directory.appendingPathComponent("skirmish"))
+            directory = directory.deletingLastPathComponent()
+        }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        for candidate in [".build/debug/skirmish", ".build/release/skirmish"] {
-            let url = root.appendingPathComponent(candidate)
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        Issue.record("no skirmish executable under .build; run `swift build --build-tests` (make test does)")
+        candidates += [".build/debug/skirmish", ".build/release/skirmish"].map { root.appendingPathComponent($0) }
+        for url in candidates where FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        Issue.record("no skirmish executable beside the tests or under .build; run `swift build --build-tests`")
         throw CocoaError(.fileNoSuchFile)
     }
 
@@ -27,21 +36,25 @@ import Testing
         var stderr: String
     }
 
-    /// Runs the tool to its end (bounded by `limit`), capturing its output.
-    static func run(_ arguments: [String], limit: Duration = .seconds(60), interruptAfter: Duration? = nil)
-        async throws -> Finished
-    {
+    /// Runs the tool to its end (bounded by `limit`), capturing its output; `signal` is sent after `signalAfter`.
+    static func run(
+        _ arguments: [String], limit: Duration = .seconds(60), signalAfter: Duration? = nil, signal: Int32 = SIGINT,
+        environment: [String: String] = [:]
+    ) async throws -> Finished {
         let process = Process()
         process.executableURL = try executable()
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        if let interruptAfter {
-            try await Task.sleep(for: interruptAfter)
-            process.interrupt()
+        if let signalAfter {
+            try await Task.sleep(for: signalAfter)
+            kill(process.processIdentifier, signal)
         }
         let deadline = ContinuousClock.now + limit
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
@@ -89,7 +102,8 @@ import Testing
         #expect((summary as? [String: Any])?["passed"] as? Bool == false)
     }
 
-    @Test func interruptingARunStillWritesTheSummaryAndReport() async throws {
+    @Test(arguments: [("SIGINT", SIGINT), ("SIGTERM", SIGTERM)])
+    func aSignalMidRunStillWritesTheSummaryAndReport(name: String, signal: Int32) async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -98,14 +112,42 @@ import Testing
             [
                 "swarm", root.appendingPathComponent("bots/quickstart.yaml").path, "--duration", "60s", "--out",
                 directory.path, "--plain-progress",
-            ], limit: .seconds(40), interruptAfter: .seconds(4))
-        #expect(finished.stderr.contains("SIGINT"))
+            ], limit: .seconds(40), signalAfter: .seconds(4), signal: signal)
+        #expect(finished.stderr.contains(name))
         let summaryURL = directory.appendingPathComponent("summary.json")
         let summary = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: summaryURL)) as? [String: Any])
         #expect(summary["interrupted"] as? Bool == true)
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("report.html").path))
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("metrics.om").path))
+        #expect(finished.stdout.contains("stopped early"))
         #expect([0, 99].contains(finished.status))
+    }
+
+    /// Every kind of bad input exits 2 with a message naming the input: flags argument-parser refuses, flags the
+    /// run refuses, and a Kubernetes Job environment that names no shard.
+    @Test(arguments: [
+        (["--bots", "many"], [:], "--bots"),
+        (["--bots", "0"], [:], "--bots"),
+        // One socket per bot: five million bots need more open files than any process here may hold.
+        (["--bots", "5000000"], [:], "open files"),
+        (["--duration", "soon"], [:], "--duration"),
+        (["--shard", "4/4"], [:], "--shard"),
+        (["--target", "carrier-pigeon://x:1"], [:], "--target"),
+        ([], ["JOB_COMPLETION_INDEX": "9", "JOB_COMPLETIONS": "4"], "JOB_COMPLETION_INDEX"),
+    ])
+    func badFlagsAndEnvironmentExitTwoNamingTheInput(
+        flags: [String], environment: [String: String], named: String
+    ) async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let finished = try await Self.run(
+            ["swarm", root.appendingPathComponent("bots/quickstart.yaml").path, "--out", directory.path] + flags,
+            limit: .seconds(30), environment: environment)
+        #expect(finished.status == 2, "\(finished.stderr)")
+        #expect(finished.stderr.contains(named), "\(finished.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("summary.json").path))
     }
 }

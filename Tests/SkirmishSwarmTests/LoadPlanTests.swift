@@ -62,7 +62,7 @@ import Testing
         }
     }
 
-    @Test func shardsSplitBotsWithoutOverlapOrGap() {
+    @Test func shardsSplitBotsWithoutOverlapOrGap() throws {
         for count in 1...7 {
             for total in 0...50 {
                 let shares = (0..<count).map { Shard(index: $0, count: count).share(of: total) }
@@ -74,8 +74,14 @@ import Testing
         #expect(Shard("4/4") == nil)
         #expect(Shard("a/b") == nil)
         #expect(
-            Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "3", "JOB_COMPLETIONS": "8"]) == Shard(index: 3, count: 8))
-        #expect(Shard.fromEnvironment([:]) == nil)
+            try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "3", "JOB_COMPLETIONS": "8"])
+                == Shard(index: 3, count: 8))
+        #expect(try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "0"]) == Shard(index: 0, count: 1))
+        #expect(try Shard.fromEnvironment([:]) == nil)
+        // A Job whose variables name no shard is an error, never a silent run of every bot in every copy.
+        for bad in [["JOB_COMPLETION_INDEX": "8", "JOB_COMPLETIONS": "8"], ["JOB_COMPLETION_INDEX": "x"]] {
+            #expect(throws: Shard.EnvironmentError.self) { try Shard.fromEnvironment(bad) }
+        }
     }
 
     @Test func arrivalsAreScheduledInAdvanceAndDealtToShards() throws {

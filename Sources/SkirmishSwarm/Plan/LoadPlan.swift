@@ -32,6 +32,15 @@ public struct LoadPlan: Sendable, Hashable {
     /// A script without a profile gets a 10 % ramp to `bots` (default 10) and a hold for `duration` (default 30 s).
     public init(script: Script, overrides: Overrides = .init(), shard: Shard = .whole) throws(Error) {
         self.shard = shard
+        if let bots = overrides.bots, bots < 1 || bots > 10_000_000 {
+            throw Error(description: "--bots \(bots): give the peak number of concurrent bots, from 1 up")
+        }
+        if let duration = overrides.duration, duration <= .zero {
+            throw Error(description: "--duration must be longer than 0 s; write it like 30s, 5m or 2h")
+        }
+        if let rate = overrides.rate, !(rate > 0 && rate.isFinite) {
+            throw Error(description: "--rate must be a positive arrival rate, like 50/s")
+        }
         var stages = script.profile
         if stages.isEmpty {
             let total = overrides.duration ?? .seconds(30)

@@ -24,12 +24,28 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         self.init(index: index, count: count)
     }
 
+    /// Environment variables that name no valid shard.
+    public struct EnvironmentError: Error, Sendable, Hashable, CustomStringConvertible {
+        public var description: String
+    }
+
     /// The shard named by the environment of a Kubernetes Indexed Job, or `nil` outside one.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Shard?
-    {
-        guard let index = environment["JOB_COMPLETION_INDEX"].flatMap({ Int($0) }) else { return nil }
-        let count = environment["JOB_COMPLETIONS"].flatMap { Int($0) } ?? 1
-        guard count >= 1, (0..<count).contains(index) else { return nil }
+    ///
+    /// - Throws: ``EnvironmentError`` when `JOB_COMPLETION_INDEX` is set but the pair names no shard, rather than
+    ///   silently running every bot in every copy of the Job.
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(EnvironmentError) -> Shard? {
+        guard let indexText = environment["JOB_COMPLETION_INDEX"] else { return nil }
+        let countText = environment["JOB_COMPLETIONS"] ?? "1"
+        guard let index = Int(indexText), let count = Int(countText), count >= 1, count <= 100_000,
+            (0..<count).contains(index)
+        else {
+            throw EnvironmentError(
+                description: "JOB_COMPLETION_INDEX=\(indexText) and JOB_COMPLETIONS=\(countText) name no shard: the "
+                    + "index must be a whole number from 0 to the count less one. Fix the Job's completions, or pass "
+                    + "--shard i/n to override the environment.")
+        }
         return Shard(index: index, count: count)
     }
 

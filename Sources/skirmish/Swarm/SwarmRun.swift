@@ -152,7 +152,11 @@ struct SwarmRun {
             }
             shard = parsed
         } else {
-            shard = Shard.fromEnvironment() ?? .whole
+            do {
+                shard = try Shard.fromEnvironment() ?? .whole
+            } catch {
+                throw InputError(error.description)
+            }
         }
         do {
             return try LoadPlan(script: script, overrides: overrides, shard: shard)

@@ -1,0 +1,25 @@
+import ArgumentParser
+
+extension Skirmish {
+    /// Runs the command line, with one exit status for every kind of bad input.
+    ///
+    /// argument-parser exits with 64 when it refuses the command line (an unknown flag, a value that does not parse,
+    /// a failed validation); every Skirmish command reports its own bad input (a broken script, an unreachable
+    /// target) with 2, so a script wrapping `skirmish` sees 2 for both. The message and usage are printed as
+    /// argument-parser prints them.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            let message = fullMessage(for: error)
+            if !message.isEmpty { Console.error(message + "\n") }
+            exit(withError: ExitCode(2))
+        }
+    }
+}
