@@ -10,7 +10,8 @@ struct Bench: AsyncParsableCommand {
             (`make bench` does) or the figures describe the debug build.
             """,
         subcommands: [
-            CodecBench.self, ExportBench.self, GamesBench.self, NetBench.self, OpponentBench.self, ServerBench.self,
+            CodecBench.self, ExportBench.self, SwarmBench.self, GamesBench.self, NetBench.self, ServerBench.self,
+            OpponentBench.self,
         ]
     )
 }
