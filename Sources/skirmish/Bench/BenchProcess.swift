@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -48,6 +49,19 @@ final class BenchProcess {
             output = nil
         }
         try process.run()
+        Self.running.withLock { _ = $0.insert(process.processIdentifier) }
+        process.terminationHandler = { process in
+            Self.running.withLock { _ = $0.remove(process.processIdentifier) }
+        }
+    }
+
+    /// Children still running, so a signal to the benchmark can take them down with it.
+    private static let running = Mutex<Set<Int32>>([])
+
+    /// Stops every child still running (SIGTERM): called when the benchmark itself is told to stop, so no server
+    /// is left behind holding a core.
+    static func terminateAll() {
+        for pid in running.withLock({ $0 }) { kill(pid, SIGTERM) }
     }
 
     var pid: Int32 { process.processIdentifier }

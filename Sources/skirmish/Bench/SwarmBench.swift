@@ -90,6 +90,17 @@ struct SwarmBench: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { if keep == nil { try? FileManager.default.removeItem(at: folder) } }
 
+        // SIGINT or SIGTERM (Ctrl-C, `timeout`) stops the children too: a pinned server left behind would skew
+        // whatever runs next on its core.
+        let temporary = keep == nil ? folder : nil
+        let watcher = Task.detached {
+            guard let name = await Signals.firstTermination() else { return }
+            BenchProcess.terminateAll()
+            if let temporary { try? FileManager.default.removeItem(at: temporary) }
+            Console.note("\(name): stopped the benchmark and its server and swarm processes")
+            Self.exit(withError: ExitCode(130))
+        }
+        defer { watcher.cancel() }
         let server = try BenchServer.start(core: serverCore, realtime: realtime, folder: folder)
         defer { server.process.process.terminate() }
         let pinning =
