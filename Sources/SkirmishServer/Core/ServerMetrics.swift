@@ -3,8 +3,11 @@ import SkirmishWire
 
 /// The server's counters as metric series (`skirmish_server_*`), for `GET /metrics` and the exporter.
 enum ServerMetrics {
-    static func snapshot(_ stats: ServerStats, at milliseconds: Int64 = 0) -> MetricsSnapshot {
-        let shard = MetricsShard(constantLabels: Labels([:]))
+    static func snapshot(
+        _ stats: ServerStats, tickDurations: HistogramValue? = nil, labels: Labels = Labels(),
+        at milliseconds: Int64 = 0
+    ) -> MetricsSnapshot {
+        let shard = MetricsShard(constantLabels: labels)
         for reason in Rejection.allCases {
             let id = shard.counter(SkirmishMetrics.serverRejectedPackets, Labels(["reason": reason.label]))
             shard.add(id, stats.rejections(reason))
@@ -29,16 +32,19 @@ enum ServerMetrics {
             shard.add(shard.counter(SkirmishMetrics.serverMatchesCompleted, labels), stats.matchesCompleted[index])
             shard.add(shard.counter(SkirmishMetrics.serverMatchesAbandoned, labels), stats.matchesAbandoned[index])
         }
-        shard.set(
-            shard.gauge(SkirmishMetrics.serverSessions, Labels(["state": "attached"])),
-            Double(stats.sessions - stats.detached))
         shard.set(shard.gauge(SkirmishMetrics.serverSessions, Labels([:])), Double(stats.sessions))
         shard.set(shard.gauge(SkirmishMetrics.serverDetachedSessions, Labels([:])), Double(stats.detached))
         shard.set(shard.gauge(SkirmishMetrics.serverMatches, Labels([:])), Double(stats.matches))
-        return shard.snapshot(at: milliseconds)
+        var snapshot = shard.snapshot(at: milliseconds)
+        if let tickDurations {
+            snapshot.insert(
+                MetricSeries(
+                    family: SkirmishMetrics.serverTickDuration, labels: labels, value: .histogram(tickDurations)))
+        }
+        return snapshot
     }
 
-    static func prometheusText(_ stats: ServerStats) -> String {
-        String(decoding: MetricsRenderer.render(snapshot(stats), as: .prom), as: UTF8.self)
+    static func prometheusText(_ snapshot: MetricsSnapshot) -> String {
+        String(decoding: MetricsRenderer.render(snapshot, as: .prom), as: UTF8.self)
     }
 }

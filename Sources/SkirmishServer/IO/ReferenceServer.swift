@@ -143,18 +143,31 @@ public final class ReferenceServer: Sendable {
 
     /// The server's metrics as Prometheus text, as served at `GET /metrics`.
     public func metricsText() async throws -> String {
-        ServerMetrics.prometheusText(try await stats())
+        ServerMetrics.prometheusText(try await metricsSnapshot())
     }
 
     /// The server's metrics as a snapshot, for the exporter and the swarm's results folder.
     public func metricsSnapshot() async throws -> MetricsSnapshot {
-        ServerMetrics.snapshot(try await stats(), at: WallTime.milliseconds())
+        try await loop.submit { [state] in Self.snapshot(state.value) }.get()
+    }
+
+    /// The server's metrics for an ``Exporter`` (which collects on its own thread and may wait for the loop).
+    public var metricsSource: any MetricsSource {
+        ClosureMetricsSource { [loop, state] in
+            (try? loop.submit { Self.snapshot(state.value) }.wait()) ?? MetricsSnapshot()
+        }
+    }
+
+    private static func snapshot(_ server: ServerLoop) -> MetricsSnapshot {
+        ServerMetrics.snapshot(
+            server.core.stats, tickDurations: server.tickDurations, labels: server.core.configuration.metricLabels,
+            at: WallTime.milliseconds())
     }
 
     private static func metricsRoute(state: NIOLoopBound<ServerLoop>, loop: any EventLoop) -> HTTPServer.Route {
         HTTPServer.Route(contentType: "text/plain; version=0.0.4; charset=utf-8") {
-            let stats = try await loop.submit { state.value.core.stats }.get()
-            return Array(ServerMetrics.prometheusText(stats).utf8)
+            let snapshot = try await loop.submit { Self.snapshot(state.value) }.get()
+            return Array(ServerMetrics.prometheusText(snapshot).utf8)
         }
     }
 }

@@ -1,4 +1,5 @@
 import NIOCore
+import SkirmishTelemetry
 import SkirmishWire
 
 /// The loop-confined home of a ``ServerCore``: it feeds the core from the channels, writes the core's outbox, and
@@ -18,6 +19,8 @@ final class ServerLoop {
     /// Where each datagram of the flush in progress lies in its shared buffer (reused between flushes).
     private var spans: [(start: Int, length: Int)] = []
     private var stopped = false
+    /// Time from a tick's start to its snapshots being written, per tick (`skirmish_server_tick_duration_seconds`).
+    private(set) var tickDurations = HistogramValue(scale: .seconds)
 
     /// The 60 Hz period, in nanoseconds, as an exact fraction so that tick k is due at start + k · 10⁹ / 60.
     private static let ticksPerSecond: Int64 = 60
@@ -78,6 +81,7 @@ final class ServerLoop {
             core.tick(now: now)
         }
         flush()
+        tickDurations.record(Double((NIODeadline.now() - now).nanoseconds) / 1e9)
         scheduleNextTick()
     }
 

@@ -59,8 +59,8 @@ public enum SkirmishMetrics {
         "skirmish_server_rejected_packets_total", "Packets the server rejected.", .counter, ["reason"])
     /// Sessions open on the server.
     public static let serverSessions = server("skirmish_server_sessions", "Open server sessions.", .gauge)
-    /// Matches running on the server, by game.
-    public static let serverMatches = server("skirmish_server_matches", "Running matches.", .gauge, ["game"])
+    /// Matches running or forming on the server.
+    public static let serverMatches = server("skirmish_server_matches", "Running and forming matches.", .gauge)
     /// Packets the server received, by message type.
     public static let serverPacketsReceived = server(
         "skirmish_server_packets_received_total", "Packets the server received.", .counter, ["type"])
@@ -70,9 +70,9 @@ public enum SkirmishMetrics {
     /// Match ticks simulated, by game.
     public static let serverTicks = server(
         "skirmish_server_ticks_total", "Match ticks simulated.", .counter, ["game"])
-    /// Time to simulate one tick and send its snapshots, by game.
+    /// Time to simulate one 60 Hz tick of every match and write its snapshots.
     public static let serverTickDuration = server(
-        "skirmish_server_tick_duration_seconds", "Duration of one match tick.", .histogram(.seconds), ["game"])
+        "skirmish_server_tick_duration_seconds", "Duration of one server tick, all matches.", .histogram(.seconds))
 
     /// Pushes a collector accepted, by target.
     public static let exporterPushes = MetricFamily(

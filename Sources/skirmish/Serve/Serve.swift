@@ -1,7 +1,10 @@
 import ArgumentParser
+import Foundation
 import NIOCore
 import NIOPosix
 import SkirmishServer
+import SkirmishSwarm
+import SkirmishTelemetry
 
 /// `skirmish serve`: the reference match server, until SIGINT or SIGTERM.
 struct Serve: AsyncParsableCommand {
@@ -25,6 +28,10 @@ struct Serve: AsyncParsableCommand {
               skirmish serve                                  free ports on 127.0.0.1
               skirmish serve --udp 127.0.0.1:4000 --http 127.0.0.1:8080
               skirmish swarm bots/puck-ladder.yaml --target udp://127.0.0.1:4000
+
+            Its metrics (skirmish_server_*, labelled run="serve-…" and shard="0") can also be pushed to a \
+            collector, a final push following the shutdown:
+              skirmish serve --push http://127.0.0.1:8428/api/v1/import/prometheus
 
             On SIGINT or SIGTERM every connected player is sent ServerQuit before the server closes.
             """
@@ -54,6 +61,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seed for Snap shuffles (fixed seeds make deals reproducible).")
     var seed: UInt64 = 0x5EED
 
+    @OptionGroup(title: "Pushing metrics to a collector")
+    var push: PushOptions
+
     func validate() throws {
         guard maxSessions > 0 else { throw ValidationError("--max-sessions must be at least 1; got \(maxSessions).") }
         guard maxMatches > 0 else { throw ValidationError("--max-matches must be at least 1; got \(maxMatches).") }
@@ -71,10 +81,28 @@ struct Serve: AsyncParsableCommand {
         configuration.maxMatches = maxMatches
         configuration.matchmakingTimeout = .seconds(Int64(matchmakingTimeout))
         configuration.seed = seed
+        let runID = RunID.make(script: "serve", at: Date())
+        configuration.metricLabels = ["run": runID, "shard": "0"]
         let server = try await ReferenceServer.start(configuration: configuration)
         for line in server.addresses.listeningLines { Console.line(line) }
+        let exporter: Exporter?
+        do {
+            exporter = try push.makeExporter(source: server.metricsSource, runID: runID, shard: .whole)
+        } catch let error as InputError {
+            await server.shutdown()
+            Console.note(error.text)
+            throw ExitCode(2)
+        }
+        if let exporter {
+            exporter.start()
+            Console.note("pushing the server's metrics (run \(runID)) every \(push.pushInterval) s")
+        }
         let signal = await Signals.firstTermination() ?? "stop"
         Console.note("\(signal): telling every player the server is quitting")
         await server.shutdown()
+        if let exporter {
+            await offCooperativePool { exporter.stop(finalPush: true) }
+            Console.note(exporter.stats.summary)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import SkirmishNet
 import SkirmishSwarm
@@ -10,9 +11,13 @@ struct MetricsEndpoint: Sendable {
 
     var url: String { "http://127.0.0.1:\(server.localAddress.port ?? 0)/metrics" }
 
-    static func start(swarm: Swarm, group: any EventLoopGroup) async throws -> MetricsEndpoint {
+    /// Serves `source` (collected on a thread of its own, as the exporter does) until closed.
+    static func start(source: any MetricsSource, group: any EventLoopGroup) async throws -> MetricsEndpoint {
         let route = HTTPServer.Route(contentType: "text/plain; version=0.0.4; charset=utf-8") {
-            MetricsRenderer.render(await swarm.snapshot(), as: .prom)
+            let snapshot = await withCheckedContinuation { (done: CheckedContinuation<MetricsSnapshot, Never>) in
+                Thread { done.resume(returning: source.collect()) }.start()
+            }
+            return MetricsRenderer.render(snapshot, as: .prom)
         }
         let server = try await HTTPServer.bind(
             host: "127.0.0.1", port: 0, group: group, routes: ["/metrics": route], webSocketPath: nil,

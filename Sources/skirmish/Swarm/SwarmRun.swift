@@ -47,7 +47,10 @@ struct SwarmRun {
         let sideGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var server: ReferenceServer?
         if targets == nil {
-            let embedded = try await ReferenceServer.start(configuration: ServerConfiguration(), group: sideGroup)
+            var serverConfiguration = ServerConfiguration()
+            // The embedded server's series carry this run's labels, so dashboards show it beside its bots.
+            serverConfiguration.metricLabels = ["run": runID, "shard": plan.shard.description]
+            let embedded = try await ReferenceServer.start(configuration: serverConfiguration, group: sideGroup)
             server = embedded
             targets = EmbeddedTargets.of(embedded)
             Console.note("embedded server: \(embedded.addresses.listeningLines.joined(separator: ", "))")
@@ -58,9 +61,10 @@ struct SwarmRun {
             script: script, plan: plan, target: targets.0, seed: options.seed, runID: runID, loops: options.loops)
         configuration.alternates = targets.1
         let swarm = try await Swarm(configuration: configuration, group: group)
-        let exporter = try options.push.makeExporter(source: swarm.metricsSource, runID: runID, shard: plan.shard)
+        let source = CombinedMetricsSource(parts: [swarm.metricsSource] + (server.map { [$0.metricsSource] } ?? []))
+        let exporter = try options.push.makeExporter(source: source, runID: runID, shard: plan.shard)
         exporter?.start()
-        let metricsEndpoint = try await MetricsEndpoint.start(swarm: swarm, group: sideGroup)
+        let metricsEndpoint = try await MetricsEndpoint.start(source: source, group: sideGroup)
         Console.note(
             "\(command) \(runID): \(script.name), \(plan.peakClosedBots) bots peak, \(Format.duration(plan.duration)), "
                 + "shard \(plan.shard), seed \(options.seed); metrics at \(metricsEndpoint.url)")
@@ -106,7 +110,7 @@ struct SwarmRun {
     /// say on the summary) and prints the table; returns the summary.
     @discardableResult
     func finish(_ outcome: SwarmOutcome, amend: (inout RunSummary) -> Void = { _ in }) async throws -> RunSummary {
-        exporter?.stop(finalPush: true)
+        if let exporter { await offCooperativePool { exporter.stop(finalPush: true) } }
         try? await metricsEndpoint.close()
         let serverStats = try? await server?.metricsText()
         await server?.shutdown()
@@ -191,5 +195,16 @@ enum EmbeddedTargets {
             alternates[.webSocket] = Target(transport: .webSocket, host: "127.0.0.1", port: port, path: "/ws")
         }
         return (primary ?? alternates.values.first!, alternates)
+    }
+}
+
+/// The swarm's metrics merged with the embedded server's, so one push or scrape carries both.
+struct CombinedMetricsSource: MetricsSource {
+    let parts: [any MetricsSource]
+
+    func collect() -> MetricsSnapshot {
+        var merged = MetricsSnapshot()
+        for part in parts { merged.merge(part.collect()) }
+        return merged
     }
 }
