@@ -94,12 +94,13 @@ let package = Package(
         .testTarget(
             name: "SkirmishSwarmTests",
             dependencies: [
-                "SkirmishSwarm", "SkirmishWire", "SkirmishServer", "SkirmishNet", "SkirmishTelemetry", "SkirmishOpponent",
-                "SkirmishGames",
+                "SkirmishSwarm", "SkirmishWire", "SkirmishServer", "SkirmishNet", "SkirmishTelemetry",
+                "SkirmishOpponent", "SkirmishGames",
             ]
         ),
         .testTarget(name: "SkirmishTelemetryTests", dependencies: ["SkirmishTelemetry"]),
-        .testTarget(name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),
+        .testTarget(
+            name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),
         .testTarget(
             name: "SkirmishPracticeTests",
             dependencies: [
