@@ -80,7 +80,8 @@ import Testing
         let puckB = try await fixture.client(.udp, game: .puck, seats: 2, name: "lossy-b", link: link, seed: 12)
         let snapA = try await fixture.client(.udp, game: .snap, seats: 2, name: "lossy-c", link: link, seed: 13)
         let snapB = try await fixture.client(.udp, game: .snap, seats: 2, name: "lossy-d", link: link, seed: 14)
-        let (puck, snap) = try await within(.seconds(120)) {
+        // A whole Puck match to 7 through 150 ms of lag takes 60–110 s of play here; the deadline only stops a hang.
+        let (puck, snap) = try await within(.seconds(240)) {
             async let p1 = playPuck(puckA, phase: 0)
             async let p2 = playPuck(puckB, phase: 7)
             async let s1 = playSnap(snapA, name: "c", turnLimit: 40)
@@ -91,6 +92,43 @@ import Testing
         #expect(snap.allSatisfy { $0.desyncs == 0 })
         #expect(puck.filter { $0.over.winner == .me }.count == 1)
         #expect(snap[0].winner == snap[1].winner)
+        await fixture.stop()
+    }
+
+    /// A player that drops and comes back from a new socket before the server notices the silence resumes its seat,
+    /// and gets everything sent while it was away — in order, none lost — although it was sent to the old address and
+    /// arrives ahead of the resume's Welcome.
+    @Test func aQuickResumeReceivesWhatWasSentWhileAway() async throws {
+        let fixture = try await ServerFixture.start()
+        let a = try await fixture.client(.udp, game: .snap, seats: 2, name: "stay", keepalive: .milliseconds(250))
+        let b = try await fixture.client(.udp, game: .snap, seats: 2, name: "roam", keepalive: .milliseconds(250))
+        _ = try await within(.seconds(10)) { try await connected(a) }
+        let welcome = try await within(.seconds(10)) { try await connected(b) }
+        b.suspend()
+        let lines = (1...6).map { "while away \($0)" }
+        for line in lines { a.send(.chat(Chat(text: line))) }
+        // The server relayed them to b's old address: every one is unacknowledged there.
+        try await eventually(within: .seconds(10)) {
+            try await fixture.stats().packetsSent[MessageType.chat.index] >= 6
+        }
+        #expect(try await fixture.stats().detached == 0)
+        b.resume()
+        let (again, heard) = try await within(.seconds(10)) { () -> (Welcome, [String]) in
+            var heard: [String] = []
+            var again: Welcome?
+            for await event in b.events {
+                switch event {
+                case .stateChanged(.connected(let welcome)): again = welcome
+                case .message(.chat(let chat), _): heard.append(chat.text)
+                default: break
+                }
+                if let again, heard.count == lines.count { return (again, heard) }
+            }
+            throw PlayError(text: "stream ended after \(heard)")
+        }
+        #expect(again.peer == welcome.peer && again.seat == welcome.seat)
+        #expect(heard == lines)
+        #expect(try await fixture.stats().resumes == 1)
         await fixture.stop()
     }
 
