@@ -144,12 +144,7 @@ import Testing
         let steady = try #require(summary.personas.first { $0.name == "steady" })
         #expect(steady.desyncs == 0)
         #expect(steady.rtt.count >= UInt64(bots / 4) * 3)
-        withKnownIssue(
-            "Puck replicas count a `score` desync after some resumes (seen at the base commit too)",
-            isIntermittent: true
-        ) {
-            #expect(summary.desyncs == 0, "\(summary.games)")
-        }
+        #expect(summary.desyncs == 0, "\(summary.games)")
         // A reconnector's inputs fall due while it is offline, so its own lateness says nothing about the generator;
         // the steady players' does.
         if let lateness = steady.tickLatenessP99, lateness > 0.005 {

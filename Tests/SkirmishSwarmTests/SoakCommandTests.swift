@@ -60,13 +60,8 @@ import Testing
             let verdict = Self.verdict(check, in: summary)
             #expect(verdict?["status"] as? String == "pass", "\(check): \(verdict ?? [:])")
         }
-        withKnownIssue(
-            "Puck replicas count a `score` desync after some resumes (seen at the base commit too)",
-            isIntermittent: true
-        ) {
-            let verdict = Self.verdict("desyncs", in: summary)
-            #expect(verdict?["status"] as? String == "pass", "desyncs: \(verdict ?? [:])")
-        }
+        let desyncs = Self.verdict("desyncs", in: summary)
+        #expect(desyncs?["status"] as? String == "pass", "desyncs: \(desyncs ?? [:])")
         let resources = try #require(report["resources"] as? [String: Any])
         let start = try #require(resources["residentBytesAfterWarmUp"] as? Int)
         let end = try #require(resources["residentBytesEnd"] as? Int)

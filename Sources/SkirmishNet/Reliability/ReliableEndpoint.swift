@@ -232,6 +232,17 @@ public struct ReliableEndpoint: Sendable {
         stats.lastRTT = .nanoseconds(Int64(sample))
     }
 
+    /// Makes every unacknowledged reliable packet due now, with its backoff reset.
+    ///
+    /// For a peer back on a new connection (a resume): what it missed goes out at once instead of waiting out a
+    /// backoff that grew while nothing could reach it — the resumed stream cannot deliver past the first gap.
+    public mutating func resendPendingNow(now: NIODeadline) {
+        for index in pending.indices {
+            pending[index].due = now
+            pending[index].rto = rtoNanos
+        }
+    }
+
     // MARK: Timers
 
     /// Runs the timers: resends what is due, sends an owed Ack, sends a keepalive Ping when idle.

@@ -31,6 +31,9 @@ public final class ClientSession {
         /// The target's address, resolved once by the owner (a swarm opens thousands of sessions to one server);
         /// `nil`: each session resolves `target.host` itself.
         public var resolvedAddress: SocketAddress?
+        /// Where a UDP socket takes its local port (`nil`: the kernel picks one). A swarm shares one pool among all
+        /// its bots, so no bot inherits a port another just closed (see ``LocalPortPool``).
+        public var localPorts: LocalPortPool?
 
         public init(target: Target, game: GameKind, seats: UInt8, name: String, seed: UInt64 = 1) {
             self.target = target
@@ -87,6 +90,11 @@ public final class ClientSession {
     private var handshakeStarted = NIODeadline.distantFuture
     private var nextHello = NIODeadline.distantFuture
     private var suspended = false
+    /// A resume's handshake is in flight: the seat's numbered stream goes on underneath it.
+    private var resuming = false
+    /// The pool port the current UDP socket is bound to, returned to the pool when the socket closes.
+    private var localPort: Int?
+    private var bindRetries = 0
     private var outbound: LinkEmulator?
     private var inbound: LinkEmulator?
     private var streamReadyAt = NIODeadline.uptimeNanoseconds(0)
@@ -142,6 +150,7 @@ public final class ClientSession {
         }
         closeChannel()
         suspended = false
+        resuming = true
         cookie = .zero
         state = .connecting
         openChannel()
@@ -187,7 +196,7 @@ public final class ClientSession {
                 return fail(.transportError("cannot resolve \(target.host): \(error)"))
             }
             remote = address
-            future = DatagramBootstrap(group: eventLoop)
+            let bootstrap = DatagramBootstrap(group: eventLoop)
                 // One datagram per readable event: a bot's socket rarely holds two, and reading until EAGAIN would
                 // cost a second recvmsg per packet (epoll is level-triggered, so nothing waits unread).
                 .channelOption(.maxMessagesPerRead, value: 1)
@@ -203,7 +212,14 @@ public final class ClientSession {
                         )
                     }
                 }
-                .connect(to: address)
+            if let pool = configuration.localPorts, let port = pool.take(now: now) {
+                localPort = port
+                // Bound to the pool's port, then connected; a port some other program holds is skipped for another.
+                future = bootstrap.bind(host: address.protocol == .inet6 ? "::" : "0.0.0.0", port: port)
+                    .flatMap { channel in channel.connect(to: address).map { channel } }
+            } else {
+                future = bootstrap.connect(to: address)
+            }
         case .tcp:
             future = ClientBootstrap(group: eventLoop)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -240,8 +256,16 @@ public final class ClientSession {
                 if target.transport != .webSocket { self.sendHello(now: .now()) }
             // WebSocket: the Hello goes out once the upgrade completes (``webSocketReady``).
             case .failure(let error):
+                if let port = self.localPort, self.bindRetries < 3 {
+                    // Another program holds that port: let it rest and bind another.
+                    self.bindRetries += 1
+                    self.localPort = nil
+                    self.configuration.localPorts?.giveBack(port, now: .now())
+                    return self.openChannel()
+                }
                 self.fail(.transportError("\(error)"))
             }
+            self.bindRetries = 0
             self.rearm()
         }
         rearm()
@@ -275,22 +299,38 @@ public final class ClientSession {
         channelGeneration += 1
         channel?.close(promise: nil)
         channel = nil
+        if let port = localPort {
+            localPort = nil
+            configuration.localPorts?.giveBack(port, now: .now())
+        }
     }
 
     // MARK: Sending
 
-    /// Sends a message with its type's delivery class; dropped (and reported) when not connected.
+    /// Sends a message with its type's delivery class; dropped (and reported) when there is no seat.
+    ///
+    /// While the seat is being resumed (suspended, or a resume's handshake in flight) a reliable message is numbered
+    /// at once and sent by the endpoint's resend timer once the Welcome is back — the server would refuse it from
+    /// the new address before then; an unreliable one would be stale by then and is skipped.
     public func send(_ message: Message) {
-        guard case .connected = state, !suspended else {
+        let live: Bool
+        switch state {
+        case .connected:
+            live = !suspended
+        case .connecting where resuming:
+            live = false
+        case .idle, .connecting, .disconnected:
             observer?.dropped("send_while_disconnected")
             return
         }
+        if !live, message.type.delivery != .reliable { return }
         let packet: Packet
         do throws(EndpointError) {
             packet = try endpoint.stamp(message, now: .now())
         } catch {
             return fail(.unacknowledged)
         }
+        guard live else { return }
         transmit(packet)
         if configuration.selfTimed { rearm() }
     }
@@ -458,6 +498,8 @@ public final class ClientSession {
         switch message {
         case .welcome(let welcome):
             resumeToken = welcome.resumeToken
+            if resuming { endpoint.resendPendingNow(now: now) }
+            resuming = false
             nextHello = .distantFuture
             state = .connected(welcome)
             onEvent(.stateChanged(state))
@@ -467,7 +509,14 @@ public final class ClientSession {
             let rtt = Double(now.uptimeNanoseconds) / 1e9 - pong.sendTime
             if rtt >= 0, rtt < 60 { onEvent(.rtt(.nanoseconds(Int64(rtt * 1e9)))) }
         default:
-            guard case .connected = state else { return }
+            // While a resume's handshake is in flight, the server resends what the old connection missed: those
+            // messages carry the seat's reliable numbers from before the Welcome, and dropping them would lose a
+            // goal or a card for good.
+            switch state {
+            case .connected: break
+            case .connecting where resuming: break
+            case .idle, .connecting, .disconnected: return
+            }
             onEvent(.message(message, receivedAt: now))
         }
     }

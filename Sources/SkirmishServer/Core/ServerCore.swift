@@ -195,6 +195,8 @@ package struct ServerCore: Sendable {
         peer.detachedAt = nil
         let backlog = peer.backlog
         peer.backlog = []
+        // What the old connection never acknowledged goes to the new one with the next tick, not after a backoff.
+        peer.endpoint.resendPendingNow(now: now)
         peers[id] = peer
         stats.resumes &+= 1
         send(

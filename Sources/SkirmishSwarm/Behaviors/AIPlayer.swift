@@ -38,6 +38,10 @@ final class AIPlayer: Brain {
         schedule.begin(at: now)
     }
 
+    func resumed(now: NIODeadline) {
+        schedule.skip(until: now)
+    }
+
     func wake(now: NIODeadline) {
         // Mutated in place (`opponent!`): a local copy would copy its buffers on every decision.
         guard !isMatchOver, opponent != nil else { return }

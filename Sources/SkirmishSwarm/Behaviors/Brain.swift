@@ -19,6 +19,13 @@ protocol Brain: AnyObject {
     var nextWake: NIODeadline? { get }
     /// The match has ended for this bot (over, or the other players left).
     var isMatchOver: Bool { get }
+    /// The bot is back from a deliberate drop (the reconnector) and resuming its seat: whatever fell due while it was
+    /// away was skipped on purpose, not sent late.
+    func resumed(now: NIODeadline)
+}
+
+extension Brain {
+    func resumed(now: NIODeadline) {}
 }
 
 /// The part of a bot a brain may use.

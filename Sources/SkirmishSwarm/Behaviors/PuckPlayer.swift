@@ -37,6 +37,10 @@ final class PuckPlayer: Brain {
         schedule.begin(at: now)
     }
 
+    func resumed(now: NIODeadline) {
+        schedule.skip(until: now)
+    }
+
     func wake(now: NIODeadline) {
         guard style != .idle, !isMatchOver else { return }
         schedule.catchUp(now: now, meters: bot.meters)

@@ -113,6 +113,15 @@ struct InputSchedule {
     /// When the next input is due.
     var next: NIODeadline { start + .nanoseconds(Int64(step) * period) }
 
+    /// Skips every input that fell due before `now` without accounting it: the player was away on purpose, so
+    /// those inputs were never meant to be sent and say nothing about the generator.
+    mutating func skip(until now: NIODeadline) {
+        guard now > start else { return }
+        // The first input due at or after `now` is the next one: nothing before it was ever meant to go out.
+        let next = ((now - start).nanoseconds + period - 1) / period
+        if next > Int64(step) { step = UInt32(truncatingIfNeeded: next) }
+    }
+
     /// Accounts every input due by `now` — its lateness, and whether it was on time (within 5 ms) — and returns how
     /// many there were; the caller sends only the newest (the server keeps the latest anyway).
     @discardableResult

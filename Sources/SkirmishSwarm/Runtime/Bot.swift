@@ -381,6 +381,7 @@ final class Bot: BotHandle {
         resuming = true
         resumeStarted = now
         phase = .playing(until: playUntil)
+        brain?.resumed(now: now)
         session.resume()
     }
 

@@ -236,6 +236,7 @@ final class BotGroup {
         configuration.link = LinkProfile(bot.persona.link)
         configuration.selfTimed = false
         configuration.resolvedAddress = context.resolved[target]
+        configuration.localPorts = context.localPorts
         return configuration
     }
 

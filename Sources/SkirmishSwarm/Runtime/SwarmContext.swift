@@ -15,6 +15,8 @@ struct SwarmContext: Sendable {
     /// Each target's host resolved once, so opening a session (every match of every bot) never blocks its loop on
     /// a name lookup; a target missing here is resolved by its sessions.
     var resolved: [Target: SocketAddress] = [:]
+    /// Every bot's UDP port, so that no bot inherits the tail of another's stream (see ``LocalPortPool``).
+    let localPorts: LocalPortPool
 
     init(personas: PersonaTable, seed: UInt64, constantLabels: Labels, target: Target, alternates: [Transport: Target])
     {
@@ -23,6 +25,7 @@ struct SwarmContext: Sendable {
         self.constantLabels = constantLabels
         self.target = target
         self.alternates = alternates
+        localPorts = LocalPortPool(seed: seed ^ 0x9017)
         for each in [target] + alternates.values where each.transport == .udp {
             resolved[each] = try? SocketAddress.makeAddressResolvingHost(each.host, port: each.port)
         }
