@@ -11,11 +11,13 @@ struct Skirmish: AsyncParsableCommand {
             and measures what players would feel: round trips, snapshot age, loss, resends and desyncs.
 
             Start here:
-              skirmish swarm bots/quickstart.yaml     a 30 s mixed swarm against the embedded server
-              skirmish serve                          the reference server on loopback
-              skirmish practice                       play Puck in your browser against an AI
-              skirmish ai-eval --quick                how well the AI opponent plays across latency
-              skirmish bench codec                    what this machine can do
+              skirmish swarm bots/quickstart.yaml   30 s of mixed bots, embedded server
+              skirmish swarm bots/puck-ladder.yaml --target udp://host:4000
+              skirmish serve                        the reference server on loopback
+              skirmish practice                     play Puck against the AI in a browser
+              skirmish ai-eval --quick              how well the AI plays across latency
+              skirmish soak bots/soak.yaml          a nightly run with health checks
+              skirmish bench codec                  what this machine can do
             """,
         subcommands: [
             SwarmCommand.self, SoakCommand.self, Serve.self, PracticeCommand.self, AIEvalCommand.self,

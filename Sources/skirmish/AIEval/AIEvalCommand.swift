@@ -30,8 +30,8 @@ struct AIEvalCommand: AsyncParsableCommand {
             emulated, and the report warns when p99 passes 5 ms).
 
             Examples:
-              skirmish ai-eval --quick                    about a minute and a half, smaller samples
-              skirmish ai-eval --out ai-eval.json         the full run (3 to 4 minutes), figures also as JSON
+              skirmish ai-eval --quick               about 1.5 min, smaller samples
+              skirmish ai-eval --out ai-eval.json    the full run (3-4 min), also as JSON
               skirmish ai-eval --latencies 150 --shots 2000 --matches 20
             """
     )

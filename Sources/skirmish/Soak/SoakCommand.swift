@@ -28,7 +28,7 @@ struct SoakCommand: AsyncParsableCommand {
             warning still leaves its figures; SIGINT or SIGTERM stops cleanly with a final push and the full \
             report.
 
-              skirmish soak bots/soak.yaml --push http://127.0.0.1:8428/api/v1/import/prometheus --format vm
+              skirmish soak bots/soak.yaml --push http://vm:8428/api/v1/import/prometheus
               skirmish soak bots/soak.yaml --duration 1h --out /tmp/soak1h
               skirmish soak bots/soak.yaml --shard 2/8 --target udp://10.0.0.5:4000
 

@@ -15,8 +15,8 @@ struct SwarmCommand: AsyncParsableCommand {
             fresh machine needs nothing else:
 
               skirmish swarm bots/quickstart.yaml
-              skirmish swarm bots/puck-ladder.yaml --bots 2000 --duration 2m --target udp://10.0.0.5:4000
-              skirmish swarm bots/soak.yaml --push http://127.0.0.1:8428/api/v1/import/prometheus --format vm
+              skirmish swarm bots/puck-ladder.yaml --bots 2000 --target udp://10.0.0.5:4000
+              skirmish swarm bots/soak.yaml --push http://vm:8428/api/v1/import/prometheus
 
             Results go to --out (default skirmish-out/<run id>/): summary.json, metrics.om (OpenMetrics) and \
             report.html. While the run lasts, its metrics are served as Prometheus text at a loopback /metrics \
