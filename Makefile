@@ -80,10 +80,16 @@ fuzz-script:
 	.build/fuzz/script/debug/ScriptFuzz -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
 		-rss_limit_mb=2048 -timeout=10 -print_final_stats=1 .build/fuzz/script-corpus
 
-## bench: build in release mode and run every benchmark
+## bench: build in release mode and run every benchmark (about 6 minutes; run it on an otherwise idle machine)
 bench: deps
 	$(SWIFT) build -c release --product skirmish
 	.build/release/skirmish bench codec
+	.build/release/skirmish bench games
+	.build/release/skirmish bench opponent
+	.build/release/skirmish bench export
+	.build/release/skirmish bench net
+	.build/release/skirmish bench server
+	.build/release/skirmish bench swarm
 
 clean:
 	rm -rf .build

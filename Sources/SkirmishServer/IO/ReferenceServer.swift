@@ -42,7 +42,8 @@ public final class ReferenceServer: Sendable {
     private let http: HTTPServer?
 
     private init(
-        addresses: Addresses, loop: any EventLoop, state: NIOLoopBound<ServerLoop>, listeners: [any Channel],
+        addresses: Addresses, loop: any EventLoop, state: NIOLoopBound<ServerLoop>,
+        listeners: [any Channel],
         http: HTTPServer?
     ) {
         self.addresses = addresses
@@ -60,62 +61,72 @@ public final class ReferenceServer: Sendable {
     ///
     /// - Throws: the bind error of the first listener that could not bind, after closing the others.
     public static func start(
-        configuration: ServerConfiguration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        configuration: ServerConfiguration,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         routes: [String: HTTPServer.Route] = [:]
     ) async throws -> ReferenceServer {
         let loop = group.next()
         let state = try await loop.submit {
-            NIOLoopBound(ServerLoop(loop: loop, core: ServerCore(configuration: configuration)), eventLoop: loop)
+            NIOLoopBound(
+                ServerLoop(loop: loop, core: ServerCore(configuration: configuration)), eventLoop: loop)
         }.get()
         var listeners: [any Channel] = []
         var addresses = Addresses()
         var http: HTTPServer?
         do {
             if let udp = configuration.udp {
-                let channel = try await DatagramBootstrap(group: loop)
-                    .channelOption(.socketOption(.so_reuseaddr), value: 1)
-                    // A few MiB of kernel buffer ride out a busy tick instead of dropping a burst of datagrams.
-                    .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
-                    .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
-                    .channelOption(.maxMessagesPerRead, value: 32)
-                    .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
-                    .channelInitializer { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(DatagramHandler(server: state))
+                // No SO_REUSEADDR: on UDP it would let a second server bind the same port and silently take over
+                // (or split) its traffic, where the operator needs "address already in use".
+                let channel = try await ListenError.naming("udp", host: udp.host, port: udp.port) {
+                    try await DatagramBootstrap(group: loop)
+                        // A few MiB of kernel buffer ride out a busy tick instead of dropping a burst of datagrams.
+                        .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+                        .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
+                        .channelOption(.maxMessagesPerRead, value: 32)
+                        .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
+                        .channelInitializer { channel in
+                            channel.eventLoop.makeCompletedFuture {
+                                try channel.pipeline.syncOperations.addHandler(DatagramHandler(server: state))
+                            }
                         }
-                    }
-                    .bind(host: udp.host, port: udp.port).get()
+                        .bind(host: udp.host, port: udp.port).get()
+                }
                 listeners.append(channel)
                 addresses.udp = channel.localAddress
                 try await loop.submit { state.value.udp = channel }.get()
             }
             if let tcp = configuration.tcp {
-                let channel = try await ServerBootstrap(group: loop)
-                    .serverChannelOption(.backlog, value: 1024)
-                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                    .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                    .childChannelInitializer { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandlers(PacketFrameCodec.handlers())
-                            try channel.pipeline.syncOperations.addHandler(StreamHandler(server: state))
+                let channel = try await ListenError.naming("tcp", host: tcp.host, port: tcp.port) {
+                    try await ServerBootstrap(group: loop)
+                        .serverChannelOption(.backlog, value: 1024)
+                        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                        .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                        .childChannelInitializer { channel in
+                            channel.eventLoop.makeCompletedFuture {
+                                try channel.pipeline.syncOperations.addHandlers(PacketFrameCodec.handlers())
+                                try channel.pipeline.syncOperations.addHandler(StreamHandler(server: state))
+                            }
                         }
-                    }
-                    .bind(host: tcp.host, port: tcp.port).get()
+                        .bind(host: tcp.host, port: tcp.port).get()
+                }
                 listeners.append(channel)
                 addresses.tcp = channel.localAddress
             }
             if let listen = configuration.http {
-                let server = try await HTTPServer.bind(
-                    host: listen.host, port: listen.port, group: loop,
-                    routes: [
-                        "/metrics": Self.metricsRoute(state: state, loop: loop), PracticePage.path: PracticePage.route,
-                    ].merging(routes) { _, extra in extra },
-                    webSocketPath: "/ws",
-                    onWebSocket: { channel in
-                        channel.eventLoop.execute {
-                            _ = try? channel.pipeline.syncOperations.addHandler(StreamHandler(server: state))
-                        }
-                    })
+                let server = try await ListenError.naming("http", host: listen.host, port: listen.port) {
+                    try await HTTPServer.bind(
+                        host: listen.host, port: listen.port, group: loop,
+                        routes: [
+                            "/metrics": Self.metricsRoute(state: state, loop: loop),
+                            PracticePage.path: PracticePage.route,
+                        ].merging(routes) { _, extra in extra },
+                        webSocketPath: "/ws",
+                        onWebSocket: { channel in
+                            channel.eventLoop.execute {
+                                _ = try? channel.pipeline.syncOperations.addHandler(StreamHandler(server: state))
+                            }
+                        })
+                }
                 http = server
                 addresses.http = server.localAddress
             }
@@ -125,7 +136,8 @@ public final class ReferenceServer: Sendable {
             throw error
         }
         try await loop.submit { state.value.startTicking() }.get()
-        return ReferenceServer(addresses: addresses, loop: loop, state: state, listeners: listeners, http: http)
+        return ReferenceServer(
+            addresses: addresses, loop: loop, state: state, listeners: listeners, http: http)
     }
 
     /// Sends every connected player `ServerQuit`, then closes every connection and listener.
@@ -160,11 +172,14 @@ public final class ReferenceServer: Sendable {
 
     private static func snapshot(_ server: ServerLoop) -> MetricsSnapshot {
         ServerMetrics.snapshot(
-            server.core.stats, tickDurations: server.tickDurations, labels: server.core.configuration.metricLabels,
+            server.core.stats, tickDurations: server.tickDurations,
+            labels: server.core.configuration.metricLabels,
             at: WallTime.milliseconds())
     }
 
-    private static func metricsRoute(state: NIOLoopBound<ServerLoop>, loop: any EventLoop) -> HTTPServer.Route {
+    private static func metricsRoute(state: NIOLoopBound<ServerLoop>, loop: any EventLoop)
+        -> HTTPServer.Route
+    {
         HTTPServer.Route(contentType: "text/plain; version=0.0.4; charset=utf-8") {
             let snapshot = try await loop.submit { Self.snapshot(state.value) }.get()
             return Array(ServerMetrics.prometheusText(snapshot).utf8)

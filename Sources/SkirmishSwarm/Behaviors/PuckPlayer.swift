@@ -17,6 +17,8 @@ final class PuckPlayer: Brain {
     private var monitor = PuckMonitor()
     /// Offsets this bot's wind-up rhythm so two bots at one table do not move in lockstep.
     private let phase: Int
+    /// The target sent last, from which the defender moves at a human pace; reset for each match.
+    private var previous: PuckTarget?
 
     init(bot: any BotHandle, style: Style, inputRate: Double) {
         self.bot = bot
@@ -34,6 +36,7 @@ final class PuckPlayer: Brain {
 
     func connected(_ welcome: Welcome, now: NIODeadline) {
         monitor.connected(seat: Int(welcome.seat))
+        previous = nil
         schedule.begin(at: now)
     }
 
@@ -45,7 +48,9 @@ final class PuckPlayer: Brain {
         guard style != .idle, !isMatchOver else { return }
         schedule.catchUp(now: now, meters: bot.meters)
         let puck = monitor.predictedPuck(ticks: 2)
-        let target = style.aim(puck: puck, inputStep: schedule.step, phase: phase)
+        let rhythm = Style.rhythm(offset: phase, seat: monitor.replica.seat)
+        let target = style.aim(puck: puck, inputStep: schedule.step, phase: rhythm, previous: previous)
+        previous = target
         bot.send(.paddleState(PaddleState(inputStep: schedule.step, x: target.x, y: target.y, vx: 0, vy: 0)))
     }
 

@@ -11,13 +11,14 @@ package struct ScriptedPuckAgent: PuckAgent {
     private var replica: PuckReplica
     private var next = -Double.infinity
     private var inputStep: UInt32 = 0
+    private var previous: PuckTarget?
 
     /// A player of `style` in `seat`, sending `inputRate` inputs a second; `seed` sets its wind-up rhythm.
     package init(style: PuckStyle, seat: Int, inputRate: Double = 30, seed: UInt64) {
         self.style = style
         period = 1 / max(inputRate, 1)
         var random = SeededRandom(seed: seed)
-        phase = Int.random(in: 0..<24, using: &random)
+        phase = PuckStyle.rhythm(offset: Int.random(in: 0..<24, using: &random), seat: seat)
         replica = PuckReplica(seat: seat)
     }
 
@@ -36,7 +37,8 @@ package struct ScriptedPuckAgent: PuckAgent {
             inputStep &+= 1
         }
         let puck = replica.latest == nil ? nil : replica.predictPuck(ticks: 2)
-        let target = style.aim(puck: puck, inputStep: inputStep, phase: phase)
+        let target = style.aim(puck: puck, inputStep: inputStep, phase: phase, previous: previous)
+        previous = target
         return PaddleState(inputStep: inputStep, x: target.x, y: target.y, vx: 0, vy: 0)
     }
 }

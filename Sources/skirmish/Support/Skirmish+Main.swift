@@ -1,4 +1,5 @@
 import ArgumentParser
+import SkirmishServer
 
 extension Skirmish {
     /// Runs the command line, with one exit status for every kind of bad input.
@@ -6,7 +7,7 @@ extension Skirmish {
     /// argument-parser exits with 64 when it refuses the command line (an unknown flag, a value that does not parse,
     /// a failed validation); every Skirmish command reports its own bad input (a broken script, an unreachable
     /// target) with 2, so a script wrapping `skirmish` sees 2 for both. The message and usage are printed as
-    /// argument-parser prints them.
+    /// argument-parser prints them. A listener that cannot open (a port already taken) is reported the same way.
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -15,6 +16,10 @@ extension Skirmish {
             } else {
                 try command.run()
             }
+        } catch let error as ListenError {
+            // A port someone else holds is bad input too: the message names the listener and the flag to change.
+            Console.error("Error: \(error)\n")
+            exit(withError: ExitCode(2))
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
             let message = fullMessage(for: error)
