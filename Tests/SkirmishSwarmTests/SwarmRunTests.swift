@@ -112,7 +112,13 @@ import Testing
         #expect(run.summary.handshakes.failed == 0)
         #expect(run.summary.errors.isEmpty, "\(run.summary.errors)")
         #expect(run.summary.matchesStarted == 0)
-        #expect(run.server.sessionsOpened == 8)
+        #expect(
+            run.server.sessionsOpened == 8,
+            """
+            \(run.server.sessionsOpened) sessions for 8 bots: \(run.server.challengesSent) challenges, \
+            \(run.server.resumes) resumes, \(run.server.sessionsClosed) closed, rejected \(run.server.rejected), \
+            received \(run.server.packetsReceived)
+            """)
         let kinds = Set(run.summary.packets.sentByType.filter { $0.value > 0 }.keys)
         #expect(kinds.isSubset(of: ["Hello", "Ack", "Ping", "Pong", "Disconnect"]), "\(kinds)")
         #expect(Double(run.summary.packets.sent) < 8 * 8 * 4, "\(run.summary.packets.sentByType)")
