@@ -215,6 +215,37 @@ import Testing
         #expect(unacked.poll(now: start + .seconds(10)) { _ in } == .timedOut(.unacknowledged))
     }
 
+    /// A peer resumed after a long gap: the gap counts against neither timeout, what it missed goes out at once at
+    /// the measured timeout (not the backoff grown while it was away), and then backs off from there again.
+    @Test func aReattachedEndpointStartsItsClocksAfresh() throws {
+        let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
+        var endpoint = ReliableEndpoint(now: start)
+        _ = try endpoint.stamp(.chat(Chat(text: "missed")), now: start)
+        // Away for 8 s: resends back off to the 2 s cap (nobody polls a detached peer's endpoint on a server, but a
+        // client's runs while it resumes).
+        var resends = 0
+        var now = start
+        while now < start + .seconds(4) {
+            now = now + .milliseconds(10)
+            _ = endpoint.poll(now: now) { if case .chat = $0.message { resends += 1 } }
+        }
+        #expect(resends >= 3)
+        let back = start + .seconds(8)
+        endpoint.reattached(now: back)
+        var sent: [Packet] = []
+        #expect(endpoint.poll(now: back) { sent.append($0) } == .alive)
+        #expect(sent.contains { if case .chat = $0.message { true } else { false } })
+        // The next resend follows the initial 200 ms timeout doubled once, not the 2 s cap.
+        sent = []
+        _ = endpoint.poll(now: back + .milliseconds(399)) { sent.append($0) }
+        #expect(!sent.contains { if case .chat = $0.message { true } else { false } })
+        _ = endpoint.poll(now: back + .milliseconds(400)) { sent.append($0) }
+        #expect(sent.contains { if case .chat = $0.message { true } else { false } })
+        // Silence and the ack timeout count from the resume.
+        #expect(endpoint.poll(now: back + .milliseconds(4_999)) { _ in } == .alive)
+        #expect(endpoint.poll(now: back + .seconds(5)) { _ in } == .timedOut(.silence))
+    }
+
     @Test func keepaliveFollowsOneSecondOfIdleness() {
         let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
         var endpoint = ReliableEndpoint(now: start)

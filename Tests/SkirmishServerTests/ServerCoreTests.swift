@@ -158,10 +158,26 @@ import Testing
         #expect(harness.core.stats.detached == 1)
         #expect(harness.core.stats.sessions == 2)
         // Within the window, the token brings b back to its seat from a new address.
-        let resumed = try harness.join(try Self.address(43_002), token: welcomeB.resumeToken)
+        let back = try Self.address(43_002)
+        let resumed = try harness.join(back, token: welcomeB.resumeToken)
         #expect(resumed.seat == welcomeB.seat && resumed.match == welcomeB.match && resumed.peer == welcomeB.peer)
         #expect(harness.core.stats.detached == 0)
         #expect(harness.core.stats.resumes == 1)
+        // The gap counts against neither timeout: the next tick does not drop b again for its old silence, and it stays
+        // seated past ten seconds from its first unacknowledged
+        // message while it answers without acknowledging yet.
+        harness.advance(.milliseconds(100))
+        #expect(harness.core.stats.detached == 0)
+        while elapsed < .seconds(12) {
+            harness.advance(.milliseconds(200))
+            elapsed = elapsed + .milliseconds(200)
+            harness.keepAlive(a, number: UInt32(elapsed.nanoseconds / 1_000_000))
+            harness.send(
+                Packet(number: UInt32(elapsed.nanoseconds / 1_000_000), .pong(Ping(player: 0, count: 0, sendTime: 0))),
+                from: back)
+        }
+        #expect(harness.core.stats.detached == 0)
+        #expect(harness.core.stats.sessions == 2)
     }
 
     @Test func aSeatIsReleasedWhenTheResumeWindowPasses() throws {

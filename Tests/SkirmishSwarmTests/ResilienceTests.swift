@@ -174,13 +174,13 @@ import Testing
             runID: "rogue", loops: 2)
         let swarm = try await Swarm(configuration: configuration, group: group)
         let memoryBefore = ProcessResources.current().residentBytes ?? 0
-        let dropsBefore = KernelCounters.udpReceiveBufferErrors()
+        let dropsBefore = UDPKernelCounters.receiveBufferErrors()
         let outcome = await swarm.run()
         let summary = RunSummary(
             outcome: outcome, configuration: configuration, scriptPath: "bots/rogue.yaml", startedAt: Date(),
             exporter: nil)
         let stats = try await server.stats()
-        let kernelDrops = KernelCounters.udpReceiveBufferErrors() - dropsBefore
+        let kernelDrops = UDPKernelCounters.receiveBufferErrors() - dropsBefore
         let memoryAfter = ProcessResources.current().residentBytes ?? 0
         await server.shutdown()
         try await group.shutdownGracefully()

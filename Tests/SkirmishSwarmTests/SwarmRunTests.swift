@@ -29,7 +29,7 @@ import Testing
             script: script, plan: plan, target: Target(transport: .udp, host: "127.0.0.1", port: port), seed: 7,
             runID: "test", loops: 2)
         let swarm = try await Swarm(configuration: configuration, group: group)
-        let dropsBefore = KernelCounters.udpReceiveBufferErrors()
+        let dropsBefore = UDPKernelCounters.receiveBufferErrors()
         let outcome = await swarm.run()
         let summary = RunSummary(
             outcome: outcome, configuration: configuration, scriptPath: "test.yaml", startedAt: Date(), exporter: nil)
@@ -41,7 +41,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(20))
             stats = try await server.stats()
         }
-        let kernelDrops = KernelCounters.udpReceiveBufferErrors() - dropsBefore
+        let kernelDrops = UDPKernelCounters.receiveBufferErrors() - dropsBefore
         await server.shutdown()
         try await group.shutdownGracefully()
         return Run(summary: summary, outcome: outcome, server: stats, kernelDrops: kernelDrops)
@@ -136,18 +136,5 @@ import Testing
         #expect(!run.summary.passed)
         #expect(run.summary.thresholds.first { $0.name == "matches_completed" }?.passed == false)
         #expect(run.summary.thresholds.first { $0.name == "rtt_p99" }?.passed == true)
-    }
-}
-
-/// Machine-wide UDP counters from /proc/net/snmp.
-enum KernelCounters {
-    static func udpReceiveBufferErrors() -> UInt64 {
-        guard let text = try? String(contentsOfFile: "/proc/net/snmp", encoding: .utf8) else { return 0 }
-        let lines = text.split(separator: "\n").filter { $0.hasPrefix("Udp:") }
-        guard lines.count == 2 else { return 0 }
-        let names = lines[0].split(separator: " ")
-        let values = lines[1].split(separator: " ")
-        guard let index = names.firstIndex(of: "RcvbufErrors"), index < values.count else { return 0 }
-        return UInt64(values[index]) ?? 0
     }
 }

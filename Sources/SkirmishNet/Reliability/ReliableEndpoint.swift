@@ -232,13 +232,24 @@ public struct ReliableEndpoint: Sendable {
         stats.lastRTT = .nanoseconds(Int64(sample))
     }
 
-    /// Makes every unacknowledged reliable packet due now, with its backoff reset.
+    /// Starts the clocks afresh for a peer back on a new connection (a resume), and makes what it missed due now.
     ///
-    /// For a peer back on a new connection (a resume): what it missed goes out at once instead of waiting out a
-    /// backoff that grew while nothing could reach it — the resumed stream cannot deliver past the first gap.
-    public mutating func resendPendingNow(now: NIODeadline) {
+    /// The gap while it was away counts against neither the silence timeout nor the ack timeout (the resume itself
+    /// is the sign of life, and a packet the peer could not receive was not really sent), and the backoff that grew
+    /// while nothing could reach it is dropped: the retransmission timeout goes back to the measured estimate (or the
+    /// initial one), so the resumed stream, which cannot deliver past its first gap, fills that gap at once.
+    public mutating func reattached(now: NIODeadline) {
+        lastReceived = now
+        if let srtt {
+            rtoNanos = min(
+                max(Int64(srtt + 4 * rttvar), configuration.minRTO.nanoseconds), configuration.maxRTO.nanoseconds)
+        } else {
+            rtoNanos = configuration.initialRTO.nanoseconds
+        }
         for index in pending.indices {
             pending[index].due = now
+            pending[index].firstSent = now
+            pending[index].retries = 0
             pending[index].rto = rtoNanos
         }
     }

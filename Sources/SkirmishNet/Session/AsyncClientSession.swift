@@ -22,8 +22,9 @@ public final class AsyncClientSession: Sendable {
         _ configuration: ClientSession.Configuration, on eventLoop: any EventLoop
     ) async throws -> AsyncClientSession {
         let (stream, continuation) = AsyncStream.makeStream(of: SessionEvent.self, bufferingPolicy: .unbounded)
-        var configuration = configuration
-        configuration.selfTimed = true
+        var selfTimed = configuration
+        selfTimed.selfTimed = true
+        let configuration = selfTimed
         let bound = try await eventLoop.submit {
             let session = ClientSession(configuration: configuration, eventLoop: eventLoop) { event in
                 continuation.yield(event)

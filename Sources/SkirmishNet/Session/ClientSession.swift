@@ -2,6 +2,12 @@ import NIOCore
 import NIOPosix
 import SkirmishWire
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A connection to a game server, in the spirit of GameKit's session helper: connect with the cookie handshake,
 /// follow the connection's state, send with the message's delivery class, receive messages, resume after a drop,
 /// disconnect.
@@ -216,7 +222,13 @@ public final class ClientSession {
                 localPort = port
                 // Bound to the pool's port, then connected; a port some other program holds is skipped for another.
                 future = bootstrap.bind(host: address.protocol == .inet6 ? "::" : "0.0.0.0", port: port)
-                    .flatMap { channel in channel.connect(to: address).map { channel } }
+                    .flatMap { channel in
+                        // A failed connect must not leave the bound socket (and its port) behind.
+                        channel.connect(to: address).map { channel }.flatMapErrorThrowing { error in
+                            channel.close(promise: nil)
+                            throw error
+                        }
+                    }
             } else {
                 future = bootstrap.connect(to: address)
             }
@@ -256,7 +268,7 @@ public final class ClientSession {
                 if target.transport != .webSocket { self.sendHello(now: .now()) }
             // WebSocket: the Hello goes out once the upgrade completes (``webSocketReady``).
             case .failure(let error):
-                if let port = self.localPort, self.bindRetries < 3 {
+                if let port = self.localPort, self.bindRetries < 8, (error as? IOError)?.errnoCode == EADDRINUSE {
                     // Another program holds that port: let it rest and bind another.
                     self.bindRetries += 1
                     self.localPort = nil
@@ -498,7 +510,7 @@ public final class ClientSession {
         switch message {
         case .welcome(let welcome):
             resumeToken = welcome.resumeToken
-            if resuming { endpoint.resendPendingNow(now: now) }
+            if resuming { endpoint.reattached(now: now) }
             resuming = false
             nextHello = .distantFuture
             state = .connected(welcome)

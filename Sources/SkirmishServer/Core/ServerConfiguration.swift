@@ -53,7 +53,7 @@ public struct ServerConfiguration: Sendable {
     public var seed: UInt64 = 0x5EED
     /// Labels put first on every exported server series: `run` and `shard`, so a collector and the dashboards'
     /// `run` variable find a server beside the swarm that loads it.
-    public var metricLabels: Labels = ["run": "serve", "shard": "0"]
+    public var metricLabels: Labels = ["run": "serve", "shard": "0/1"]
     /// Test and evaluation hook: when set, every Puck match serves seeded shots at one seat instead of open play
     /// (``ShotMachine``). Package access only; `nil` (the default) is the real game.
     package var shotMachine: ShotMachine.Configuration?

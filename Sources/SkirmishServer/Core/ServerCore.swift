@@ -196,7 +196,7 @@ package struct ServerCore: Sendable {
         let backlog = peer.backlog
         peer.backlog = []
         // What the old connection never acknowledged goes to the new one with the next tick, not after a backoff.
-        peer.endpoint.resendPendingNow(now: now)
+        peer.endpoint.reattached(now: now)
         peers[id] = peer
         stats.resumes &+= 1
         send(

@@ -1,5 +1,11 @@
 import NIOCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A listener the server could not open: which one, where, and the system's reason.
 public struct ListenError: Error, CustomStringConvertible {
     /// "udp", "tcp" or "http".
@@ -25,7 +31,8 @@ public struct ListenError: Error, CustomStringConvertible {
     }
 
     /// Runs `bind`, turning a failure into a ``ListenError`` naming the listener.
-    static func naming<T>(_ transport: String, host: String, port: Int, _ bind: () async throws -> T) async throws -> T
+    package static func naming<T>(_ transport: String, host: String, port: Int, _ bind: () async throws -> T)
+        async throws -> T
     {
         do {
             return try await bind()
@@ -39,9 +46,9 @@ public struct ListenError: Error, CustomStringConvertible {
 
     private static func reason(_ error: IOError) -> String {
         switch error.errnoCode {
-        case 98: "address already in use"
-        case 99: "address not available"
-        case 13: "permission denied"
+        case EADDRINUSE: "address already in use"
+        case EADDRNOTAVAIL: "address not available"
+        case EACCES: "permission denied"
         default: "\(error)"
         }
     }

@@ -3,6 +3,12 @@ import SkirmishNet
 import SkirmishTelemetry
 import SkirmishWire
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What every group of a run shares, fixed before the first bot starts.
 struct SwarmContext: Sendable {
     var personas: PersonaTable
@@ -25,7 +31,8 @@ struct SwarmContext: Sendable {
         self.constantLabels = constantLabels
         self.target = target
         self.alternates = alternates
-        localPorts = LocalPortPool(seed: seed ^ 0x9017)
+        // Mixed with the process id: two swarms on one host probing the same port sequence would collide on every bind.
+        localPorts = LocalPortPool(seed: seed ^ 0x9017 ^ UInt64(UInt32(bitPattern: getpid())))
         for each in [target] + alternates.values where each.transport == .udp {
             resolved[each] = try? SocketAddress.makeAddressResolvingHost(each.host, port: each.port)
         }

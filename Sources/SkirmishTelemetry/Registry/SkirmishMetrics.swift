@@ -72,7 +72,9 @@ public enum SkirmishMetrics {
         "skirmish_server_ticks_total", "Match ticks simulated.", .counter, ["game"])
     /// Time to simulate one 60 Hz tick of every match and write its snapshots.
     public static let serverTickDuration = server(
-        "skirmish_server_tick_duration_seconds", "Duration of one server tick, all matches.", .histogram(.seconds))
+        "skirmish_server_tick_duration_seconds",
+        "Time the server loop took per wake-up: the due ticks of every match (one, or a few when catching up) and their sends.",
+        .histogram(.seconds))
 
     /// Pushes a collector accepted, by target.
     public static let exporterPushes = MetricFamily(

@@ -175,11 +175,11 @@ struct EvalRunner: Sendable {
         target: Target, match: UInt32, link: LinkProfile, name: String, seed: UInt64, acts: Bool,
         probe: OpponentProbe?, progress: EvalProgress? = nil, makeAgent: @escaping @Sendable (Int) -> Agent
     ) async throws -> ClientHandle<Agent> {
-        var configuration = ClientSession.Configuration(
-            target: target, game: .puck, seats: 2, name: name, seed: seed)
-        configuration.match = match
-        configuration.link = link
-        configuration.handshakeTimeout = .seconds(10)
+        var session = ClientSession.Configuration(target: target, game: .puck, seats: 2, name: name, seed: seed)
+        session.match = match
+        session.link = link
+        session.handshakeTimeout = .seconds(10)
+        let configuration = session
         let loop = clientLoop
         let bound = try await loop.submit {
             let client = EvalClient(

@@ -37,7 +37,9 @@ final class BenchProcess {
         }
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+            throw BenchError("cannot create the log file \(log.path)")
+        }
         let logHandle = try FileHandle(forWritingTo: log)
         process.standardError = logHandle
         if captureOutput {
@@ -126,32 +128,6 @@ final class BenchProcess {
 
 /// Counters read from the machine while a benchmark runs.
 enum MachineCounters {
-    /// Datagrams the kernel dropped machine-wide because a socket's receive buffer was full.
-    static func udpReceiveBufferErrors() -> UInt64 {
-        guard let text = try? String(contentsOfFile: "/proc/net/snmp", encoding: .utf8) else { return 0 }
-        let lines = text.split(separator: "\n").filter { $0.hasPrefix("Udp:") }
-        guard lines.count == 2 else { return 0 }
-        let names = lines[0].split(separator: " ")
-        let values = lines[1].split(separator: " ")
-        guard let index = names.firstIndex(of: "RcvbufErrors"), index < values.count else { return 0 }
-        return UInt64(values[index]) ?? 0
-    }
-
-    /// Datagrams the kernel dropped at the UDP socket bound to local `port` (its receive buffer was full), from
-    /// the `drops` column of `/proc/net/udp`.
-    static func udpSocketDrops(localPort port: Int) -> UInt64 {
-        guard let text = try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8) else { return 0 }
-        var total: UInt64 = 0
-        for line in text.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: " ")
-            guard fields.count > 12, let colon = fields[1].lastIndex(of: ":"),
-                Int(fields[1][fields[1].index(after: colon)...], radix: 16) == port
-            else { continue }
-            total += UInt64(fields[fields.count - 1]) ?? 0
-        }
-        return total
-    }
-
     /// The 1-minute load average: other work on the machine skews every figure.
     static func loadAverage() -> Double {
         guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return 0 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SkirmishNet
 import SkirmishSwarm
 import SkirmishTelemetry
 
@@ -344,8 +345,8 @@ struct TrialRunner {
         let out = folder.appendingPathComponent(name)
 
         let before = try server.metrics()
-        let dropsBefore = MachineCounters.udpReceiveBufferErrors()
-        let serverDropsBefore = MachineCounters.udpSocketDrops(localPort: server.udpPort)
+        let dropsBefore = UDPKernelCounters.receiveBufferErrors()
+        let serverDropsBefore = UDPKernelCounters.socketDrops(localPort: server.udpPort)
         let swarm = try BenchProcess(
             name: "skirmish swarm",
             arguments: [
@@ -402,8 +403,8 @@ struct TrialRunner {
             serverSent: delta("skirmish_server_packets_sent_total"),
             rateLimited: delta("skirmish_server_rejected_packets_total", ["reason=\"rate_limited\""]),
             serverLateTicks: delta("skirmish_server_late_ticks_total"), serverSessionsPeak: sessionsPeak,
-            kernelDrops: MachineCounters.udpReceiveBufferErrors() &- dropsBefore,
-            serverSocketDrops: MachineCounters.udpSocketDrops(localPort: server.udpPort) &- serverDropsBefore,
+            kernelDrops: UDPKernelCounters.receiveBufferErrors() &- dropsBefore,
+            serverSocketDrops: UDPKernelCounters.socketDrops(localPort: server.udpPort) &- serverDropsBefore,
             swarmCPU: share(swarmCPU),
             serverCPU: share(serverCPU), peakKiB: peakKiB, exitStatus: swarm.process.terminationStatus)
     }

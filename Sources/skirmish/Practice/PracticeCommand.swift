@@ -68,9 +68,11 @@ struct PracticeCommand: AsyncParsableCommand {
         let pageAddress: SocketAddress
         if let target {
             let game = try Self.webSocketTarget(target)
-            let host = try await HTTPServer.bind(
-                host: http.host, port: http.port, group: MultiThreadedEventLoopGroup.singleton, routes: lobby.routes,
-                webSocketPath: nil, onWebSocket: nil)
+            let host = try await ListenError.naming("http", host: http.host, port: http.port) {
+                try await HTTPServer.bind(
+                    host: http.host, port: http.port, group: MultiThreadedEventLoopGroup.singleton,
+                    routes: lobby.routes, webSocketPath: nil, onWebSocket: nil)
+            }
             await lobby.serve(opponentsAt: game, pageWebSocketURL: game.description)
             (server, pages, pageAddress) = (nil, host, host.localAddress)
         } else {

@@ -29,7 +29,7 @@ struct Serve: AsyncParsableCommand {
               skirmish serve --udp 127.0.0.1:4000 --http 127.0.0.1:8080
               skirmish swarm bots/puck-ladder.yaml --target udp://127.0.0.1:4000
 
-            Its metrics (skirmish_server_*, labelled run="serve-…" and shard="0") can also be pushed to a \
+            Its metrics (skirmish_server_*, labelled run="serve-…" and shard="0/1") can also be pushed to a \
             collector, a final push following the shutdown:
               skirmish serve --push http://127.0.0.1:8428/api/v1/import/prometheus
 
@@ -82,7 +82,7 @@ struct Serve: AsyncParsableCommand {
         configuration.matchmakingTimeout = .seconds(Int64(matchmakingTimeout))
         configuration.seed = seed
         let runID = RunID.make(script: "serve", at: Date())
-        configuration.metricLabels = ["run": runID, "shard": "0"]
+        configuration.metricLabels = ["run": runID, "shard": Shard.whole.description]
         let server = try await ReferenceServer.start(configuration: configuration)
         for line in server.addresses.listeningLines { Console.line(line) }
         let exporter: Exporter?

@@ -11,11 +11,15 @@ struct MetricsEndpoint: Sendable {
 
     var url: String { "http://127.0.0.1:\(server.localAddress.port ?? 0)/metrics" }
 
-    /// Serves `source` (collected on a thread of its own, as the exporter does) until closed.
+    /// Scrapes are collected one at a time on this queue's thread, off the event loops (collecting waits on each of
+    /// them): a burst of scrapes queues up instead of starting a thread each.
+    private static let collector = DispatchQueue(label: "skirmish.metrics-endpoint")
+
+    /// Serves `source` (collected off the event loops, as the exporter does) until closed.
     static func start(source: any MetricsSource, group: any EventLoopGroup) async throws -> MetricsEndpoint {
         let route = HTTPServer.Route(contentType: "text/plain; version=0.0.4; charset=utf-8") {
             let snapshot = await withCheckedContinuation { (done: CheckedContinuation<MetricsSnapshot, Never>) in
-                Thread { done.resume(returning: source.collect()) }.start()
+                collector.async { done.resume(returning: source.collect()) }
             }
             return MetricsRenderer.render(snapshot, as: .prom)
         }
