@@ -88,7 +88,8 @@ final class Bot: BotHandle {
         case .connecting(let since): consider(since + group.handshakeTimeout)
         case .playing(let until):
             consider(until)
-            consider(brain?.nextWake)
+            // While a resume's handshake is in flight the brain waits: what it sent could not leave yet.
+            if !resuming { consider(brain?.nextWake) }
             consider(nextPing)
             consider(nextChat)
             consider(nextDrop)
@@ -115,7 +116,7 @@ final class Bot: BotHandle {
             if let ping = nextPing, ping <= now { sendPing(now: now) }
             if let chat = nextChat, chat <= now { sendChat(now: now) }
             if let drop = nextDrop, drop <= now { return goOffline(now: now) }
-            if let due = brain?.nextWake, due <= now { brain?.wake(now: now) }
+            if !resuming, let due = brain?.nextWake, due <= now { brain?.wake(now: now) }
             if brain?.isMatchOver == true { finishMatch(now: now) }
         case .waiting(let until):
             if now >= until {
@@ -273,6 +274,9 @@ final class Bot: BotHandle {
             // A resume re-attached the seat; the brain carries on with the same match.
             if resuming {
                 resuming = false
+                // Inputs resume from now: the ones due while away (and during the handshake) were never sent, so
+                // they count neither as sent nor as late.
+                brain?.resumed(now: now)
                 recordReconnect(since: outageSince ?? resumeStarted, now: now)
             }
         default:
@@ -381,7 +385,6 @@ final class Bot: BotHandle {
         resuming = true
         resumeStarted = now
         phase = .playing(until: playUntil)
-        brain?.resumed(now: now)
         session.resume()
     }
 
