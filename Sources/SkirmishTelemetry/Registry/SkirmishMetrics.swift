@@ -67,13 +67,12 @@ public enum SkirmishMetrics {
     /// Packets the server sent, by message type.
     public static let serverPacketsSent = server(
         "skirmish_server_packets_sent_total", "Packets the server sent.", .counter, ["type"])
-    /// Match ticks simulated, by game.
-    public static let serverTicks = server(
-        "skirmish_server_ticks_total", "Match ticks simulated.", .counter, ["game"])
-    /// Time to simulate one 60 Hz tick of every match and write its snapshots.
+    /// 60 Hz ticks the server loop ran (each one steps every running Puck match).
+    public static let serverTicks = server("skirmish_server_ticks_total", "60 Hz server ticks run.", .counter)
+    /// Time the server loop took per wake-up.
     public static let serverTickDuration = server(
         "skirmish_server_tick_duration_seconds",
-        "Time the server loop took per wake-up: the due ticks of every match (one, or a few when catching up) and their sends.",
+        "Server loop time per wake-up: its due ticks (one, or a few catching up) and their sends.",
         .histogram(.seconds))
 
     /// Pushes a collector accepted, by target.
