@@ -25,7 +25,11 @@ import Testing
         #expect(results[0].over.myScore == results[1].over.theirScore)
         let stats = try await fixture.stats()
         #expect(stats.matchesCompleted[Int(GameKind.puck.rawValue)] == 1)
-        #expect(stats.totalRejected == 0)
+        // Inputs still in flight when the match ends (or after a player said goodbye) are refused as out of state or
+        // from an unknown peer: a race with the end, at most a second of inputs. Nothing else is ever refused.
+        let racingTheEnd = stats.rejections(.outOfState) + stats.rejections(.unknownPeer)
+        #expect(stats.totalRejected == racingTheEnd, "\(stats.rejected)")
+        #expect(racingTheEnd <= 30, "\(stats.rejected)")
         await fixture.stop()
     }
 

@@ -2,12 +2,6 @@ import NIOCore
 import NIOPosix
 import SkirmishWire
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A connection to a game server, in the spirit of GameKit's session helper: connect with the cookie handshake,
 /// follow the connection's state, send with the message's delivery class, receive messages, resume after a drop,
 /// disconnect.
@@ -268,7 +262,7 @@ public final class ClientSession {
                 if target.transport != .webSocket { self.sendHello(now: .now()) }
             // WebSocket: the Hello goes out once the upgrade completes (``webSocketReady``).
             case .failure(let error):
-                if let port = self.localPort, self.bindRetries < 8, (error as? IOError)?.errnoCode == EADDRINUSE {
+                if let port = self.localPort, self.bindRetries < 8 {
                     // Another program holds that port: let it rest and bind another.
                     self.bindRetries += 1
                     self.localPort = nil
