@@ -180,6 +180,35 @@ import Testing
         #expect(harness.core.stats.sessions == 2)
     }
 
+    /// A player whose match ended while it was away resumes to learn the outcome, instead of being refused: the
+    /// PuckMatchOver it missed is still unacknowledged in its stream and goes to its new address.
+    @Test func aPlayerBackAfterItsMatchEndedResumesAndHearsTheOutcome() throws {
+        var harness = Harness()
+        let a = try Self.address(45_000)
+        let b = try Self.address(45_001)
+        _ = try harness.join(a)
+        let welcomeB = try harness.join(b)
+        harness.advance(.milliseconds(500))
+        _ = harness.drain()
+        // b is away (it sends nothing); a quits, so b wins by forfeit while away.
+        harness.send(Packet(.disconnect(Disconnect(reason: .quit))), from: a)
+        harness.advance(.milliseconds(100))
+        _ = harness.drain()
+        #expect(harness.core.stats.forfeits == 1)
+
+        let back = try Self.address(45_002)
+        let resumed = try harness.join(back, token: welcomeB.resumeToken)
+        #expect(resumed.peer == welcomeB.peer && resumed.seat == welcomeB.seat)
+        #expect(harness.core.stats.rejections(.resumeExpired) == 0)
+        harness.advance(.milliseconds(100))
+        let resent = harness.drain().filter { $0.connection == back }
+        let outcome = resent.compactMap { out -> PuckMatchOver? in
+            if case .puckMatchOver(let over) = out.packet.message { over } else { nil }
+        }
+        #expect(outcome.count == 1, "\(resent.map(\.packet.message.type))")
+        #expect(outcome.first?.winner == .me, "b won the forfeit")
+    }
+
     @Test func aSeatIsReleasedWhenTheResumeWindowPasses() throws {
         var harness = Harness()
         let a = try Self.address(44_000)

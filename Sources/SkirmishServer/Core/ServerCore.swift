@@ -182,8 +182,11 @@ package struct ServerCore: Sendable {
     }
 
     private mutating func resume(_ hello: Hello, from connection: ConnectionID, now: NIODeadline) {
+        // A session whose match ended while it was away (match 0) resumes too: the outcome it missed (PuckMatchOver,
+        // SnapGameOver) is still unacknowledged in its stream and reaches it now, as a player coming back to a finished
+        // game expects to see the result rather than an error.
         guard let id = byToken[hello.resumeToken], var peer = peers[id], peer.game == hello.game,
-            matches[peer.match] != nil
+            peer.match == 0 || matches[peer.match] != nil
         else {
             stats.reject(.resumeExpired)
             return reject(.resumeExpired, "no seat is held for this resume token", to: connection)
