@@ -491,7 +491,12 @@ public final class ClientSession {
             inbox = []
             delivered.removeAll(keepingCapacity: true)
             _ = endpoint.receive(packet, now: now) { delivered.append($0) }
-            for message in delivered { deliver(message, now: now) }
+            for message in delivered {
+                // The owner may close the session while it handles one of them (a resumed stream's PuckMatchOver
+                // ends the match): what the same packet still released belongs to no session any more.
+                if case .disconnected = state { break }
+                deliver(message, now: now)
+            }
             inbox = delivered
             let lost = endpoint.stats.lost &- lostBefore
             if lost > 0 { observer?.lost(Int(lost)) }

@@ -41,8 +41,6 @@ final class Bot: BotHandle {
     private var brain: (any Brain)?
     private var connected = false
     private var resuming = false
-    /// Which session's events are current: bumped when a session starts or closes.
-    private var sessionGeneration = 0
     private var reconnectBackoff = ReconnectBackoff()
     /// When this bot lost a match's connection it did not drop on purpose (server restart, silence), until it is
     /// playing again: the start of the reconnect time it records.
@@ -175,12 +173,7 @@ final class Bot: BotHandle {
 
     private func startMatch(now: NIODeadline, until: NIODeadline?) {
         let configuration = group.sessionConfiguration(for: self)
-        sessionGeneration &+= 1
-        let generation = sessionGeneration
         let session = ClientSession(configuration: configuration, eventLoop: group.loop) { [unowned self] event in
-            // A closed session can still hand over what one read delivered after the message that closed it (a
-            // resumed stream's buffered Welcome after its PuckMatchOver): that belongs to no current session.
-            guard generation == self.sessionGeneration else { return }
             self.handle(event)
         }
         session.observer = meters
@@ -223,7 +216,6 @@ final class Bot: BotHandle {
     private func closeSession() {
         if connected { meters.shard.add(meters.botsConnected, -1) }
         connected = false
-        sessionGeneration &+= 1
         resuming = false
         session?.disconnect(reason: .quit)
         session = nil
