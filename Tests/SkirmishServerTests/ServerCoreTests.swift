@@ -28,6 +28,23 @@ import Testing
             _ = drain()
         }
 
+        /// Advances the clock in `step`s until `elapsed` reaches `end`: `live` players answer and acknowledge
+        /// everything each step, `answering` ones only answer (a Pong, acknowledging nothing).
+        mutating func play(
+            until end: TimeAmount, elapsed: inout TimeAmount, step: TimeAmount = .milliseconds(200),
+            live: [ConnectionID], answering: [ConnectionID] = []
+        ) {
+            while elapsed < end {
+                advance(step)
+                elapsed = elapsed + step
+                let number = UInt32(elapsed.nanoseconds / 1_000_000)
+                for connection in live { keepAlive(connection, number: number) }
+                for connection in answering {
+                    send(Packet(number: number, .pong(Ping(player: 0, count: 0, sendTime: 0))), from: connection)
+                }
+            }
+        }
+
         mutating func drain() -> [Outgoing] {
             defer { core.outbox.removeAll() }
             return core.outbox
@@ -150,11 +167,7 @@ import Testing
         let welcomeB = try harness.join(b)
         // Keep a alive by answering; b goes silent.
         var elapsed = TimeAmount.zero
-        while elapsed < .milliseconds(5_200) {
-            harness.advance(.milliseconds(200))
-            elapsed = elapsed + .milliseconds(200)
-            harness.keepAlive(a, number: UInt32(elapsed.nanoseconds / 1_000_000))
-        }
+        harness.play(until: .milliseconds(5_200), elapsed: &elapsed, live: [a])
         #expect(harness.core.stats.detached == 1)
         #expect(harness.core.stats.sessions == 2)
         // Within the window, the token brings b back to its seat from a new address.
@@ -164,18 +177,10 @@ import Testing
         #expect(harness.core.stats.detached == 0)
         #expect(harness.core.stats.resumes == 1)
         // The gap counts against neither timeout: the next tick does not drop b again for its old silence, and it stays
-        // seated past ten seconds from its first unacknowledged
-        // message while it answers without acknowledging yet.
+        // seated past ten seconds from its first unacknowledged message while it answers without acknowledging yet.
         harness.advance(.milliseconds(100))
         #expect(harness.core.stats.detached == 0)
-        while elapsed < .seconds(12) {
-            harness.advance(.milliseconds(200))
-            elapsed = elapsed + .milliseconds(200)
-            harness.keepAlive(a, number: UInt32(elapsed.nanoseconds / 1_000_000))
-            harness.send(
-                Packet(number: UInt32(elapsed.nanoseconds / 1_000_000), .pong(Ping(player: 0, count: 0, sendTime: 0))),
-                from: back)
-        }
+        harness.play(until: .seconds(12), elapsed: &elapsed, live: [a], answering: [back])
         #expect(harness.core.stats.detached == 0)
         #expect(harness.core.stats.sessions == 2)
     }
@@ -217,11 +222,7 @@ import Testing
         let welcomeB = try harness.join(b)
         harness.core.streamClosed(.stream(99), now: harness.now) // unknown stream: nothing happens
         var elapsed = TimeAmount.zero
-        while elapsed < .seconds(21) {
-            harness.advance(.milliseconds(500))
-            elapsed = elapsed + .milliseconds(500)
-            harness.keepAlive(a, number: UInt32(elapsed.nanoseconds / 1_000_000))
-        }
+        harness.play(until: .seconds(21), elapsed: &elapsed, step: .milliseconds(500), live: [a])
         #expect(harness.core.stats.detached == 0)
         #expect(harness.core.stats.forfeits == 1)
         harness.send(Packet(.hello(Self.hello(game: .puck, seats: 2, token: welcomeB.resumeToken))), from: b)

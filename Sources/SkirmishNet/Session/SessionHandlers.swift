@@ -25,11 +25,25 @@ struct SessionLink {
     }
 }
 
+/// A session's channel handler: errors and the channel's end go to the session through its ``SessionLink``.
+protocol SessionLinkHandler: ChannelInboundHandler {
+    var link: SessionLink { get }
+}
+
+extension SessionLinkHandler {
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { link.failed(error) }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        link.closed()
+        context.fireChannelInactive()
+    }
+}
+
 /// UDP: each datagram is one packet.
-final class DatagramSessionHandler: ChannelInboundHandler {
+final class DatagramSessionHandler: SessionLinkHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
-    private let link: SessionLink
+    let link: SessionLink
     /// The session, taken out of its loop-bound box once the handler is on the loop: every datagram then reaches it
     /// without a check of the current thread.
     private var session: ClientSession?
@@ -52,20 +66,13 @@ final class DatagramSessionHandler: ChannelInboundHandler {
         let envelope = unwrapInboundIn(data)
         session?.received(envelope.data, from: envelope.remoteAddress, generation: generation)
     }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) { link.failed(error) }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        link.closed()
-        context.fireChannelInactive()
-    }
 }
 
 /// TCP: each frame body (after ``PacketFrameCodec/FrameSlicing``) is one packet.
-final class StreamSessionHandler: ChannelInboundHandler {
+final class StreamSessionHandler: SessionLinkHandler {
     typealias InboundIn = ByteBuffer
 
-    private let link: SessionLink
+    let link: SessionLink
 
     init(session: NIOLoopBound<ClientSession>, generation: Int) {
         link = SessionLink(session: session, generation: generation)
@@ -74,20 +81,13 @@ final class StreamSessionHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         link.received(unwrapInboundIn(data), from: nil)
     }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) { link.failed(error) }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        link.closed()
-        context.fireChannelInactive()
-    }
 }
 
 /// WebSocket: each binary message is one packet; pings are answered, text is an error.
-final class WebSocketSessionHandler: ChannelInboundHandler {
+final class WebSocketSessionHandler: SessionLinkHandler {
     typealias InboundIn = WebSocketFrame
 
-    private let link: SessionLink
+    let link: SessionLink
 
     init(session: NIOLoopBound<ClientSession>, generation: Int) {
         link = SessionLink(session: session, generation: generation)
@@ -108,13 +108,6 @@ final class WebSocketSessionHandler: ChannelInboundHandler {
         default:
             break
         }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) { link.failed(error) }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        link.closed()
-        context.fireChannelInactive()
     }
 }
 
