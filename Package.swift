@@ -32,10 +32,13 @@ let package = Package(
             name: "SkirmishTelemetry",
             dependencies: ["CCurl", "CJSONC", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
+        // epoll and eventfd for the client loop, which Swift's Glibc module does not export.
+        .target(name: "CClientIO"),
         .target(
             name: "SkirmishNet",
             dependencies: [
                 "SkirmishWire",
+                "CClientIO",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

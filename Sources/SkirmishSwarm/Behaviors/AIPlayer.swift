@@ -12,8 +12,7 @@ import SkirmishWire
 /// opponent's *own* prediction of the puck for that tick — made from its previous snapshot, its sent inputs and the
 /// other paddle dead-reckoned — so `skirmish_prediction_error_pixels` and `skirmish_mispredictions_total` say how
 /// well the AI foresaw the table.
-final class AIPlayer: Brain {
-    private unowned let bot: any BotHandle
+struct AIPlayer: Agent {
     private let configuration: OpponentConfiguration
     private let seed: UInt64
     private var opponent: Opponent?
@@ -21,10 +20,9 @@ final class AIPlayer: Brain {
     private var monitor = PuckMonitor()
     private var heardRTT = 0.0
 
-    init(bot: any BotHandle, difficulty: Difficulty, inputRate: Double) {
-        self.bot = bot
+    init(context: inout AgentContext, difficulty: Difficulty, inputRate: Double) {
         configuration = OpponentConfiguration(difficulty: Opponent.Difficulty(difficulty))
-        seed = bot.random.next()
+        seed = context.random.next()
         schedule = InputSchedule(rate: inputRate)
     }
 
@@ -32,34 +30,38 @@ final class AIPlayer: Brain {
 
     var nextWake: NIODeadline? { isMatchOver || opponent == nil ? nil : schedule.next }
 
-    func connected(_ welcome: Welcome, now: NIODeadline) {
+    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+        let now = context.now
         opponent = Opponent(seat: Int(welcome.seat), configuration: configuration, seed: seed)
         monitor.connected(seat: Int(welcome.seat))
         schedule.begin(at: now)
     }
 
-    func resumed(now: NIODeadline) {
+    mutating func resumed(context: inout AgentContext) {
+        let now = context.now
         schedule.skip(until: now)
     }
 
-    func wake(now: NIODeadline) {
+    mutating func wake(context: inout AgentContext) {
+        let now = context.now
         // Mutated in place (`opponent!`): a local copy would copy its buffers on every decision.
         guard !isMatchOver, opponent != nil else { return }
-        schedule.catchUp(now: now, meters: bot.meters)
-        let time = bot.seconds(now)
-        if bot.smoothedRTT > 0, bot.smoothedRTT != heardRTT {
-            heardRTT = bot.smoothedRTT
+        schedule.catchUp(now: now, meters: context.meters)
+        let time = context.seconds(now)
+        if context.smoothedRTT > 0, context.smoothedRTT != heardRTT {
+            heardRTT = context.smoothedRTT
             opponent!.observeRoundTrip(heardRTT, at: time)
         }
-        bot.send(.paddleState(opponent!.decide(now: time)))
+        context.send(.paddleState(opponent!.decide(now: time)))
     }
 
-    func received(_ message: Message, at now: NIODeadline) {
+    mutating func received(_ message: Message, context: inout AgentContext) {
+        let now = context.now
         guard case .tableSnapshot(let snapshot) = message else {
-            return monitor.received(message, at: now, bot: bot)
+            return monitor.received(message, at: now, context: &context)
         }
-        monitor.received(message, at: now, bot: bot, predicted: opponent?.predictedPuck(atTick: snapshot.tick))
-        opponent?.observe(snapshot, at: bot.seconds(now))
+        monitor.received(message, at: now, context: &context, predicted: opponent?.predictedPuck(atTick: snapshot.tick))
+        opponent?.observe(snapshot, at: context.seconds(now))
     }
 }
 

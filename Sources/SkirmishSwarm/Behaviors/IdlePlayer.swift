@@ -6,16 +6,17 @@ import SkirmishWire
 /// It never signs in, readies or proposes a layout, so its table waits for it: the load is one held session and a
 /// Ping a second each way, which is what "how many connected players can this server hold" needs. (An idle Puck
 /// player is a ``PuckPlayer`` standing still: Puck streams snapshots to every seat whatever the player does.)
-final class IdlePlayer: Brain {
+struct IdlePlayer: Agent {
     private(set) var isMatchOver = false
 
     var nextWake: NIODeadline? { nil }
 
-    func connected(_ welcome: Welcome, now: NIODeadline) {}
+    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {}
 
-    func wake(now: NIODeadline) {}
+    mutating func wake(context: inout AgentContext) {}
 
-    func received(_ message: Message, at now: NIODeadline) {
+    mutating func received(_ message: Message, context: inout AgentContext) {
+        let now = context.now
         switch message {
         case .otherClientQuit, .serverQuit, .snapGameOver: isMatchOver = true
         default: break

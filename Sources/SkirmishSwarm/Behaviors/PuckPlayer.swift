@@ -8,10 +8,9 @@ import SkirmishWire
 /// Inputs leave on a schedule fixed when the seat is granted (``InputSchedule``), so a stalled loop shows as tick
 /// lateness instead of silently sending fewer inputs. Every snapshot goes through the shared ``PuckMonitor`` checks
 /// (desyncs, mispredictions against the replica's prediction, snapshot age). The aim itself is ``PuckStyle/aim``.
-final class PuckPlayer: Brain {
+struct PuckPlayer: Agent {
     typealias Style = PuckStyle
 
-    private unowned let bot: any BotHandle
     private let style: Style
     private var schedule: InputSchedule
     private var monitor = PuckMonitor()
@@ -20,10 +19,9 @@ final class PuckPlayer: Brain {
     /// The target sent last, from which the defender moves at a human pace; reset for each match.
     private var previous: PuckTarget?
 
-    init(bot: any BotHandle, style: Style, inputRate: Double) {
-        self.bot = bot
+    init(context: inout AgentContext, style: Style, inputRate: Double) {
         self.style = style
-        phase = Int.random(in: 0..<24, using: &bot.random)
+        phase = Int.random(in: 0..<24, using: &context.random)
         schedule = InputSchedule(rate: inputRate)
     }
 
@@ -34,29 +32,33 @@ final class PuckPlayer: Brain {
         return schedule.next
     }
 
-    func connected(_ welcome: Welcome, now: NIODeadline) {
+    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+        let now = context.now
         monitor.connected(seat: Int(welcome.seat))
         previous = nil
         schedule.begin(at: now)
     }
 
-    func resumed(now: NIODeadline) {
+    mutating func resumed(context: inout AgentContext) {
+        let now = context.now
         schedule.skip(until: now)
     }
 
-    func wake(now: NIODeadline) {
+    mutating func wake(context: inout AgentContext) {
+        let now = context.now
         guard style != .idle, !isMatchOver else { return }
-        schedule.catchUp(now: now, meters: bot.meters)
+        schedule.catchUp(now: now, meters: context.meters)
         let puck = monitor.predictedPuck(ticks: 2)
         let rhythm = Style.rhythm(offset: phase, seat: monitor.replica.seat)
         let target = style.aim(puck: puck, inputStep: schedule.step, phase: rhythm, previous: previous)
         previous = target
-        bot.send(.paddleState(PaddleState(inputStep: schedule.step, x: target.x, y: target.y, vx: 0, vy: 0)))
+        context.send(.paddleState(PaddleState(inputStep: schedule.step, x: target.x, y: target.y, vx: 0, vy: 0)))
     }
 
-    func received(_ message: Message, at now: NIODeadline) {
+    mutating func received(_ message: Message, context: inout AgentContext) {
+        let now = context.now
         var predicted: TableSnapshot.Puck?
         if case .tableSnapshot(let snapshot) = message { predicted = monitor.replicaPrediction(for: snapshot) }
-        monitor.received(message, at: now, bot: bot, predicted: predicted)
+        monitor.received(message, at: now, context: &context, predicted: predicted)
     }
 }

@@ -9,7 +9,7 @@ import SkirmishWire
 /// A rogue bot holds a real seat (it completed the handshake), so its packets reach the match logic and not only the
 /// decoder. What it sends is counted under `skirmish_rogue_packets_total{kind}` and never mixed into the legitimate
 /// figures; the server is expected to count each one under a rejection reason and carry on.
-final class Rogue: Brain {
+struct Rogue: Agent {
     enum Kind: String, CaseIterable, Sendable {
         case garbage
         case badMagic = "bad_magic"
@@ -20,36 +20,37 @@ final class Rogue: Brain {
         case flood
     }
 
-    private unowned let bot: any BotHandle
     private let period: Int64
     private var due: NIODeadline?
     private var sent: UInt32 = 0
     private(set) var isMatchOver = false
 
-    init(bot: any BotHandle) {
-        self.bot = bot
-        period = Int64(1e9 / max(bot.persona.rogueRate ?? 50, 1))
+    init(context: inout AgentContext) {
+        period = Int64(1e9 / max(context.persona.rogueRate ?? 50, 1))
     }
 
     var nextWake: NIODeadline? { isMatchOver ? nil : due }
 
-    func connected(_ welcome: Welcome, now: NIODeadline) {
+    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+        let now = context.now
         due = now + .milliseconds(200)
     }
 
-    func received(_ message: Message, at now: NIODeadline) {
+    mutating func received(_ message: Message, context: inout AgentContext) {
+        let now = context.now
         switch message {
         case .puckMatchOver, .snapGameOver, .serverQuit: isMatchOver = true
         default: break
         }
     }
 
-    func wake(now: NIODeadline) {
+    mutating func wake(context: inout AgentContext) {
+        let now = context.now
         guard var next = due else { return }
         var burst = 0
         while next <= now, burst < 64 {
-            let kind = Kind.allCases.randomElement(using: &bot.random)!
-            send(kind)
+            let kind = Kind.allCases.randomElement(using: &context.random)!
+            send(kind, context: &context)
             next = next + .nanoseconds(period)
             burst += 1
         }
@@ -57,43 +58,43 @@ final class Rogue: Brain {
         due = next
     }
 
-    private func send(_ kind: Kind) {
+    private mutating func send(_ kind: Kind, context: inout AgentContext) {
         sent &+= 1
-        bot.meters.roguePacket(kind.rawValue)
+        context.meters.roguePacket(kind.rawValue)
         switch kind {
         case .garbage:
-            let count = Int.random(in: 10...200, using: &bot.random)
+            let count = Int.random(in: 10...200, using: &context.random)
             var bytes = Self.encode(Packet(number: sent, .chat(Chat(text: "x"))))
-            bytes += (0..<count).map { _ in UInt8.random(in: 0...255, using: &bot.random) }
-            bot.sendRaw(bytes)
+            bytes += (0..<count).map { _ in UInt8.random(in: 0...255, using: &context.random) }
+            context.sendRaw(bytes)
         case .badMagic:
             var bytes = Self.encode(Packet(number: sent, .ping(Ping(player: 0, count: sent, sendTime: 0))))
             bytes[0] = 0x47
-            bot.sendRaw(bytes)
+            context.sendRaw(bytes)
         case .truncated:
             let bytes = Self.encode(
                 Packet(number: sent, .paddleState(PaddleState(inputStep: sent, x: 1, y: 1, vx: 0, vy: 0))))
-            bot.sendRaw(Array(bytes.prefix(14)))
+            context.sendRaw(Array(bytes.prefix(14)))
         case .oversized:
             var bytes = Self.encode(Packet(number: sent, .chat(Chat(text: "x"))))
             bytes += [UInt8](repeating: 0x41, count: 1_400)
-            bot.sendRaw(bytes)
+            context.sendRaw(bytes)
         case .replayed:
             // A reliable packet number the server has long since delivered: must be acked and dropped, never re-run.
-            bot.sendRaw(Self.encode(Packet(number: 1, .chat(Chat(text: "replayed")))))
+            context.sendRaw(Self.encode(Packet(number: 1, .chat(Chat(text: "replayed")))))
         case .wrongDirection:
-            bot.sendRaw(Self.encode(Packet(number: sent, .serverQuit)))
+            context.sendRaw(Self.encode(Packet(number: sent, .serverQuit)))
         case .outOfState:
-            bot.sendRaw(Self.encode(Packet(number: sent, .clientTurnedCard)))
+            context.sendRaw(Self.encode(Packet(number: sent, .clientTurnedCard)))
         case .notANumber:
             var bytes = Self.encode(
                 Packet(number: sent, .paddleState(PaddleState(inputStep: sent, x: 1, y: 1, vx: 0, vy: 0))))
             // x lives at offset 14 (after the 10-byte header and the u32 input step): a quiet NaN, big-endian.
             bytes.replaceSubrange(14..<18, with: [0x7F, 0xC0, 0x00, 0x00])
-            bot.sendRaw(bytes)
+            context.sendRaw(bytes)
         case .flood:
             for index in 0..<32 {
-                bot.sendRaw(
+                context.sendRaw(
                     Self.encode(
                         Packet(number: sent &+ UInt32(index), .ping(Ping(player: 0, count: sent, sendTime: 0)))))
             }

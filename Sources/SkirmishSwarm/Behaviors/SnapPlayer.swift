@@ -8,8 +8,7 @@ import SkirmishWire
 /// drawn from the persona's `snap_reaction` distribution whenever two face-up cards share a rank.
 ///
 /// Its replica follows every server message and checks each state hash the server sends (desyncs).
-final class SnapPlayer: Brain {
-    private unowned let bot: any BotHandle
+struct SnapPlayer: Agent {
     private var replica: SnapReplica?
     private var ready: ServerReady?
     private var me: UInt32 = 0
@@ -20,9 +19,8 @@ final class SnapPlayer: Brain {
     private let reactionMean: Double
     private let reactionDeviation: Double
 
-    init(bot: any BotHandle) {
-        self.bot = bot
-        let reaction = bot.persona.snapReaction
+    init(context: inout AgentContext) {
+        let reaction = context.persona.snapReaction
         reactionMean = reaction.map { Double($0.mean.nanoseconds) / 1e9 } ?? 0.6
         reactionDeviation = reaction.map { Double($0.stddev.nanoseconds) / 1e9 } ?? 0.15
     }
@@ -36,55 +34,58 @@ final class SnapPlayer: Brain {
         }
     }
 
-    func connected(_ welcome: Welcome, now: NIODeadline) {
+    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+        let now = context.now
         me = welcome.peer
     }
 
-    func wake(now: NIODeadline) {
+    mutating func wake(context: inout AgentContext) {
+        let now = context.now
         if let turn = turnAt, turn <= now {
             turnAt = nil
-            bot.send(.clientTurnedCard)
+            context.send(.clientTurnedCard)
         }
         if let snap = snapAt, snap <= now {
             snapAt = nil
-            bot.send(.playerShouldSnap)
+            context.send(.playerShouldSnap)
         }
     }
 
-    func received(_ message: Message, at now: NIODeadline) {
+    mutating func received(_ message: Message, context: inout AgentContext) {
+        let now = context.now
         switch message {
         case .signInRequest:
-            bot.send(.signInResponse(SignInResponse(name: String(bot.persona.name.prefix(WireLimits.maxName)))))
+            context.send(.signInResponse(SignInResponse(name: String(context.persona.name.prefix(WireLimits.maxName)))))
         case .serverReady(let received):
             ready = received
-            bot.send(.clientReady)
+            context.send(.clientReady)
         case .dealCards(let deal):
             guard let ready else { return }
             do {
                 replica = try SnapReplica(ready: ready, deal: deal)
             } catch {
-                bot.meters.desync(part: "deal")
+                context.meters.desync(part: "deal")
             }
-            bot.meters.shard.add(bot.meters.matchesStarted)
-            bot.send(.clientDealtCards)
+            context.meters.shard.add(context.meters.matchesStarted)
+            context.send(.clientDealtCards)
         case .activatePlayer(let active):
-            if let replica { bot.check(replica.applyActivate(active), episode: &desyncEpisode) }
+            if let replica { context.check(replica.applyActivate(active), episode: &desyncEpisode) }
             // A snap call can move the turn on before this bot's delayed turn fires: only the latest activation counts.
-            turnAt = active.peer == me ? now + reaction(scale: 0.25) : nil
+            turnAt = active.peer == me ? now + reaction(scale: 0.25, context: &context) : nil
         case .cardTurned(let turned):
             guard replica != nil else { return }
-            bot.check(replica!.apply(turned), episode: &desyncEpisode)
-            if replica!.game.hasPair, snapAt == nil { snapAt = now + reaction(scale: 1) }
+            context.check(replica!.apply(turned), episode: &desyncEpisode)
+            if replica!.game.hasPair, snapAt == nil { snapAt = now + reaction(scale: 1, context: &context) }
         case .playerCalledSnap(let called):
             guard replica != nil else { return }
-            bot.check(replica!.apply(called), episode: &desyncEpisode)
+            context.check(replica!.apply(called), episode: &desyncEpisode)
             if !replica!.game.hasPair { snapAt = nil }
         case .snapGameOver(let over):
-            if replica != nil { bot.check(replica!.apply(over), episode: &desyncEpisode) }
-            bot.meters.shard.add(bot.meters.matchesCompleted)
+            if replica != nil { context.check(replica!.apply(over), episode: &desyncEpisode) }
+            context.meters.shard.add(context.meters.matchesCompleted)
             finish()
         case .otherClientQuit(let quit):
-            if replica != nil { bot.check(replica!.applyQuit(quit), episode: &desyncEpisode) }
+            if replica != nil { context.check(replica!.applyQuit(quit), episode: &desyncEpisode) }
         case .serverQuit:
             finish()
         default:
@@ -92,16 +93,16 @@ final class SnapPlayer: Brain {
         }
     }
 
-    private func finish() {
+    private mutating func finish() {
         isMatchOver = true
         turnAt = nil
         snapAt = nil
     }
 
     /// A reaction time from a normal distribution (Box–Muller on the bot's seeded generator), at least 50 ms.
-    private func reaction(scale: Double) -> TimeAmount {
-        let u1 = Double.random(in: Double.ulpOfOne..<1, using: &bot.random)
-        let u2 = Double.random(in: 0..<1, using: &bot.random)
+    private func reaction(scale: Double, context: inout AgentContext) -> TimeAmount {
+        let u1 = Double.random(in: Double.ulpOfOne..<1, using: &context.random)
+        let u2 = Double.random(in: 0..<1, using: &context.random)
         let normal = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
         let seconds = max(0.05, (reactionMean + reactionDeviation * normal) * scale)
         return .nanoseconds(Int64(seconds * 1e9))

@@ -8,8 +8,7 @@ import SkirmishWire
 /// last capture it knows of).
 ///
 /// The server compares the two tallies; correct clients never disagree, so any difference is a desync.
-final class SunsPlayer: Brain {
-    private unowned let bot: any BotHandle
+struct SunsPlayer: Agent {
     private var game = SunsGame(seat: 0)
     private var seat = 0
     private var gameStart: NIODeadline?
@@ -24,9 +23,7 @@ final class SunsPlayer: Brain {
     /// Strike radius, in unit coordinates.
     static let radius: Float = 0.08
 
-    init(bot: any BotHandle) {
-        self.bot = bot
-    }
+    init() {}
 
     var nextWake: NIODeadline? {
         guard !isMatchOver else { return nil }
@@ -34,48 +31,51 @@ final class SunsPlayer: Brain {
         return nextStrike
     }
 
-    func connected(_ welcome: Welcome, now: NIODeadline) {
+    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+        let now = context.now
         seat = Int(welcome.seat)
         game = SunsGame(seat: seat)
-        propose()
+        propose(context: &context)
     }
 
-    private func propose() {
-        let toss = UInt32.random(in: 0...UInt32.max, using: &bot.random)
+    private mutating func propose(context: inout AgentContext) {
+        let toss = UInt32.random(in: 0...UInt32.max, using: &context.random)
         let suns = (0..<Self.layoutSize).map { _ in
             SunsStart.Sun(
-                x: Float.random(in: 0.05...0.95, using: &bot.random),
-                y: Float.random(in: 0.05...0.95, using: &bot.random))
+                x: Float.random(in: 0.05...0.95, using: &context.random),
+                y: Float.random(in: 0.05...0.95, using: &context.random))
         }
         game.propose(coinToss: toss, suns: suns)
-        bot.send(.sunsStart(SunsStart(coinToss: toss, suns: suns)))
+        context.send(.sunsStart(SunsStart(coinToss: toss, suns: suns)))
     }
 
-    func wake(now: NIODeadline) {
+    mutating func wake(context: inout AgentContext) {
+        let now = context.now
         guard let gameStart, !isMatchOver else { return }
         if game.isOver {
-            if let lastCapture, now >= lastCapture + .seconds(2) { sendTally() }
+            if let lastCapture, now >= lastCapture + .seconds(2) { sendTally(context: &context) }
             return
         }
         guard let due = nextStrike, due <= now else { return }
         let time = Float(Double((now - gameStart).nanoseconds) / 1e9)
         let layout = game.layout ?? []
         let open = layout.indices.filter { game.owner(of: $0) == nil }
-        if let target = open.randomElement(using: &bot.random) {
+        if let target = open.randomElement(using: &context.random) {
             let sun = layout[target]
             let strike = SunsStrike(
-                x: min(max(sun.x + Float.random(in: -0.03...0.03, using: &bot.random), 0), 1),
-                y: min(max(sun.y + Float.random(in: -0.03...0.03, using: &bot.random), 0), 1), radius: Self.radius)
-            bot.send(.sunsStrike(strike))
+                x: min(max(sun.x + Float.random(in: -0.03...0.03, using: &context.random), 0), 1),
+                y: min(max(sun.y + Float.random(in: -0.03...0.03, using: &context.random), 0), 1), radius: Self.radius)
+            context.send(.sunsStrike(strike))
             let captures = game.strike(strike, by: seat, at: time)
-            for capture in captures { bot.send(.sunsCapture(capture)) }
+            for capture in captures { context.send(.sunsCapture(capture)) }
             if !captures.isEmpty { lastCapture = now }
         }
-        nextStrike = now + .milliseconds(Int64.random(in: 250...600, using: &bot.random))
+        nextStrike = now + .milliseconds(Int64.random(in: 250...600, using: &context.random))
         if game.isOver, lastCapture == nil { lastCapture = now }
     }
 
-    func received(_ message: Message, at now: NIODeadline) {
+    mutating func received(_ message: Message, context: inout AgentContext) {
+        let now = context.now
         switch message {
         case .sunsStart(let other):
             switch game.receiveStart(other) {
@@ -83,11 +83,11 @@ final class SunsPlayer: Brain {
                 if !started {
                     started = true
                     gameStart = now
-                    bot.meters.shard.add(bot.meters.matchesStarted)
-                    nextStrike = now + .milliseconds(Int64.random(in: 100...400, using: &bot.random))
+                    context.meters.shard.add(context.meters.matchesStarted)
+                    nextStrike = now + .milliseconds(Int64.random(in: 100...400, using: &context.random))
                 }
             case .retoss:
-                propose()
+                propose(context: &context)
             case .waiting:
                 break
             }
@@ -101,11 +101,11 @@ final class SunsPlayer: Brain {
         }
     }
 
-    private func sendTally() {
+    private mutating func sendTally(context: inout AgentContext) {
         guard !tallied else { return }
         tallied = true
-        bot.send(.sunsTally(game.tally()))
-        bot.meters.shard.add(bot.meters.matchesCompleted)
+        context.send(.sunsTally(game.tally()))
+        context.meters.shard.add(context.meters.matchesCompleted)
         isMatchOver = true
     }
 }

@@ -26,7 +26,7 @@ struct PuckMonitor {
     /// The replica's prediction of the puck at `snapshot`'s tick, from the previous snapshot with the paddles held.
     ///
     /// `mutating` although it changes nothing: called on a brain's stored monitor, a mutating method works on it in
-    /// place, where a non-mutating one gets a copy of the whole replica, twice per snapshot per bot.
+    /// place, where a non-mutating one gets a copy of the whole replica, twice per snapshot per context.
     mutating func replicaPrediction(for snapshot: TableSnapshot) -> TableSnapshot.Puck? {
         guard let previous = latest, SerialNumber.follows(snapshot.tick, previous.tick) else { return nil }
         return replica.predictPuck(ticks: Int(snapshot.tick &- previous.tick))
@@ -41,31 +41,31 @@ struct PuckMonitor {
     /// Checks one message from the server. For a snapshot, `predicted` is the brain's prediction of the puck at the
     /// snapshot's tick (own frame), made before it saw the snapshot; it is judged only between two playing snapshots.
     mutating func received(
-        _ message: Message, at now: NIODeadline, bot: any BotHandle, predicted: TableSnapshot.Puck? = nil
+        _ message: Message, at now: NIODeadline, context: inout AgentContext, predicted: TableSnapshot.Puck? = nil
     ) {
         switch message {
         case .tableSnapshot(let snapshot):
-            measureAge(snapshot, at: now, bot: bot)
+            measureAge(snapshot, at: now, context: &context)
             if let previous = latest, previous.phase == .playing, snapshot.phase == .playing,
                 SerialNumber.follows(snapshot.tick, previous.tick), let predicted
             {
                 let dx = predicted.x - snapshot.puck.x
                 let dy = predicted.y - snapshot.puck.y
                 let error = Double((dx * dx + dy * dy).squareRoot())
-                bot.meters.record(bot.meters.predictionError, value: error)
-                if error > 2 { bot.meters.shard.add(bot.meters.mispredictions) }
+                context.meters.record(context.meters.predictionError, value: error)
+                if error > 2 { context.meters.shard.add(context.meters.mispredictions) }
             }
-            bot.check(replica.apply(snapshot), episode: &desyncEpisode)
+            context.check(replica.apply(snapshot), episode: &desyncEpisode)
             if !started, snapshot.phase == .playing {
                 started = true
-                bot.meters.shard.add(bot.meters.matchesStarted)
+                context.meters.shard.add(context.meters.matchesStarted)
             }
             if latest.map({ Self.newer(snapshot, than: $0) }) ?? true { latest = snapshot }
         case .goalScored(let goal):
-            bot.check(replica.apply(goal), episode: &desyncEpisode)
+            context.check(replica.apply(goal), episode: &desyncEpisode)
         case .puckMatchOver(let over):
-            bot.check(replica.apply(over), episode: &desyncEpisode)
-            if !isMatchOver { bot.meters.shard.add(bot.meters.matchesCompleted) }
+            context.check(replica.apply(over), episode: &desyncEpisode)
+            if !isMatchOver { context.meters.shard.add(context.meters.matchesCompleted) }
             isMatchOver = true
         case .otherClientQuit, .serverQuit:
             isMatchOver = true
@@ -83,13 +83,13 @@ struct PuckMonitor {
     ///
     /// The server's tick clock stops while a match waits for players or pauses for a dropped one; an offset more than
     /// a second above the estimate means such a stop, and the estimate is re-anchored instead of recording an age.
-    private mutating func measureAge(_ snapshot: TableSnapshot, at now: NIODeadline, bot: any BotHandle) {
+    private mutating func measureAge(_ snapshot: TableSnapshot, at now: NIODeadline, context: inout AgentContext) {
         guard snapshot.phase == .playing || snapshot.phase == .goalPause else { return }
-        let offset = bot.seconds(now) - Double(snapshot.tick) / Double(PuckConstants.tickRate)
+        let offset = context.seconds(now) - Double(snapshot.tick) / Double(PuckConstants.tickRate)
         if offset - clockOffset > 1 { clockOffset = offset }
         clockOffset = min(clockOffset, offset)
-        let age = offset - clockOffset + bot.minimumRTT / 2
-        bot.meters.record(bot.meters.snapshotAge, seconds: max(age, 0))
+        let age = offset - clockOffset + context.minimumRTT / 2
+        context.meters.record(context.meters.snapshotAge, seconds: max(age, 0))
     }
 }
 

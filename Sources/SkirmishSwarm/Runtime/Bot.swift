@@ -3,11 +3,15 @@ import SkirmishNet
 import SkirmishTelemetry
 import SkirmishWire
 
-/// One bot: a persona's steps, a session to the server, and the brain that plays the current match.
+/// One bot: a persona's steps, a ``Session`` to the server, and the ``Agent`` that plays the current match.
 ///
-/// A bot is a small state machine owned by one ``BotGroup`` and touched only on that group's event loop. It never
-/// sleeps or schedules its own timers: the group wakes it at ``nextWake`` and hands it every session event.
-final class Bot: BotHandle {
+/// A bot is a small state machine owned by one ``BotGroup`` and touched only on that group's loop. It never sleeps or
+/// schedules its own timers: the group wakes it at ``nextWake`` and hands it every datagram and stream event, passing
+/// itself in (``BotGroup`` is the bot's environment, not a link the bot keeps).
+///
+/// The connection's own state says whether the bot is seated, suspended or resuming; the bot's ``Phase`` says only
+/// where it is in its steps.
+final class Bot {
     enum Phase: Equatable {
         /// Between steps; advances at once.
         case ready
@@ -31,38 +35,38 @@ final class Bot: BotHandle {
     var generation: UInt32 = 0
     var scheduledWake: NIODeadline?
     private(set) var phase = Phase.ready
-    private unowned let group: BotGroup
     private let steps: [Step]
     /// An open-model arrival (it plays its steps once), not one of the closed-model population.
     let oneShot: Bool
     private var stepIndex = 0
     private var repeats = 0
-    private var session: ClientSession?
-    private var brain: (any Brain)?
-    private var connected = false
-    private var resuming = false
+    private(set) var session: Session?
+    private var agent: (any Agent)?
+    /// Counted in `skirmish_bots_connected` (seated, not suspended).
+    private var counted = false
     private var reconnectBackoff = ReconnectBackoff()
     /// When this bot lost a match's connection it did not drop on purpose (server restart, silence), until it is
     /// playing again: the start of the reconnect time it records.
     private var outageSince: NIODeadline?
+    private var resumeStarted: NIODeadline?
     private var pings: UInt32 = 0
     private var nextPing: NIODeadline?
     private var nextChat: NIODeadline?
     private var nextDrop: NIODeadline?
     private var pendingChat: [String] = []
+    private var playUntil: NIODeadline?
     private(set) var smoothedRTT = 0.0
     private(set) var minimumRTT = 0.0
+    /// The connection's loss and resend counts already reported.
+    private var reportedLost: UInt64 = 0
+    private var reportedResends: UInt64 = 0
 
-    init(
-        number: Int, slot: Int32, persona: Persona, meters: Meters, random: SeededRandom, group: BotGroup,
-        oneShot: Bool
-    ) {
+    init(number: Int, slot: Int32, persona: Persona, meters: Meters, random: SeededRandom, oneShot: Bool) {
         self.number = number
         self.slot = slot
         self.persona = persona
         self.meters = meters
         self.random = random
-        self.group = group
         self.oneShot = oneShot
         steps = persona.steps.isEmpty ? Self.defaultSteps : persona.steps
     }
@@ -74,22 +78,27 @@ final class Bot: BotHandle {
 
     var isDone: Bool { phase == .done }
 
+    private var isResuming: Bool {
+        if case .resuming = session?.state { return true }
+        return false
+    }
+
     // MARK: Waking
 
-    /// The earliest time this bot needs the loop.
-    var nextWake: NIODeadline? {
-        var wake: NIODeadline?
+    /// The earliest time this bot needs the loop: its steps, its agent, its extras and its session's timers.
+    func nextWake(handshakeTimeout: TimeAmount) -> NIODeadline? {
+        var wake = session.map(\.nextDeadline).flatMap { $0 == .distantFuture ? nil : $0 }
         func consider(_ time: NIODeadline?) {
             guard let time else { return }
             wake = wake.map { min($0, time) } ?? time
         }
         switch phase {
         case .ready: consider(.uptimeNanoseconds(0))
-        case .connecting(let since): consider(since + group.handshakeTimeout)
+        case .connecting(let since): consider(since + handshakeTimeout)
         case .playing(let until):
             consider(until)
-            // While a resume's handshake is in flight the brain waits: what it sent could not leave yet.
-            if !resuming { consider(brain?.nextWake) }
+            // While a resume's handshake is in flight the agent waits: what it sent could not leave yet.
+            if !isResuming { consider(agent?.nextWake) }
             consider(nextPing)
             consider(nextChat)
             consider(nextDrop)
@@ -100,129 +109,117 @@ final class Bot: BotHandle {
         return wake
     }
 
-    func wake(now: NIODeadline) {
+    func wake(now: NIODeadline, in group: BotGroup) {
         switch phase {
         case .ready:
-            advance(now: now)
+            advance(now: now, in: group)
         case .connecting(let since):
             if now - since >= group.handshakeTimeout {
                 meters.shard.add(meters.handshakeFailures)
                 meters.error("handshake_timeout")
-                closeSession()
+                closeSession(in: group, now: now)
                 backoff(now: now)
             }
         case .playing(let until):
-            if let until, now >= until { return finishMatch(now: now) }
-            if let ping = nextPing, ping <= now { sendPing(now: now) }
-            if let chat = nextChat, chat <= now { sendChat(now: now) }
-            if let drop = nextDrop, drop <= now { return goOffline(now: now) }
-            if !resuming, let due = brain?.nextWake, due <= now { brain?.wake(now: now) }
-            if brain?.isMatchOver == true { finishMatch(now: now) }
+            if let until, now >= until { return finishMatch(now: now, in: group) }
+            if let ping = nextPing, ping <= now { sendPing(now: now, in: group) }
+            if let chat = nextChat, chat <= now { sendChat(now: now, in: group) }
+            if let drop = nextDrop, drop <= now { return goOffline(now: now, in: group) }
+            if !isResuming, let due = agent?.nextWake, due <= now { runAgent(now: now, in: group) { $0.wake(context: &$1) } }
+            if agent?.isMatchOver == true { finishMatch(now: now, in: group) }
         case .waiting(let until):
             if now >= until {
                 phase = .ready
-                advance(now: now)
+                advance(now: now, in: group)
             }
         case .offline(let until, let since):
-            if now >= until { comeBack(now: now, offlineSince: since) }
+            if now >= until { comeBack(now: now, offlineSince: since, in: group) }
         case .done:
             break
+        }
+        // After the bot's own sends (a Ping resets the keepalive clock), so a keepalive is sent only when due.
+        if session != nil, now >= session!.nextDeadline {
+            session!.tick(now: now, on: group.loop, into: &group.actions)
+            execute(now: now, in: group)
         }
     }
 
     // MARK: Steps
 
     /// Runs steps until one of them waits (a match, a think) or the steps end.
-    private func advance(now: NIODeadline) {
+    private func advance(now: NIODeadline, in group: BotGroup) {
         var budget = steps.count * 2 + 2
         while phase == .ready, budget > 0 {
             budget -= 1
-            guard stepIndex < steps.count else { return finish() }
+            guard stepIndex < steps.count else { return finish(in: group, now: now) }
             let step = steps[stepIndex]
             stepIndex += 1
             switch step {
             case .chat(let text):
                 pendingChat.append(text)
             case .playUntilMatchOver:
-                startMatch(now: now, until: nil)
+                startMatch(now: now, until: nil, in: group)
             case .play(let length):
-                startMatch(now: now, until: now + .nanoseconds(Int64(length.nanoseconds)))
+                startMatch(now: now, until: now + .nanoseconds(Int64(length.nanoseconds)), in: group)
             case .think(let range):
                 phase = .waiting(until: now + .nanoseconds(randomNanoseconds(in: range)))
             case .reconnect:
                 // Outside a match there is nothing to resume: the next match's session is new anyway.
                 break
             case .repeat(let times):
-                if oneShot { return finish() }
+                if oneShot { return finish(in: group, now: now) }
                 if times.map({ repeats < $0 }) ?? true {
                     repeats += 1
                     stepIndex = 0
                 }
             case .quit:
-                return finish()
+                return finish(in: group, now: now)
             }
         }
     }
 
-    private func finish() {
-        closeSession()
+    private func finish(in group: BotGroup, now: NIODeadline) {
+        closeSession(in: group, now: now)
         phase = .done
     }
 
     // MARK: Matches
 
-    private func startMatch(now: NIODeadline, until: NIODeadline?) {
-        let configuration = group.sessionConfiguration(for: self)
-        let session = ClientSession(configuration: configuration, eventLoop: group.loop) { [unowned self] event in
-            self.handle(event)
-        }
-        session.observer = meters
-        self.session = session
-        brain = makeBrain()
-        connected = false
+    private func startMatch(now: NIODeadline, until: NIODeadline?, in group: BotGroup) {
+        var context = makeContext(now: now, in: group)
+        agent = group.behaviors.makeAgent(persona.behavior.rawValue, context: &context)
+        random = context.random
+        context.outbox.removeAll()
+        group.outbox = context.outbox
+        session = Session(configuration: group.sessionConfiguration(for: self), now: now)
+        reportedLost = 0
+        reportedResends = 0
         phase = .connecting(since: now)
         playUntil = until
-        session.connect()
+        session!.connect(slot: UInt32(bitPattern: slot), on: group.loop, delegate: group, now: now, into: &group.actions)
+        execute(now: now, in: group)
     }
 
-    private var playUntil: NIODeadline?
-
-    private func makeBrain() -> any Brain {
-        switch persona.behavior {
-        case .chaser: PuckPlayer(bot: self, style: .chaser, inputRate: persona.inputRate)
-        case .defender: PuckPlayer(bot: self, style: .defender, inputRate: persona.inputRate)
-        case .ai: group.makeOpponent(for: self)
-        case .rogue: Rogue(bot: self)
-        case .idle where persona.game == .puck: PuckPlayer(bot: self, style: .idle, inputRate: persona.inputRate)
-        case .idle: IdlePlayer()
-        case .chatter, .reconnector:
-            switch persona.game {
-            case .puck: PuckPlayer(bot: self, style: .chaser, inputRate: persona.inputRate)
-            case .snap: SnapPlayer(bot: self)
-            case .suns: SunsPlayer(bot: self)
-            }
-        case .snapPlayer: SnapPlayer(bot: self)
-        case .sunsPlayer: SunsPlayer(bot: self)
-        }
-    }
-
-    private func finishMatch(now: NIODeadline) {
-        closeSession()
+    private func finishMatch(now: NIODeadline, in group: BotGroup) {
+        closeSession(in: group, now: now)
         phase = .ready
         reconnectBackoff.reset()
-        advance(now: now)
+        advance(now: now, in: group)
     }
 
-    private func closeSession() {
-        if connected { meters.shard.add(meters.botsConnected, -1) }
-        connected = false
-        resuming = false
-        session?.disconnect(reason: .quit)
+    private func closeSession(in group: BotGroup, now: NIODeadline) {
+        uncount()
+        session?.close(reason: .quit, on: group.loop, now: now)
         session = nil
-        brain = nil
+        agent = nil
         nextPing = nil
         nextChat = nil
         nextDrop = nil
+    }
+
+    private func uncount() {
+        if counted { meters.shard.add(meters.botsConnected, -1) }
+        counted = false
     }
 
     /// After a failed handshake or a lost connection: try the same step again after a ``ReconnectBackoff`` delay
@@ -233,22 +230,72 @@ final class Bot: BotHandle {
         phase = .waiting(until: now + .nanoseconds(delay.nanoseconds))
     }
 
-    // MARK: Session events
+    // MARK: Traffic
 
-    private func handle(_ event: SessionEvent) {
-        let now = NIODeadline.now()
+    /// A datagram (or a stream packet) for this bot's current socket.
+    func received(_ bytes: UnsafeRawBufferPointer, now: NIODeadline, in group: BotGroup) {
+        guard session != nil else { return }
+        if bytes.count >= 10, let type = MessageType(rawValue: UInt16(bytes[8]) << 8 | UInt16(bytes[9])) {
+            meters.received(type, bytes: bytes.count)
+        } else {
+            meters.shard.add(meters.bytesReceived, UInt64(bytes.count))
+        }
+        session!.receive(bytes, now: now, into: &group.actions)
+        execute(now: now, in: group)
+    }
+
+    /// The stream channel for the current socket is up.
+    func streamOpened(_ channel: any Channel, now: NIODeadline, in group: BotGroup) {
+        guard session != nil else { return channel.close(promise: nil) }
+        session!.streamOpened(channel, now: now, into: &group.actions)
+        execute(now: now, in: group)
+    }
+
+    /// The transport failed under the current socket.
+    func transportFailed(_ text: String, now: NIODeadline, in group: BotGroup) {
+        guard session != nil else { return }
+        session!.transportFailed(text, now: now, into: &group.actions)
+        execute(now: now, in: group)
+    }
+
+    /// Writes what the connection produced and handles its events, in order; an event that ends the session (the
+    /// match is over) ends the delivery of the rest: they belong to no session any more.
+    private func execute(now: NIODeadline, in group: BotGroup) {
+        guard session != nil else { return group.actions.removeAll() }
+        let meters = self.meters
+        session!.write(group.actions.packets, on: group.loop, now: now) { type, size in meters.sent(type, bytes: size) }
+        let stats = session!.connection.stats
+        if stats.lost > reportedLost {
+            meters.lost(Int(stats.lost - reportedLost))
+            reportedLost = stats.lost
+        }
+        if stats.resends > reportedResends {
+            meters.resent(Int(stats.resends - reportedResends))
+            reportedResends = stats.resends
+        }
+        guard !group.actions.events.isEmpty else { return group.actions.packets.removeAll(keepingCapacity: true) }
+        let events = group.actions.events
+        group.actions.removeAll()
+        let socket = session!.generation
+        for event in events {
+            guard let session, session.generation == socket else { break }
+            handle(event, now: now, in: group)
+        }
+    }
+
+    private func handle(_ event: ClientConnection.Event, now: NIODeadline, in group: BotGroup) {
         switch event {
-        case .stateChanged(let state):
-            switch state {
-            case .connected(let welcome): didConnect(welcome, now: now)
-            case .disconnected(let cause): didDisconnect(cause, now: now)
-            case .idle, .connecting: break
-            }
-        case .message(let message, let receivedAt):
-            guard case .playing = phase, let brain else { break }
-            if case .serverQuit = message { return lostServer(now: now) }
-            brain.received(message, at: receivedAt)
-            if brain.isMatchOver { finishMatch(now: now) }
+        case .seated(let welcome):
+            didConnect(welcome, resumed: false, now: now, in: group)
+        case .resumed(let welcome):
+            didConnect(welcome, resumed: true, now: now, in: group)
+        case .closed(let cause):
+            didDisconnect(cause, now: now, in: group)
+        case .message(let message):
+            guard case .playing = phase, agent != nil else { return }
+            if case .serverQuit = message { return lostServer(now: now, in: group) }
+            runAgent(now: now, in: group) { $0.received(message, context: &$1) }
+            if agent?.isMatchOver == true { finishMatch(now: now, in: group) }
         case .rtt(let sample):
             let seconds = Double(sample.nanoseconds) / 1e9
             meters.record(meters.rtt, seconds: seconds)
@@ -256,30 +303,70 @@ final class Bot: BotHandle {
             smoothedRTT = smoothedRTT == 0 ? seconds : smoothedRTT * 0.875 + seconds * 0.125
             minimumRTT = minimumRTT == 0 ? seconds : min(minimumRTT, seconds)
         }
-        group.reschedule(self)
     }
 
-    private func didConnect(_ welcome: Welcome, now: NIODeadline) {
-        if !connected { meters.shard.add(meters.botsConnected, 1) }
-        connected = true
+    // MARK: The agent
+
+    private func makeContext(now: NIODeadline, in group: BotGroup) -> AgentContext {
+        // The group's outbox is lent to the context (and given back in `runAgent`), so its storage is reused.
+        let outbox = group.outbox
+        group.outbox = []
+        return AgentContext(
+            now: now, random: random, persona: persona, botNumber: number, smoothedRTT: smoothedRTT,
+            minimumRTT: minimumRTT, meters: meters, outbox: outbox)
+    }
+
+    /// Calls the agent in place with a fresh context, then sends what it sent.
+    private func runAgent(now: NIODeadline, in group: BotGroup, _ call: (inout any Agent, inout AgentContext) -> Void) {
+        guard agent != nil else { return }
+        var context = makeContext(now: now, in: group)
+        call(&agent!, &context)
+        random = context.random
+        for outgoing in context.outbox {
+            switch outgoing {
+            case .message(let message): send(message, now: now, in: group)
+            case .raw(let bytes):
+                meters.sentRaw(bytes: bytes.count)
+                session?.writeRaw(bytes, on: group.loop, now: now)
+            }
+        }
+        context.outbox.removeAll(keepingCapacity: true)
+        group.outbox = context.outbox
+    }
+
+    private func send(_ message: Message, now: NIODeadline, in group: BotGroup) {
+        guard session != nil else { return }
+        let before = session!.connection.stats.droppedSends
+        session!.send(message, now: now, into: &group.sending)
+        if session!.connection.stats.droppedSends > before { meters.error("send_while_disconnected") }
+        let meters = self.meters
+        session!.write(group.sending.packets, on: group.loop, now: now) { type, size in meters.sent(type, bytes: size) }
+        let events = group.sending.events
+        group.sending.removeAll()
+        // A send can end the connection (its reliable queue is full): handled like any other end.
+        for event in events { handle(event, now: now, in: group) }
+    }
+
+    // MARK: Session events
+
+    private func didConnect(_ welcome: Welcome, resumed: Bool, now: NIODeadline, in group: BotGroup) {
+        if !counted { meters.shard.add(meters.botsConnected, 1) }
+        counted = true
         switch phase {
         case .connecting(let since):
             meters.shard.add(meters.handshakes)
             meters.record(meters.handshake, seconds: Double((now - since).nanoseconds) / 1e9)
             phase = .playing(until: playUntil)
             recordReconnect(since: outageSince, now: now)
-            brain?.connected(welcome, now: now)
-            for text in pendingChat { session?.send(.chat(Chat(text: text))) }
+            runAgent(now: now, in: group) { $0.seated(welcome, context: &$1) }
+            let chat = pendingChat
             pendingChat.removeAll()
-        case .playing:
-            // A resume re-attached the seat; the brain carries on with the same match.
-            if resuming {
-                resuming = false
-                // Inputs resume from now: the ones due while away (and during the handshake) were never sent, so
-                // they count neither as sent nor as late.
-                brain?.resumed(now: now)
-                recordReconnect(since: outageSince ?? resumeStarted, now: now)
-            }
+            for text in chat { send(.chat(Chat(text: text)), now: now, in: group) }
+        case .playing where resumed:
+            // Inputs resume from now: the ones due while away (and during the handshake) were never sent, so they
+            // count neither as sent nor as late.
+            runAgent(now: now, in: group) { $0.resumed(context: &$1) }
+            recordReconnect(since: outageSince ?? resumeStarted, now: now)
         default:
             break
         }
@@ -288,49 +375,53 @@ final class Bot: BotHandle {
         if persona.behavior == .reconnector { nextDrop = now + randomDelay(persona.reconnectEvery, default: 5...10) }
     }
 
-    private var resumeStarted: NIODeadline?
-
-    private func didDisconnect(_ cause: ClientSession.Cause, now: NIODeadline) {
-        if connected { meters.shard.add(meters.botsConnected, -1) }
-        connected = false
+    private func didDisconnect(_ cause: ClientConnection.Cause, now: NIODeadline, in group: BotGroup) {
+        uncount()
         switch phase {
         case .connecting:
             meters.shard.add(meters.handshakeFailures)
             meters.error(Self.errorKind(cause))
-            session = nil
-            brain = nil
+            dropSession(in: group, now: now)
             backoff(now: now)
         case .playing:
-            let resumeFailed = resuming
-            if resuming {
+            if resumeStarted != nil {
                 // The seat was not held (server restarted, window passed): join a new match after a backoff.
-                resuming = false
                 meters.error("resume_failed")
+                outageSince = outageSince ?? resumeStarted
             } else {
                 meters.error(Self.errorKind(cause))
                 if Self.isOutage(cause) { outageSince = outageSince ?? now }
             }
-            if resumeFailed { outageSince = outageSince ?? resumeStarted }
-            session = nil
-            brain = nil
+            dropSession(in: group, now: now)
             backoff(now: now)
         default:
             break
         }
+        resumeStarted = nil
+    }
+
+    /// The connection ended by itself: close the socket, forget the match.
+    private func dropSession(in group: BotGroup, now: NIODeadline) {
+        session?.close(reason: .quit, on: group.loop, now: now)
+        session = nil
+        agent = nil
+        nextPing = nil
+        nextChat = nil
+        nextDrop = nil
     }
 
     /// The server said it is going away (a restart or a deploy): rejoin after a backoff, timed as a reconnect.
-    private func lostServer(now: NIODeadline) {
+    private func lostServer(now: NIODeadline, in group: BotGroup) {
         meters.error("server_quit")
         outageSince = outageSince ?? now
-        closeSession()
+        closeSession(in: group, now: now)
         backoff(now: now)
-        group.reschedule(self)
     }
 
     /// Counts a return to play after an outage (or a resume) and its time; nothing when there was none.
     private func recordReconnect(since: NIODeadline?, now: NIODeadline) {
         outageSince = nil
+        resumeStarted = nil
         guard let since else { return }
         meters.shard.add(meters.reconnects)
         meters.record(meters.reconnect, seconds: Double((now - since).nanoseconds) / 1e9)
@@ -338,20 +429,21 @@ final class Bot: BotHandle {
 
     /// Causes that mean the server or the network went away (the bot's return is timed as a reconnect), as opposed to
     /// the server sending this player away (a matchmaking timeout, a rejection).
-    static func isOutage(_ cause: ClientSession.Cause) -> Bool {
+    static func isOutage(_ cause: ClientConnection.Cause) -> Bool {
         switch cause {
         case .silence, .unacknowledged, .transportError, .remote(.serverShutdown): true
-        case .rejected, .remote, .handshakeTimeout, .local: false
+        case .rejected, .remote, .handshakeTimeout, .handshakeLoop, .local: false
         }
     }
 
-    static func errorKind(_ cause: ClientSession.Cause) -> String {
+    static func errorKind(_ cause: ClientConnection.Cause) -> String {
         switch cause {
         case .rejected(let reason): "rejected_\(reason)"
         case .remote(let reason): "disconnected_\(reason)"
         case .silence: "silence_timeout"
         case .unacknowledged: "ack_timeout"
         case .handshakeTimeout: "handshake_timeout"
+        case .handshakeLoop: "handshake_loop"
         case .local: "local"
         case .transportError: "transport"
         }
@@ -359,45 +451,40 @@ final class Bot: BotHandle {
 
     // MARK: Extras: pings, chat, reconnects
 
-    private func sendPing(now: NIODeadline) {
+    private func sendPing(now: NIODeadline, in group: BotGroup) {
         pings &+= 1
-        session?.send(.ping(Ping(player: UInt32(truncatingIfNeeded: number), count: pings, sendTime: seconds(now))))
+        let ping = Ping(player: UInt32(truncatingIfNeeded: number), count: pings, sendTime: Double(now.uptimeNanoseconds) / 1e9)
+        send(.ping(ping), now: now, in: group)
         meters.shard.add(meters.pingsSent)
         nextPing = now + .seconds(1)
     }
 
-    private func sendChat(now: NIODeadline) {
-        session?.send(.chat(Chat(text: "gl hf from \(persona.name) #\(number)")))
+    private func sendChat(now: NIODeadline, in group: BotGroup) {
+        send(.chat(Chat(text: "gl hf from \(persona.name) #\(number)")), now: now, in: group)
         nextChat = now + randomDelay(persona.chatEvery, default: 1...2)
     }
 
     /// The reconnector's drop: the socket goes away without a goodbye, as when a phone changes networks.
-    private func goOffline(now: NIODeadline) {
+    private func goOffline(now: NIODeadline, in group: BotGroup) {
         nextDrop = nil
         nextPing = nil
-        if connected { meters.shard.add(meters.botsConnected, -1) }
-        connected = false
-        session?.suspend()
+        uncount()
+        session?.suspend(on: group.loop, now: now, into: &group.actions)
+        group.actions.removeAll()
         phase = .offline(until: now + randomDelay(persona.offlineFor, default: 1...3), since: now)
     }
 
-    private func comeBack(now: NIODeadline, offlineSince: NIODeadline) {
-        guard let session else { return backoff(now: now) }
-        resuming = true
+    private func comeBack(now: NIODeadline, offlineSince: NIODeadline, in group: BotGroup) {
+        guard session != nil else { return backoff(now: now) }
         resumeStarted = now
         phase = .playing(until: playUntil)
-        session.resume()
+        session!.resume(slot: UInt32(bitPattern: slot), on: group.loop, delegate: group, now: now, into: &group.actions)
+        execute(now: now, in: group)
     }
 
-    // MARK: BotHandle
-
-    func send(_ message: Message) { session?.send(message) }
-
-    func sendRaw(_ bytes: [UInt8]) { session?.sendRaw(bytes) }
-
     /// Retires the bot: a polite goodbye (`Disconnect(quit)`) if it is connected, then nothing more.
-    func retire() {
-        finish()
+    func retire(in group: BotGroup, now: NIODeadline) {
+        finish(in: group, now: now)
     }
 
     private func randomNanoseconds(in range: ClosedRange<Duration>) -> Int64 {
@@ -410,15 +497,5 @@ final class Bot: BotHandle {
         if let range { return .nanoseconds(randomNanoseconds(in: range)) }
         return .nanoseconds(
             Int64.random(in: seconds.lowerBound * 1_000_000_000...seconds.upperBound * 1_000_000_000, using: &random))
-    }
-
-    /// When the session's timers (resends, acks, keepalives, timeouts) next need running; the group wakes the bot
-    /// at the earlier of this and ``nextWake``.
-    var sessionDeadline: NIODeadline? { session?.nextDeadline }
-
-    /// Runs the session's timers when they are due.
-    func tickSession(now: NIODeadline) {
-        guard let session, now >= session.nextDeadline else { return }
-        session.tick(now: now)
     }
 }

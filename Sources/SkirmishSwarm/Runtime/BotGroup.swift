@@ -19,8 +19,11 @@ import SkirmishWire
 /// are due, never a sweep over all of them, which is what lets one loop hold tens of thousands of idle bots. Bots are
 /// added and retired by the controller through ``setClosedTarget(_:now:)`` and ``arrive(_:now:)``; nothing here is
 /// shared with another thread except through `EventLoop.submit`.
-final class BotGroup {
-    let loop: any EventLoop
+///
+/// The group is its loop's ``DatagramDelegate`` and its sessions' ``StreamDelegate``: every datagram a bot's socket
+/// reads arrives here with the bot's slot and socket generation, and goes to that bot without a lookup or a lock.
+final class BotGroup: DatagramDelegate, StreamDelegate {
+    let loop: ClientLoop
     let index: Int
     let groupCount: Int
     let context: SwarmContext
@@ -42,14 +45,23 @@ final class BotGroup {
     private var lastCompaction = NIODeadline.uptimeNanoseconds(0)
     private var stopped = false
     private var random: SeededRandom
+    /// What the sessions' calls produce, reused call after call so nothing is allocated per packet.
+    var actions = ClientConnection.Actions()
+    /// What a bot's sends produce while it handles ``actions``.
+    var sending = ClientConnection.Actions()
+    /// Lent to each agent call for what the agent sends (see ``AgentContext``).
+    var outbox: [AgentContext.Outgoing] = []
+    let behaviors: BehaviorRegistry
 
-    init(loop: any EventLoop, index: Int, groupCount: Int, context: SwarmContext) {
+    init(loop: ClientLoop, index: Int, groupCount: Int, context: SwarmContext) {
         self.loop = loop
         self.index = index
         self.groupCount = groupCount
         self.context = context
         shard = MetricsShard(constantLabels: context.constantLabels)
         random = SeededRandom(seed: context.seed).derived(UInt64(0xB07_0000 + index))
+        behaviors = context.behaviors
+        outbox.reserveCapacity(8)
         meters = context.personas.personas.map { persona in
             Meters(shard: shard, persona: persona.name, game: persona.game, isLegit: persona.isLegit)
         }
@@ -92,9 +104,7 @@ final class BotGroup {
                 continue
             }
             bot.scheduledWake = nil
-            bot.wake(now: now)
-            // After the bot's own sends (a Ping resets the keepalive clock), so a keepalive is sent only when due.
-            bot.tickSession(now: now)
+            bot.wake(now: now, in: self)
             afterActivity(bot)
         }
         if now - lastCompaction >= .seconds(1) {
@@ -113,12 +123,6 @@ final class BotGroup {
         scheduleTick()
     }
 
-    private static func earlier(_ first: NIODeadline?, _ second: NIODeadline?) -> NIODeadline? {
-        guard let first else { return second == .distantFuture ? nil : second }
-        guard let second else { return first }
-        return min(first, second)
-    }
-
     /// Puts `bot` back on the heap at its next wake time, or frees its slot when it is done.
     func reschedule(_ bot: Bot) { afterActivity(bot) }
 
@@ -126,7 +130,7 @@ final class BotGroup {
         guard !bot.isDone else { return release(bot) }
         // A wake that comes early (the session's deadline moved later meanwhile) finds nothing due and reschedules:
         // entries are pushed only when a wake moves earlier, not on every packet.
-        guard let wake = Self.earlier(bot.nextWake, bot.sessionDeadline) else {
+        guard let wake = bot.nextWake(handshakeTimeout: handshakeTimeout) else {
             bot.scheduledWake = nil
             bot.generation &+= 1
             return
@@ -168,7 +172,7 @@ final class BotGroup {
             while number < closedTarget {
                 if let slot = closed[number] {
                     if slot >= 0, let bot = bots[Int(slot)] {
-                        bot.retire()
+                        bot.retire(in: self, now: now)
                         release(bot)
                     }
                     closed[number] = nil
@@ -207,10 +211,10 @@ final class BotGroup {
         }
         let bot = Bot(
             number: number, slot: slot, persona: context.personas.personas[personaIndex], meters: meters[personaIndex],
-            random: SeededRandom(seed: context.seed).derived(UInt64(number)), group: self, oneShot: oneShot)
+            random: SeededRandom(seed: context.seed).derived(UInt64(number)), oneShot: oneShot)
         bots[Int(slot)] = bot
         if !oneShot { closed[number] = slot }
-        bot.wake(now: now)
+        bot.wake(now: now, in: self)
         afterActivity(bot)
     }
 
@@ -218,7 +222,8 @@ final class BotGroup {
     func stop() {
         stopped = true
         tickTask?.cancel()
-        for case let bot? in bots { bot.retire() }
+        let now = NIODeadline.now()
+        for case let bot? in bots { bot.retire(in: self, now: now) }
         bots.removeAll()
         queue = WakeQueue()
         closed.removeAll()
@@ -227,20 +232,66 @@ final class BotGroup {
 
     // MARK: Sessions
 
-    func sessionConfiguration(for bot: Bot) -> ClientSession.Configuration {
+    func sessionConfiguration(for bot: Bot) -> Session.Configuration {
         let target = context.target(for: bot.persona)
-        var configuration = ClientSession.Configuration(
-            target: target, game: bot.persona.game, seats: UInt8(bot.persona.seats),
-            name: String(bot.persona.name.prefix(WireLimits.maxName)),
-            seed: context.seed ^ UInt64(bot.number) &* 0x9E37_79B9)
+        var connection = ClientConnection.Configuration(
+            game: bot.persona.game, seats: UInt8(bot.persona.seats),
+            name: String(bot.persona.name.prefix(WireLimits.maxName)), mode: target.transport == .udp ? .datagram : .stream)
+        connection.handshakeTimeout = .seconds(5)
+        var configuration = Session.Configuration(target: target, connection: connection)
+        configuration.seed = context.seed ^ UInt64(bot.number) &* 0x9E37_79B9
         configuration.link = LinkProfile(bot.persona.link)
-        configuration.selfTimed = false
         configuration.resolvedAddress = context.resolved[target]
         configuration.localPorts = context.localPorts
+        configuration.streamLoops = context.streamLoops
         return configuration
     }
 
-    func makeOpponent(for bot: Bot) -> any Brain {
-        AIPlayer(bot: bot, difficulty: bot.persona.difficulty ?? .medium, inputRate: bot.persona.inputRate)
+    // MARK: Datagrams and stream events
+
+    /// The bot a socket event belongs to, if that socket is still its current one.
+    @inline(__always)
+    private func bot(token: UInt32) -> Bot? {
+        let slot = Int(token >> 8)
+        guard slot < bots.count, let bot = bots[slot], let session = bot.session,
+            session.generation & 0xFF == token & 0xFF
+        else { return nil }
+        return bot
+    }
+
+    func datagram(_ bytes: UnsafeRawBufferPointer, token: UInt32, now: NIODeadline) {
+        guard let bot = bot(token: token) else { return }
+        bot.received(bytes, now: now, in: self)
+        afterActivity(bot)
+    }
+
+    func datagramError(_ code: Int32, token: UInt32, now: NIODeadline) {
+        // ICMP port unreachable on a connected socket (the server is not there yet, or restarted): the handshake
+        // keeps trying and the connection's own timers decide when to give up.
+    }
+
+    private func bot(slot token: UInt32, generation: UInt32) -> Bot? {
+        let slot = Int(token)
+        guard slot < bots.count, let bot = bots[slot], let session = bot.session, session.isCurrent(generation)
+        else { return nil }
+        return bot
+    }
+
+    func streamOpened(_ channel: any Channel, token: UInt32, generation: UInt32, now: NIODeadline) {
+        guard let bot = bot(slot: token, generation: generation) else { return channel.close(promise: nil) }
+        bot.streamOpened(channel, now: now, in: self)
+        afterActivity(bot)
+    }
+
+    func streamReceived(_ bytes: ByteBuffer, token: UInt32, generation: UInt32, now: NIODeadline) {
+        guard let bot = bot(slot: token, generation: generation) else { return }
+        bytes.withUnsafeReadableBytes { bot.received($0, now: now, in: self) }
+        afterActivity(bot)
+    }
+
+    func streamFailed(_ text: String, token: UInt32, generation: UInt32, now: NIODeadline) {
+        guard let bot = bot(slot: token, generation: generation) else { return }
+        bot.transportFailed(text, now: now, in: self)
+        afterActivity(bot)
     }
 }

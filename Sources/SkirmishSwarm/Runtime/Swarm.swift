@@ -4,7 +4,10 @@ import SkirmishNet
 import SkirmishTelemetry
 import SkirmishWire
 
-/// A run of a script: one ``BotGroup`` per event loop, a controller that follows the load plan, and the metrics.
+/// A run of a script: one ``BotGroup`` per client loop, a controller that follows the load plan, and the metrics.
+///
+/// The swarm starts its own ``ClientLoop``s (one I/O thread each, owning its bots' UDP sockets) and stops them when
+/// it is released; TCP and WebSocket sessions use the SwiftNIO loops it is given.
 ///
 /// The controller wakes every 100 ms, tells each group how many closed-model bots it should hold and hands it the
 /// open-model arrivals of the next moment (each scheduled at its exact time on the group's loop). It samples the
@@ -13,27 +16,36 @@ import SkirmishWire
 public final class Swarm: Sendable {
     public let configuration: SwarmConfiguration
     private let groups: [NIOLoopBound<BotGroup>]
-    private let loops: [any EventLoop]
+    private let loops: [ClientLoop]
 
-    /// Creates the groups, one per loop of `group`; no bot starts before ``run(progress:)``.
+    /// Creates the client loops and their groups; no bot starts before ``run(progress:)``. `group` carries the TCP
+    /// and WebSocket sessions.
     public init(configuration: SwarmConfiguration, group: any EventLoopGroup) async throws {
         self.configuration = configuration
-        let context = SwarmContext(
+        var context = SwarmContext(
             personas: PersonaTable(configuration.script.personas), seed: configuration.seed,
             constantLabels: configuration.constantLabels, target: configuration.target,
             alternates: configuration.alternates)
-        let loops = Array(group.makeIterator()).prefix(max(1, configuration.loops)).map { $0 }
+        context.behaviors = configuration.behaviors
+        context.streamLoops = group
+        var loops: [ClientLoop] = []
+        for index in 0..<max(1, configuration.loops) { loops.append(try ClientLoop(name: "skirmish-bots-\(index)")) }
         var groups: [NIOLoopBound<BotGroup>] = []
         for (index, loop) in loops.enumerated() {
             let count = loops.count
             groups.append(
                 try await loop.submit {
-                    NIOLoopBound(
-                        BotGroup(loop: loop, index: index, groupCount: count, context: context), eventLoop: loop)
+                    let group = BotGroup(loop: loop, index: index, groupCount: count, context: context)
+                    loop.delegate = group
+                    return NIOLoopBound(group, eventLoop: loop)
                 }.get())
         }
         self.groups = groups
         self.loops = loops
+    }
+
+    deinit {
+        for loop in loops { loop.stop() }
     }
 
     /// The merged metrics of every loop, for the exporter (blocking: call it off the event loops).
@@ -143,7 +155,7 @@ public final class Swarm: Sendable {
 /// Reads every group's metrics for the exporter thread, which may block.
 struct SwarmMetricsSource: MetricsSource {
     let groups: [NIOLoopBound<BotGroup>]
-    let loops: [any EventLoop]
+    let loops: [ClientLoop]
 
     func collect() -> MetricsSnapshot {
         let now = WallClock.milliseconds()

@@ -15,8 +15,10 @@ public struct SwarmConfiguration: Sendable {
     public var seed: UInt64
     /// Labels every series of this run: `run` and `shard`.
     public var runID: String
-    /// Event loops the bots are spread over (one per core by default).
+    /// Client I/O threads the bots are spread over (one per core by default); each owns its bots' UDP sockets.
     public var loops: Int
+    /// The behaviours the script's personas may name: the built-in ones unless the program adds its own.
+    public var behaviors: BehaviorRegistry = .builtIn
 
     public init(
         script: Script, plan: LoadPlan, target: Target, seed: UInt64, runID: String,

@@ -23,6 +23,10 @@ struct SwarmContext: Sendable {
     var resolved: [Target: SocketAddress] = [:]
     /// Every bot's UDP port, so that no bot inherits the tail of another's stream (see ``LocalPortPool``).
     let localPorts: LocalPortPool
+    /// How each persona's behaviour makes its agents.
+    var behaviors: BehaviorRegistry = .builtIn
+    /// The SwiftNIO loops that carry TCP and WebSocket sessions (UDP sockets belong to the client loops).
+    var streamLoops: (any EventLoopGroup)?
 
     init(personas: PersonaTable, seed: UInt64, constantLabels: Labels, target: Target, alternates: [Transport: Target])
     {

@@ -97,6 +97,13 @@ extension NodeReader {
         return result
     }
 
+    /// A built-in behaviour's name, or one the program registered.
+    func behaviorName(_ node: Node) throws(ScriptError) -> BehaviorName {
+        let text = try string(node, "behavior").trimmed
+        if customBehaviors[text] != nil { return BehaviorName(rawValue: text) }
+        return try choice(node, "behavior", BehaviorName.self)
+    }
+
     mutating func persona(_ node: Node) throws(ScriptError) -> Persona {
         var f = try fields(node, "a persona", depth: 2)
         guard let nameNode = f.take("name") else {
@@ -104,13 +111,14 @@ extension NodeReader {
         }
         let name = try label(nameNode, "persona name")
         let behaviorNode = f.take("behavior")
-        let declared = try behaviorNode.map { (node) throws(ScriptError) in
-            try choice(node, "behavior", BehaviorName.self)
+        let declared = try behaviorNode.map { (node) throws(ScriptError) in try behaviorName(node) }
+        let declaredGames = declared.flatMap { name in
+            customBehaviors[name.rawValue].map { $0.isEmpty ? nil : $0 } ?? name.games
         }
         let game: GameKind
         if let gameNode = f.take("game") {
             game = try choice(gameNode, "game", GameName.self).kind
-        } else if let games = declared?.games, games.count == 1, let only = games.first {
+        } else if let games = declaredGames, games.count == 1, let only = games.first {
             game = only
         } else {
             throw error(
@@ -118,7 +126,7 @@ extension NodeReader {
             )
         }
         let behavior = declared ?? BehaviorName.default(for: game)
-        if let games = behavior.games, !games.contains(game), let behaviorNode {
+        if let games = declaredGames, !games.contains(game), let behaviorNode {
             throw error(
                 behaviorNode, "behavior `\(behavior.rawValue)` cannot play \(game)",
                 hint: "it plays \(games.map(\.description).sorted().joined(separator: ", "))")

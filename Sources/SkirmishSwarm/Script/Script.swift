@@ -42,25 +42,38 @@ public enum Stage: Sendable, Hashable {
     }
 }
 
-/// The built-in behaviours a persona can name.
-public enum BehaviorName: String, Sendable, Hashable, CaseIterable {
-    case chaser
-    case defender
-    case ai
-    case idle
-    case chatter
-    case snapPlayer = "snap-player"
-    case sunsPlayer = "suns-player"
-    case reconnector
-    case rogue
+/// The name of a behaviour a persona plays: one of the built-in ones, or one a program registered (see
+/// `BehaviorRegistry` and ``ScriptLoader/init(customBehaviors:)``).
+public struct BehaviorName: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    public var rawValue: String
 
-    /// Games this behaviour can play; `nil` means any.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let chaser = BehaviorName(rawValue: "chaser")
+    public static let defender = BehaviorName(rawValue: "defender")
+    public static let ai = BehaviorName(rawValue: "ai")
+    public static let idle = BehaviorName(rawValue: "idle")
+    public static let chatter = BehaviorName(rawValue: "chatter")
+    public static let snapPlayer = BehaviorName(rawValue: "snap-player")
+    public static let sunsPlayer = BehaviorName(rawValue: "suns-player")
+    public static let reconnector = BehaviorName(rawValue: "reconnector")
+    public static let rogue = BehaviorName(rawValue: "rogue")
+
+    /// The built-in behaviours, in the order `--help` and error hints list them.
+    public static let allCases: [BehaviorName] = [
+        .chaser, .defender, .ai, .idle, .chatter, .snapPlayer, .sunsPlayer, .reconnector, .rogue,
+    ]
+
+    public var description: String { rawValue }
+
+    /// Games a built-in behaviour can play; `nil` means any (and every custom behaviour's games come from its
+    /// registration).
     var games: Set<GameKind>? {
         switch self {
         case .chaser, .defender, .ai: [.puck]
         case .snapPlayer: [.snap]
         case .sunsPlayer: [.suns]
-        case .idle, .chatter, .reconnector, .rogue: nil
+        default: nil
         }
     }
 

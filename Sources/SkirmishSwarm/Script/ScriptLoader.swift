@@ -19,7 +19,13 @@ public struct ScriptLoader: Sendable {
     /// The most concurrent bots a script may ask for (one process holds ~19,000; shards go beyond).
     public static let maxBots = 1_000_000
 
-    public init() {}
+    /// Behaviours a program registered besides the built-in ones, with the games each plays (empty: any).
+    public var customBehaviors: [String: Set<GameKind>]
+
+    /// A loader for scripts that may also name `customBehaviors` (for example `BehaviorRegistry.scriptBehaviors`).
+    public init(customBehaviors: [String: Set<GameKind>] = [:]) {
+        self.customBehaviors = customBehaviors
+    }
 
     /// Loads the script at `path`.
     public func load(path: String) throws(ScriptError) -> Script {
@@ -66,6 +72,7 @@ public struct ScriptLoader: Sendable {
                 hint: "start from bots/quickstart.yaml: a name, a profile, personas and thresholds")
         }
         var reader = NodeReader(file: file)
+        reader.customBehaviors = customBehaviors
         return try reader.script(root)
     }
 
@@ -91,6 +98,7 @@ public struct ScriptLoader: Sendable {
 struct NodeReader {
     let file: String
     var visited = 0
+    var customBehaviors: [String: Set<GameKind>] = [:]
 
     init(file: String) { self.file = file }
 

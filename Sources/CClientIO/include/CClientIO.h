@@ -1,0 +1,31 @@
+// The few Linux calls the client loop makes that Swift's Glibc module does not export (epoll, eventfd), as typed
+// inline shims: one UDP socket per bot, an epoll set per loop, an eventfd to wake it.
+#ifndef SKIRMISH_CCLIENTIO_H
+#define SKIRMISH_CCLIENTIO_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+/// One ready socket from `skirmish_epoll_wait`: the 64-bit tag it was registered with.
+typedef struct {
+    uint32_t events;
+    uint64_t tag;
+} skirmish_ready;
+
+/// A new epoll set (close-on-exec), or -errno.
+int skirmish_epoll_create(void);
+/// A non-blocking close-on-exec eventfd, or -errno.
+int skirmish_eventfd(void);
+/// Adds `fd` for reading with `tag`; 0 or -errno.
+int skirmish_epoll_add(int epfd, int fd, uint64_t tag);
+/// Waits at most `timeout_ns` (epoll_pwait2's nanosecond timeout) and fills up to `capacity` entries; the count, or
+/// -errno.
+int skirmish_epoll_wait(int epfd, skirmish_ready *ready, int capacity, int64_t timeout_ns);
+/// A non-blocking close-on-exec UDP socket of `family`, bound to `local_port` when it is not 0, connected to
+/// `remote`; the descriptor, or -errno.
+int skirmish_udp_open(int family, const struct sockaddr *remote, socklen_t length, int local_port);
+/// Writes 1 to an eventfd; reads (and so clears) it.
+void skirmish_eventfd_signal(int fd);
+void skirmish_eventfd_clear(int fd);
+
+#endif

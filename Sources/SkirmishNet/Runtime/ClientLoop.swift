@@ -1,0 +1,383 @@
+import CClientIO
+import Dispatch
+import NIOCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// One client I/O thread: an `EventLoop` that owns its bots' UDP sockets and drives them with epoll.
+///
+/// SwiftNIO gives each socket a channel, a pipeline and a buffer allocator; that is what a server wants, but a swarm
+/// holds one socket per bot and ten thousand bots per core, and NIO's per-channel machinery (retains, the pipeline,
+/// the pending-writes manager) costs more than the `sendto` it wraps. This loop does what a hand-written C client
+/// does instead: non-blocking connected UDP sockets in one level-triggered epoll set, one `recv` into a fixed buffer
+/// per ready socket, one `send` per packet from a fixed buffer — nothing allocated, retained or locked per packet.
+///
+/// It is also a full `EventLoop` (tasks, timers, futures), so everything else a bot does — its wake clock, a
+/// controller's `submit`, TCP and WebSocket sessions whose channels live on NIO loops and hop here — uses the
+/// ordinary NIO API. Datagrams go to one ``DatagramDelegate`` per loop, named by the token given at registration.
+///
+/// Thread safety: the state marked loop-confined is touched only on the loop's thread; `execute`, `scheduleTask`
+/// and shutdown from other threads go through `shared` (a mutex) and wake the loop with an eventfd.
+public final class ClientLoop: EventLoop, @unchecked Sendable {
+    // @unchecked: every stored `var` below is either loop-confined (read and written only on `thread`, which is
+    // fixed before any task runs) or inside `shared`, a Mutex.
+
+    /// Where the datagrams of the sockets this loop owns go. Set once, on the loop, before registering sockets.
+    ///
+    /// Held unowned: the delegate (a swarm's bot group) owns the loop's work and outlives every datagram.
+    public unowned(unsafe) var delegate: any DatagramDelegate = NoDelegate.shared
+
+    private struct Shared {
+        var tasks: [@Sendable () -> Void] = []
+        var stopping = false
+        var woken = false
+    }
+
+    private struct Timer {
+        var due: UInt64
+        var sequence: UInt64
+        var task: () -> Void
+    }
+
+    private let shared = Mutex(Shared())
+    private let epollFD: Int32
+    private let eventFD: Int32
+    private let name: String
+    private var threadID = pthread_t()
+    private var started = false
+    // Loop-confined.
+    private var timers: [Timer] = []
+    private var cancelled: Set<UInt64> = []
+    private var sequence: UInt64 = 0
+    private var running: [@Sendable () -> Void] = []
+    private let events: UnsafeMutablePointer<skirmish_ready>
+    private let eventCapacity = 256
+    /// One datagram read at a time into this buffer, one byte over the largest legal datagram (so an oversized one
+    /// is seen as such).
+    public let receiveBuffer: UnsafeMutableRawBufferPointer
+    /// One packet encoded at a time into this buffer before `send`.
+    public let sendBuffer: UnsafeMutableRawBufferPointer
+    private let finished = Mutex(false)
+    private let finishedSemaphore = Semaphore()
+
+    /// Creates the loop and starts its thread.
+    public init(name: String = "skirmish-client") throws {
+        self.name = name
+        epollFD = skirmish_epoll_create()
+        guard epollFD >= 0 else { throw ClientLoopError.system("epoll_create1", -epollFD) }
+        eventFD = skirmish_eventfd()
+        guard eventFD >= 0 else {
+            Glibc.close(epollFD)
+            throw ClientLoopError.system("eventfd", -eventFD)
+        }
+        _ = skirmish_epoll_add(epollFD, eventFD, UInt64.max)
+        events = .allocate(capacity: eventCapacity)
+        receiveBuffer = .allocate(byteCount: 65_536, alignment: 16)
+        sendBuffer = .allocate(byteCount: 65_536 + 16, alignment: 16)
+        timers.reserveCapacity(256)
+        let ready = Semaphore()
+        let box = Unmanaged.passRetained(StartBox(loop: self, ready: ready))
+        var thread = pthread_t()
+        let result = pthread_create(
+            &thread, nil,
+            { raw in
+                let box = Unmanaged<StartBox>.fromOpaque(raw!).takeRetainedValue()
+                box.loop.threadID = pthread_self()
+                box.loop.started = true
+                box.ready.signal()
+                box.loop.run()
+                return nil
+            }, box.toOpaque())
+        guard result == 0 else {
+            box.release()
+            throw ClientLoopError.system("pthread_create", result)
+        }
+        pthread_detach(thread)
+        ready.wait()
+    }
+
+    deinit {
+        events.deallocate()
+        receiveBuffer.deallocate()
+        sendBuffer.deallocate()
+        Glibc.close(epollFD)
+        Glibc.close(eventFD)
+    }
+
+    // MARK: EventLoop
+
+    public var inEventLoop: Bool { started && pthread_equal(pthread_self(), threadID) != 0 }
+
+    public func execute(_ task: @escaping @Sendable () -> Void) {
+        let wake = shared.withLock { state -> Bool in
+            state.tasks.append(task)
+            defer { state.woken = true }
+            return !state.woken
+        }
+        if wake { signal() }
+    }
+
+    public var now: NIODeadline { .now() }
+
+    @discardableResult
+    public func scheduleTask<T>(deadline: NIODeadline, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
+        let promise = makePromise(of: T.self)
+        let identity = ScheduledIdentity()
+        let schedule: @Sendable () -> Void = { [self] in
+            sequence &+= 1
+            identity.value = sequence
+            push(
+                Timer(due: deadline.uptimeNanoseconds, sequence: sequence) {
+                    do { promise.succeed(try task()) } catch { promise.fail(error) }
+                })
+        }
+        if inEventLoop { schedule() } else { execute(schedule) }
+        return Scheduled(promise: promise) { [self] in
+            let cancel: @Sendable () -> Void = { [self] in
+                guard identity.value != 0 else { return }
+                cancelled.insert(identity.value)
+                promise.fail(EventLoopError.cancelled)
+            }
+            if inEventLoop { cancel() } else { execute(cancel) }
+        }
+    }
+
+    @discardableResult
+    public func scheduleTask<T>(in delay: TimeAmount, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
+        scheduleTask(deadline: .now() + delay, task)
+    }
+
+    public func preconditionInEventLoop(file: StaticString, line: UInt) {
+        precondition(inEventLoop, "not on \(name)", file: file, line: line)
+    }
+
+    public func preconditionNotInEventLoop(file: StaticString, line: UInt) {
+        precondition(!inEventLoop, "on \(name)", file: file, line: line)
+    }
+
+    public func shutdownGracefully(queue: DispatchQueue, _ callback: @escaping @Sendable ((any Error)?) -> Void) {
+        stop()
+        queue.async { callback(nil) }
+    }
+
+    /// Stops the thread after the tasks already queued; returns once it has stopped (called on the loop itself, it
+    /// only asks: the thread ends when the current task returns).
+    public func stop() {
+        let own = inEventLoop
+        let already = shared.withLock { state -> Bool in
+            defer { state.stopping = true }
+            return state.stopping
+        }
+        signal()
+        if !already, !own { finishedSemaphore.wait() }
+    }
+
+    // MARK: Sockets
+
+    /// Opens a non-blocking UDP socket connected to `remote` (bound to `localPort` first when given) and adds it to
+    /// this loop's epoll set; its datagrams reach the delegate with `token`. Call on the loop.
+    public func openDatagram(to remote: SocketAddress, localPort: Int?, token: UInt32) throws(ClientLoopError) -> Int32 {
+        let family = remote.protocol == .inet6 ? AF_INET6 : AF_INET
+        let fd = remote.withSockAddr { address, length in
+            skirmish_udp_open(family, address, socklen_t(length), Int32(localPort ?? 0))
+        }
+        guard fd >= 0 else { throw .system(localPort == nil ? "connect" : "bind or connect", -fd) }
+        let added = skirmish_epoll_add(epollFD, fd, UInt64(token) << 32 | UInt64(UInt32(bitPattern: fd)))
+        guard added == 0 else {
+            Glibc.close(fd)
+            throw .system("epoll_ctl", -added)
+        }
+        return fd
+    }
+
+    /// Closes a socket from ``openDatagram(to:localPort:token:)`` (the kernel drops it from the epoll set).
+    public func closeDatagram(_ fd: Int32) {
+        Glibc.close(fd)
+    }
+
+    /// Sends the first `count` bytes of ``sendBuffer`` on `fd`; false when the kernel refused (a full socket buffer,
+    /// or an ICMP error from an earlier datagram), which UDP treats as loss.
+    @inline(__always)
+    public func sendDatagram(_ fd: Int32, count: Int) -> Bool {
+        send(fd, sendBuffer.baseAddress, count, Int32(MSG_DONTWAIT)) == count
+    }
+
+    /// Sends `bytes` on `fd` as one datagram.
+    public func sendDatagram(_ fd: Int32, bytes: UnsafeRawBufferPointer) -> Bool {
+        send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT)) == bytes.count
+    }
+
+    // MARK: The loop
+
+    private func signal() {
+        skirmish_eventfd_signal(eventFD)
+    }
+
+    private func run() {
+        defer {
+            finished.withLock { $0 = true }
+            finishedSemaphore.signal()
+        }
+        while true {
+            runDueTimers()
+            let stopping = shared.withLock { state -> Bool in
+                swap(&running, &state.tasks)
+                state.woken = false
+                return state.stopping
+            }
+            for task in running { task() }
+            running.removeAll(keepingCapacity: true)
+            if stopping {
+                // Tasks queued while stopping still run once; timers are abandoned (their promises never resolve,
+                // as with any loop that shuts down).
+                let late = shared.withLock { state -> [@Sendable () -> Void] in
+                    defer { state.tasks.removeAll() }
+                    return state.tasks
+                }
+                for task in late { task() }
+                return
+            }
+            wait()
+        }
+    }
+
+    private func wait() {
+        var timeout: Int64 = 1_000_000_000
+        let pendingTasks = shared.withLock { !$0.tasks.isEmpty || $0.stopping }
+        if pendingTasks {
+            timeout = 0
+        } else if let first = timers.first {
+            let now = NIODeadline.now().uptimeNanoseconds
+            timeout = first.due > now ? Int64(min(first.due - now, 1_000_000_000)) : 0
+        }
+        let count = skirmish_epoll_wait(epollFD, events, Int32(eventCapacity), timeout)
+        guard count > 0 else { return }
+        let now = NIODeadline.now()
+        for index in 0..<Int(count) {
+            let tag = events[index].tag
+            if tag == UInt64.max {
+                skirmish_eventfd_clear(eventFD)
+                continue
+            }
+            let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: tag))
+            let token = UInt32(truncatingIfNeeded: tag >> 32)
+            let received = recv(fd, receiveBuffer.baseAddress, receiveBuffer.count, Int32(MSG_DONTWAIT))
+            if received >= 0 {
+                delegate.datagram(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<received]), token: token, now: now)
+            } else if errno != EAGAIN, errno != EWOULDBLOCK, errno != EINTR {
+                delegate.datagramError(errno, token: token, now: now)
+            }
+        }
+    }
+
+    private func runDueTimers() {
+        let now = NIODeadline.now().uptimeNanoseconds
+        while let first = timers.first, first.due <= now {
+            let timer = popTimer()
+            if cancelled.remove(timer.sequence) != nil { continue }
+            timer.task()
+        }
+    }
+
+    private func push(_ timer: Timer) {
+        timers.append(timer)
+        var child = timers.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.earlier(timers[child], timers[parent]) else { break }
+            timers.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private func popTimer() -> Timer {
+        let first = timers[0]
+        let last = timers.removeLast()
+        guard !timers.isEmpty else { return first }
+        timers[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            guard left < timers.count else { break }
+            var smallest = left
+            if left + 1 < timers.count, Self.earlier(timers[left + 1], timers[left]) { smallest = left + 1 }
+            guard Self.earlier(timers[smallest], timers[parent]) else { break }
+            timers.swapAt(smallest, parent)
+            parent = smallest
+        }
+        return first
+    }
+
+    private static func earlier(_ first: Timer, _ second: Timer) -> Bool {
+        first.due != second.due ? first.due < second.due : first.sequence < second.sequence
+    }
+
+    // MARK: EventLoopGroup
+
+    public func next() -> any EventLoop { self }
+
+    public func any() -> any EventLoop { self }
+
+    public func makeIterator() -> EventLoopIterator { EventLoopIterator([self]) }
+
+    public func syncShutdownGracefully() throws { stop() }
+}
+
+/// Receives the datagrams of the sockets a ``ClientLoop`` owns; called on the loop.
+public protocol DatagramDelegate: AnyObject {
+    /// One datagram from the socket registered with `token`, valid only during the call.
+    func datagram(_ bytes: UnsafeRawBufferPointer, token: UInt32, now: NIODeadline)
+    /// A read error (on a connected UDP socket: an ICMP error, such as port unreachable, for an earlier datagram).
+    func datagramError(_ code: Int32, token: UInt32, now: NIODeadline)
+}
+
+/// The delegate of a loop that has none yet: datagrams are dropped.
+private final class NoDelegate: DatagramDelegate, Sendable {
+    static let shared = NoDelegate()
+    func datagram(_ bytes: UnsafeRawBufferPointer, token: UInt32, now: NIODeadline) {}
+    func datagramError(_ code: Int32, token: UInt32, now: NIODeadline) {}
+}
+
+/// A system call a ``ClientLoop`` made failed.
+public enum ClientLoopError: Error, Sendable, Hashable, CustomStringConvertible {
+    case system(String, Int32)
+
+    public var description: String {
+        switch self {
+        case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
+        }
+    }
+}
+
+private final class StartBox {
+    let loop: ClientLoop
+    let ready: Semaphore
+    init(loop: ClientLoop, ready: Semaphore) {
+        self.loop = loop
+        self.ready = ready
+    }
+}
+
+/// The sequence number a scheduled task got on the loop (0 until it is pushed); touched only on the loop.
+private final class ScheduledIdentity: @unchecked Sendable {
+    // @unchecked: written and read only on the owning ClientLoop's thread (both the push and the cancel run there).
+    var value: UInt64 = 0
+}
+
+/// A counting semaphore over a POSIX one.
+final class Semaphore: @unchecked Sendable {
+    // @unchecked: sem_t is designed for use from any thread.
+    private let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    init() { sem_init(semaphore, 0, 0) }
+    deinit {
+        sem_destroy(semaphore)
+        semaphore.deallocate()
+    }
+    func signal() { sem_post(semaphore) }
+    func wait() { while sem_wait(semaphore) != 0, errno == EINTR {} }
+}

@@ -1,0 +1,226 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+import SkirmishWire
+
+/// Receives what a ``Session``'s TCP or WebSocket channel reads, on the session's ``ClientLoop``.
+///
+/// The channel lives on a SwiftNIO loop; each event hops to the client loop, tagged with the token and socket
+/// generation the session gave, so an event of a socket the session has since closed is recognised and ignored.
+public protocol StreamDelegate: AnyObject {
+    /// The channel is connected (for WebSocket: upgraded) and ready for the handshake.
+    func streamOpened(_ channel: any Channel, token: UInt32, generation: UInt32, now: NIODeadline)
+    /// One packet's bytes (a TCP frame body or a WebSocket binary message).
+    func streamReceived(_ bytes: ByteBuffer, token: UInt32, generation: UInt32, now: NIODeadline)
+    /// The channel failed or closed; `text` says why.
+    func streamFailed(_ text: String, token: UInt32, generation: UInt32, now: NIODeadline)
+}
+
+/// A stream channel's way back to its session's loop.
+struct StreamLink: @unchecked Sendable {
+    // @unchecked: `delegate` is dereferenced only inside `loop.execute`, on the client loop that owns it; the loop
+    // outlives its sessions' channels (a swarm closes every session before it stops its loops).
+    let loop: ClientLoop
+    unowned(unsafe) let delegate: any StreamDelegate
+    let token: UInt32
+    let generation: UInt32
+
+    func opened(_ channel: any Channel) {
+        loop.execute { [self] in delegate.streamOpened(channel, token: token, generation: generation, now: .now()) }
+    }
+
+    func received(_ bytes: ByteBuffer) {
+        loop.execute { [self] in delegate.streamReceived(bytes, token: token, generation: generation, now: .now()) }
+    }
+
+    func failed(_ text: String) {
+        loop.execute { [self] in delegate.streamFailed(text, token: token, generation: generation, now: .now()) }
+    }
+}
+
+/// Opens TCP and WebSocket channels for sessions and writes their packets.
+enum StreamConnector {
+    static func connect(target: Target, group: any EventLoopGroup, timeout: TimeAmount, link: StreamLink) {
+        let bootstrap = ClientBootstrap(group: group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(timeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    switch target.transport {
+                    case .tcp:
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(PacketFrameCodec.FrameSlicing()))
+                        try channel.pipeline.syncOperations.addHandler(StreamLinkHandler(link: link))
+                    case .webSocket, .udp:
+                        try WebSocketLinkSetup.configure(channel, target: target, link: link)
+                    }
+                }
+            }
+        bootstrap.connect(host: target.host, port: target.port).whenComplete { result in
+            switch result {
+            case .success(let channel):
+                if target.transport == .tcp { link.opened(channel) }
+            // WebSocket: opened once the upgrade completes.
+            case .failure(let error):
+                link.failed("\(error)")
+            }
+        }
+    }
+
+    /// Writes one packet's bytes: a TCP frame with its length prefix, or a masked binary WebSocket message.
+    static func write(_ bytes: UnsafeRawBufferPointer, to channel: any Channel, transport: Transport) {
+        var buffer = channel.allocator.buffer(capacity: bytes.count + 4)
+        switch transport {
+        case .tcp:
+            buffer.writeInteger(UInt32(bytes.count))
+            buffer.writeBytes(bytes)
+            channel.writeAndFlush(buffer, promise: nil)
+        case .webSocket, .udp:
+            buffer.writeBytes(bytes)
+            channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: buffer), promise: nil)
+        }
+    }
+}
+
+/// TCP: each frame body is one packet; errors and the end of the channel are reported once.
+final class StreamLinkHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let link: StreamLink
+    private var reported = false
+
+    init(link: StreamLink) {
+        self.link = link
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        link.received(unwrapInboundIn(data))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        report("\(error)")
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        report("the server closed the connection")
+        context.fireChannelInactive()
+    }
+
+    private func report(_ text: String) {
+        guard !reported else { return }
+        reported = true
+        link.failed(text)
+    }
+}
+
+/// WebSocket: each binary message is one packet; pings are answered; text is an error (RFC 6455 §5.6: this protocol
+/// carries binary only).
+final class WebSocketLinkHandler: ChannelInboundHandler {
+    typealias InboundIn = WebSocketFrame
+
+    private let link: StreamLink
+    private var reported = false
+
+    init(link: StreamLink) {
+        self.link = link
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        link.opened(context.channel)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .binary:
+            link.received(frame.unmaskedData)
+        case .ping:
+            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+            context.writeAndFlush(NIOAny(pong), promise: nil)
+        case .connectionClose:
+            context.close(promise: nil)
+        case .text:
+            report("\(FrameError.notBinary)")
+            context.close(promise: nil)
+        default:
+            break
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        report("\(error)")
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        report("the server closed the connection")
+        context.fireChannelInactive()
+    }
+
+    private func report(_ text: String) {
+        guard !reported else { return }
+        reported = true
+        link.failed(text)
+    }
+}
+
+/// The client side of the WebSocket upgrade: an HTTP GET to the target's path, then binary frames.
+enum WebSocketLinkSetup {
+    static func configure(_ channel: any Channel, target: Target, link: StreamLink) throws {
+        let upgrader = NIOWebSocketClientUpgrader(
+            maxFrameSize: WireLimits.maxFrame + 16,
+            upgradePipelineHandler: { channel, _ in
+                channel.eventLoop.makeCompletedFuture {
+                    channel.pipeline.syncOperations.removeHandler(name: UpgradeRequest.name, promise: nil)
+                    try channel.pipeline.syncOperations.addHandler(WebSocketLinkHandler(link: link))
+                }
+            })
+        let configuration: NIOHTTPClientUpgradeConfiguration = (upgraders: [upgrader], completionHandler: { _ in })
+        try channel.pipeline.syncOperations.addHTTPClientHandlers(withClientUpgrade: configuration)
+        try channel.pipeline.syncOperations.addHandler(UpgradeRequest(target: target, link: link), name: UpgradeRequest.name)
+    }
+}
+
+/// Sends the upgrade request once the TCP connection is up; a plain HTTP answer means the server refused it.
+private final class UpgradeRequest: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    static let name = "skirmish.upgrade-request"
+    private let target: Target
+    private let link: StreamLink
+
+    init(target: Target, link: StreamLink) {
+        self.target = target
+        self.link = link
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: "\(target.host):\(target.port)")
+        headers.add(name: "Content-Length", value: "0")
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.path, headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let head) = unwrapInboundIn(data), head.status != .switchingProtocols {
+            link.failed("the server refused the WebSocket upgrade: \(head.status.code) \(head.status.reasonPhrase)")
+            context.close(promise: nil)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        link.failed("\(error)")
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        link.failed("the server closed the connection before the WebSocket upgrade")
+        context.fireChannelInactive()
+    }
+}

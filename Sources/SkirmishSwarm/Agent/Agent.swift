@@ -1,0 +1,115 @@
+import NIOCore
+import SkirmishGames
+import SkirmishTelemetry
+import SkirmishWire
+
+/// What a player does inside one match: the game-specific half of a behaviour, and the API for writing your own.
+///
+/// The swarm's runtime owns everything around an agent — the socket, the protocol (handshake, reliable delivery,
+/// resume), the clock, the persona's steps and the metrics — and calls the agent only with events and the time. An
+/// agent answers by sending through its ``AgentContext``; it never reads the clock, sleeps or schedules anything: it
+/// says when it next wants to act (``nextWake``) and is woken then. Many thousands of agents share one loop, so every
+/// call must return quickly and should allocate nothing on the per-tick path.
+///
+/// A match's agent is made fresh for each match by the ``BehaviorRegistry`` entry its persona names. Structs and
+/// classes both work: the runtime stores the agent inline and calls its mutating methods in place.
+public protocol Agent {
+    /// The server granted the seat (`welcome`); the match may still be forming.
+    mutating func seated(_ welcome: Welcome, context: inout AgentContext)
+    /// A message from the server, delivered in order (reliable ones exactly once).
+    mutating func received(_ message: Message, context: inout AgentContext)
+    /// Called at or after ``nextWake``.
+    mutating func wake(context: inout AgentContext)
+    /// The seat was resumed after a deliberate drop (the `reconnector`): whatever fell due while away was skipped on
+    /// purpose, not sent late. The default does nothing.
+    mutating func resumed(context: inout AgentContext)
+    /// When the agent next wants ``wake(context:)``; `nil` when it only reacts to messages.
+    var nextWake: NIODeadline? { get }
+    /// The match is over for this player (won, lost, or the others left); the runtime then moves to the persona's
+    /// next step.
+    var isMatchOver: Bool { get }
+}
+
+extension Agent {
+    public mutating func resumed(context: inout AgentContext) {}
+}
+
+/// Everything an ``Agent`` may use during one call: the time, what it sends, its random numbers and the figures it
+/// reports.
+///
+/// Made by the runtime for each call and discarded after it; what the agent sent leaves once the call returns.
+public struct AgentContext {
+    /// The time of the event being handled (for a message: when its datagram was read).
+    public let now: NIODeadline
+    /// The bot's seeded generator: the same seed replays the same run.
+    public var random: SeededRandom
+    /// The persona this bot plays.
+    public let persona: Persona
+    /// The bot's number in the run (unique across shards).
+    public let botNumber: Int
+    /// The smoothed round trip to the server, in seconds (0 before the first Pong).
+    public let smoothedRTT: Double
+    /// The smallest round trip seen, in seconds (0 before the first Pong).
+    public let minimumRTT: Double
+    let meters: Meters
+    var outbox: [Outgoing]
+
+    enum Outgoing {
+        case message(Message)
+        case raw([UInt8])
+    }
+
+    init(
+        now: NIODeadline, random: SeededRandom, persona: Persona, botNumber: Int, smoothedRTT: Double,
+        minimumRTT: Double, meters: Meters, outbox: [Outgoing]
+    ) {
+        self.now = now
+        self.random = random
+        self.persona = persona
+        self.botNumber = botNumber
+        self.smoothedRTT = smoothedRTT
+        self.minimumRTT = minimumRTT
+        self.meters = meters
+        self.outbox = outbox
+    }
+
+    /// Sends a message with its type's delivery class (reliable types are resent until acknowledged).
+    public mutating func send(_ message: Message) {
+        outbox.append(.message(message))
+    }
+
+    /// Sends bytes exactly as given, bypassing the codec (hostile traffic for testing a server's defences); counted
+    /// as sent, never as legitimate traffic of a decoded type.
+    public mutating func sendRaw(_ bytes: [UInt8]) {
+        outbox.append(.raw(bytes))
+    }
+
+    /// Seconds since an arbitrary fixed point, for Ping send times and game clocks.
+    public func seconds(_ deadline: NIODeadline) -> Double { Double(deadline.uptimeNanoseconds) / 1e9 }
+
+    /// ``now`` in seconds since an arbitrary fixed point.
+    public var seconds: Double { seconds(now) }
+
+    /// Counts a desync: two views of state that must agree do not. `part` names what differs (`puck`, `piles`, ...).
+    public func recordDesync(part: String) { meters.desync(part: part) }
+
+    /// Counts an error of this kind (`skirmish_errors_total{kind}`).
+    public func recordError(_ kind: String) { meters.error(kind) }
+
+    /// Counts a match this player started (`skirmish_matches_started_total`).
+    public func recordMatchStarted() { meters.shard.add(meters.matchesStarted) }
+
+    /// Counts a match this player saw to its end (`skirmish_matches_completed_total`).
+    public func recordMatchCompleted() { meters.shard.add(meters.matchesCompleted) }
+
+    /// Records one replica check; a run of failed checks is one desync episode, counted when it starts.
+    public func check(_ result: ReplicaCheck, episode: inout Bool) {
+        switch result {
+        case .ok:
+            episode = false
+        case .desync(let part):
+            if !episode { meters.desync(part: part) }
+            episode = true
+        }
+    }
+}
