@@ -75,7 +75,8 @@ extension ClientConnection {
 
         /// All kinds together.
         public var total: UInt64 {
-            tooShort &+ badMagic &+ unknownType &+ truncatedPayload &+ trailingBytes &+ badString &+ tooLarge &+ badValue
+            tooShort &+ badMagic &+ unknownType &+ truncatedPayload &+ trailingBytes &+ badString &+ tooLarge
+                &+ badValue
         }
     }
 }

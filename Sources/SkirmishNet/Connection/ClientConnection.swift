@@ -413,8 +413,8 @@ public struct ClientConnection: Sendable {
         while actions.cursor < actions.events.count {
             let index = actions.cursor
             actions.cursor += 1
-            // An event appended to `events` by someone else than the connection has no epoch: it is current.
-            guard index < actions.epochs.count, actions.epochs[index] != epoch else { return actions.events[index] }
+            // An event appended to `events` by someone other than the connection has no epoch: it is current.
+            if index >= actions.epochs.count || actions.epochs[index] == epoch { return actions.events[index] }
             counters.staleEventsDropped &+= 1
         }
         return nil
