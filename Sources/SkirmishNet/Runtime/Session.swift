@@ -102,12 +102,19 @@ public struct Session {
         closeSocket(on: loop, now: now)
     }
 
-    /// Says goodbye (when seated) and closes the socket.
-    public mutating func close(reason: DisconnectReason, on loop: ClientLoop, now: NIODeadline) {
+    /// Says goodbye (when seated) and closes the socket; `sent` hears of the goodbye as of any packet.
+    public mutating func close(
+        reason: DisconnectReason, on loop: ClientLoop, now: NIODeadline, sent: (MessageType, Int) -> Void = { _, _ in }
+    ) {
         var actions = ClientConnection.Actions()
         connection.close(reason: reason, now: now, into: &actions)
-        write(actions.packets, on: loop, now: now)
+        write(actions.packets, on: loop, now: now, sent: sent)
         closeSocket(on: loop, now: now)
+    }
+
+    /// The next event of `actions` that still belongs to this connection (see ``ClientConnection/nextEvent(from:)``).
+    public mutating func nextEvent(from actions: inout ClientConnection.Actions) -> ClientConnection.Event? {
+        connection.nextEvent(from: &actions)
     }
 
     /// The datagram token of the current socket: the owner's slot (24 bits) and the socket's generation (8 bits).

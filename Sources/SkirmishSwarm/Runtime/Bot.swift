@@ -41,6 +41,8 @@ final class Bot {
     private var stepIndex = 0
     private var repeats = 0
     private(set) var session: Session?
+    /// Counts the sessions this bot has had: an event of a session the bot has since replaced is never delivered.
+    private var sessionEpoch: UInt32 = 0
     private var agent: (any Agent)?
     /// Counted in `skirmish_bots_connected` (seated, not suspended).
     private var counted = false
@@ -192,6 +194,7 @@ final class Bot {
         context.outbox.removeAll()
         group.outbox = context.outbox
         session = Session(configuration: group.sessionConfiguration(for: self), now: now)
+        sessionEpoch &+= 1
         reportedLost = 0
         reportedResends = 0
         phase = .connecting(since: now)
@@ -209,8 +212,10 @@ final class Bot {
 
     private func closeSession(in group: BotGroup, now: NIODeadline) {
         uncount()
-        session?.close(reason: .quit, on: group.loop, now: now)
+        let meters = self.meters
+        session?.close(reason: .quit, on: group.loop, now: now) { type, size in meters.sent(type, bytes: size) }
         session = nil
+        sessionEpoch &+= 1
         agent = nil
         nextPing = nil
         nextChat = nil
@@ -273,14 +278,17 @@ final class Bot {
             meters.resent(Int(stats.resends - reportedResends))
             reportedResends = stats.resends
         }
-        guard !group.actions.events.isEmpty else { return group.actions.packets.removeAll(keepingCapacity: true) }
-        let events = group.actions.events
-        group.actions.removeAll()
-        let socket = session!.generation
-        for event in events {
-            guard let session, session.generation == socket else { break }
+        guard !group.actions.events.isEmpty else { return group.actions.removeAll() }
+        // Taken out of the group while its events are handled: a handler may start the next match, which uses the
+        // group's actions again. Moved, not copied, so its storage is reused and nothing is allocated.
+        var current = group.actions
+        group.actions = ClientConnection.Actions()
+        let epoch = sessionEpoch
+        while sessionEpoch == epoch, session != nil, let event = session!.nextEvent(from: &current) {
             handle(event, now: now, in: group)
         }
+        current.removeAll()
+        if group.actions.packets.capacity < current.packets.capacity { group.actions = current }
     }
 
     private func handle(_ event: ClientConnection.Event, now: NIODeadline, in group: BotGroup) {
@@ -341,10 +349,16 @@ final class Bot {
         if session!.connection.stats.droppedSends > before { meters.error("send_while_disconnected") }
         let meters = self.meters
         session!.write(group.sending.packets, on: group.loop, now: now) { type, size in meters.sent(type, bytes: size) }
-        let events = group.sending.events
-        group.sending.removeAll()
+        guard !group.sending.events.isEmpty else { return group.sending.removeAll() }
         // A send can end the connection (its reliable queue is full): handled like any other end.
-        for event in events { handle(event, now: now, in: group) }
+        var current = group.sending
+        group.sending = ClientConnection.Actions()
+        let epoch = sessionEpoch
+        while sessionEpoch == epoch, session != nil, let event = session!.nextEvent(from: &current) {
+            handle(event, now: now, in: group)
+        }
+        current.removeAll()
+        if group.sending.packets.capacity < current.packets.capacity { group.sending = current }
     }
 
     // MARK: Session events
@@ -404,6 +418,7 @@ final class Bot {
     private func dropSession(in group: BotGroup, now: NIODeadline) {
         session?.close(reason: .quit, on: group.loop, now: now)
         session = nil
+        sessionEpoch &+= 1
         agent = nil
         nextPing = nil
         nextChat = nil
