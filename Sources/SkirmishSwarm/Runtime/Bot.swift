@@ -63,15 +63,31 @@ final class Bot {
     private var reportedLost: UInt64 = 0
     private var reportedResends: UInt64 = 0
 
-    init(number: Int, slot: Int32, persona: Persona, meters: Meters, random: SeededRandom, oneShot: Bool) {
+    /// What a player started by an ``AgentRunner`` brings besides its persona: its own server, match and agent.
+    struct Override {
+        var target: Target
+        var match: UInt32
+        var makeAgent: BehaviorRegistry.Factory
+        var pingInterval: TimeAmount
+    }
+
+    let override: Override?
+
+    init(
+        number: Int, slot: Int32, persona: Persona, meters: Meters, random: SeededRandom, oneShot: Bool,
+        override: Override? = nil
+    ) {
         self.number = number
         self.slot = slot
         self.persona = persona
         self.meters = meters
         self.random = random
         self.oneShot = oneShot
-        steps = persona.steps.isEmpty ? Self.defaultSteps : persona.steps
+        self.override = override
+        steps = override != nil ? [.playUntilMatchOver, .quit] : persona.steps.isEmpty ? Self.defaultSteps : persona.steps
     }
+
+    private var pingInterval: TimeAmount { override?.pingInterval ?? .seconds(1) }
 
     /// A persona without steps plays match after match with a short think between them.
     static let defaultSteps: [Step] = [
@@ -189,7 +205,7 @@ final class Bot {
 
     private func startMatch(now: NIODeadline, until: NIODeadline?, in group: BotGroup) {
         var context = makeContext(now: now, in: group)
-        agent = group.behaviors.makeAgent(persona.behavior.rawValue, context: &context)
+        agent = override.map { $0.makeAgent(&context) } ?? group.behaviors.makeAgent(persona.behavior.rawValue, context: &context)
         random = context.random
         context.outbox.removeAll()
         group.outbox = context.outbox
@@ -384,7 +400,7 @@ final class Bot {
         default:
             break
         }
-        nextPing = now + .seconds(1)
+        nextPing = now + pingInterval
         if persona.behavior == .chatter { nextChat = now + randomDelay(persona.chatEvery, default: 1...2) }
         if persona.behavior == .reconnector { nextDrop = now + randomDelay(persona.reconnectEvery, default: 5...10) }
     }
@@ -471,7 +487,7 @@ final class Bot {
         let ping = Ping(player: UInt32(truncatingIfNeeded: number), count: pings, sendTime: Double(now.uptimeNanoseconds) / 1e9)
         send(.ping(ping), now: now, in: group)
         meters.shard.add(meters.pingsSent)
-        nextPing = now + .seconds(1)
+        nextPing = now + pingInterval
     }
 
     private func sendChat(now: NIODeadline, in group: BotGroup) {

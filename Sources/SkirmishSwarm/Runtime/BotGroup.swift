@@ -218,6 +218,40 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         afterActivity(bot)
     }
 
+    /// Starts one player outside the script (see ``AgentRunner``); returns its slot, which names it to ``retire(slot:)``.
+    func spawn(persona: Persona, override: Bot.Override, number: Int, now: NIODeadline) -> Int32 {
+        let meters = adHocMeters[persona.name] ?? Meters(
+            shard: shard, persona: persona.name, game: persona.game, isLegit: persona.isLegit)
+        adHocMeters[persona.name] = meters
+        let slot: Int32
+        if let free = freeSlots.popLast() {
+            slot = free
+        } else {
+            slot = Int32(bots.count)
+            bots.append(nil)
+        }
+        let bot = Bot(
+            number: number, slot: slot, persona: persona, meters: meters,
+            random: SeededRandom(seed: context.seed).derived(UInt64(number)), oneShot: true, override: override)
+        bots[Int(slot)] = bot
+        openCount += 1
+        bot.wake(now: now, in: self)
+        afterActivity(bot)
+        return slot
+    }
+
+    /// Retires the player in `slot` (a polite goodbye if it is seated); nothing if it is gone already.
+    func retire(slot: Int32, number: Int, now: NIODeadline) {
+        guard Int(slot) < bots.count, let bot = bots[Int(slot)], bot.number == number else { return }
+        bot.retire(in: self, now: now)
+        release(bot)
+    }
+
+    /// Whether the player in `slot` is still alive.
+    func isAlive(slot: Int32, number: Int) -> Bool { Int(slot) < bots.count && bots[Int(slot)]?.number == number }
+
+    private var adHocMeters: [String: Meters] = [:]
+
     /// Retires every bot (a polite ClientQuit from those in a match) and stops the clock.
     func stop() {
         stopped = true
@@ -233,11 +267,12 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
     // MARK: Sessions
 
     func sessionConfiguration(for bot: Bot) -> Session.Configuration {
-        let target = context.target(for: bot.persona)
+        let target = bot.override?.target ?? context.target(for: bot.persona)
         var connection = ClientConnection.Configuration(
             game: bot.persona.game, seats: UInt8(bot.persona.seats),
             name: String(bot.persona.name.prefix(WireLimits.maxName)), mode: target.transport == .udp ? .datagram : .stream)
         connection.handshakeTimeout = .seconds(5)
+        connection.match = bot.override?.match ?? 0
         var configuration = Session.Configuration(target: target, connection: connection)
         configuration.seed = context.seed ^ UInt64(bot.number) &* 0x9E37_79B9
         configuration.link = LinkProfile(bot.persona.link)

@@ -161,6 +161,32 @@ public struct Persona: Sendable, Hashable {
 
     /// Rogue traffic is excluded from the legitimate figures.
     public var isLegit: Bool { behavior != .rogue }
+
+    /// A persona; the defaults are a script's (two seats, 30 Hz Puck or 2 Hz other inputs, a perfect link, match
+    /// after match).
+    public init(
+        name: String, weight: Int = 1, game: GameKind, behavior: BehaviorName, seats: Int = 2,
+        inputRate: Double? = nil, link: LinkSpec = LinkSpec(), transport: TransportKind? = nil,
+        difficulty: Difficulty? = nil, snapReaction: ReactionSpec? = nil, chatEvery: ClosedRange<Duration>? = nil,
+        reconnectEvery: ClosedRange<Duration>? = nil, offlineFor: ClosedRange<Duration>? = nil,
+        rogueRate: Double? = nil, steps: [Step] = [.playUntilMatchOver, .repeat(times: nil)]
+    ) {
+        self.name = name
+        self.weight = weight
+        self.game = game
+        self.behavior = behavior
+        self.seats = seats
+        self.inputRate = inputRate ?? (game == .puck ? 30 : 2)
+        self.link = link
+        self.transport = transport
+        self.difficulty = difficulty
+        self.snapReaction = snapReaction
+        self.chatEvery = chatEvery
+        self.reconnectEvery = reconnectEvery
+        self.offlineFor = offlineFor
+        self.rogueRate = rogueRate
+        self.steps = steps
+    }
 }
 
 /// A pass/fail condition on a run's figures, such as `rtt_p99: "< 120ms"`.

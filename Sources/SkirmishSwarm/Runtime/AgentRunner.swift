@@ -1,0 +1,120 @@
+import NIOCore
+import SkirmishNet
+import SkirmishTelemetry
+import SkirmishWire
+import Synchronization
+
+/// Runs single players outside a script, on the same runtime as a swarm: the practice page's AI opponent,
+/// `skirmish ai-eval`'s players and the benchmarks use it.
+///
+/// Each player is a bot with one ``Agent`` for one match: the runtime connects it (cookie handshake, reliable
+/// delivery, resume, keepalives), pings it at the given interval (its ``AgentContext`` carries the round trip), wakes
+/// the agent when it asks and ends the player when the match is over or ``stop(_:)`` is called. What a player
+/// learns — its seat, its score, how its match ended — the agent reports itself (to a `Sendable` box it shares with
+/// whoever started it); the runner only starts and stops.
+public final class AgentRunner: Sendable {
+    /// One running player.
+    public struct Player: Sendable, Hashable {
+        let slot: Int32
+        let number: Int
+    }
+
+    /// How one player connects and plays.
+    public struct Configuration: Sendable {
+        /// The server and transport.
+        public var target: Target
+        /// The persona: its name labels the metrics; its game, seats, link and input rate are used.
+        public var persona: Persona
+        /// The match to join (0: any).
+        public var match: UInt32 = 0
+        /// How often the runtime pings (the agent hears the round trip through its context).
+        public var pingInterval: Duration = .seconds(1)
+
+        public init(target: Target, persona: Persona) {
+            self.target = target
+            self.persona = persona
+        }
+    }
+
+    private let loop: ClientLoop
+    private let group: NIOLoopBound<BotGroup>
+    private let numbers = NumberSource()
+
+    /// Starts the runner's loop; `streamLoops` carries TCP and WebSocket players.
+    public init(name: String = "skirmish-agents", streamLoops: (any EventLoopGroup)? = nil, seed: UInt64 = 1) throws {
+        let loop = try ClientLoop(name: name)
+        var context = SwarmContext(
+            personas: PersonaTable([Persona(name: "agent", game: .puck, behavior: .idle)]), seed: seed,
+            constantLabels: Labels([:]), target: Target(transport: .udp, host: "127.0.0.1", port: 1), alternates: [:])
+        context.streamLoops = streamLoops
+        let made = try loop.submit {
+            let group = BotGroup(loop: loop, index: 0, groupCount: 1, context: context)
+            loop.delegate = group
+            group.start()
+            return NIOLoopBound(group, eventLoop: loop)
+        }.wait()
+        self.loop = loop
+        group = made
+    }
+
+    deinit {
+        let group = self.group
+        loop.execute { group.value.stop() }
+        loop.stop()
+    }
+
+    /// Starts a player that plays one match with the agent `makeAgent` makes once it is seated.
+    @discardableResult
+    public func start(_ configuration: Configuration, makeAgent: @escaping BehaviorRegistry.Factory) async throws
+        -> Player
+    {
+        let number = numbers.next()
+        let group = self.group
+        let slot = try await loop.submit {
+            var resolved = configuration.target
+            resolved.host = configuration.target.host
+            return group.value.spawn(
+                persona: configuration.persona,
+                override: Bot.Override(
+                    target: resolved, match: configuration.match, makeAgent: makeAgent,
+                    pingInterval: .nanoseconds(Int64(configuration.pingInterval.nanoseconds))),
+                number: number, now: .now())
+        }.get()
+        return Player(slot: slot, number: number)
+    }
+
+    /// Ends `player`: a polite goodbye if it is seated. Nothing if its match already ended.
+    public func stop(_ player: Player) async {
+        let group = self.group
+        try? await loop.submit { group.value.retire(slot: player.slot, number: player.number, now: .now()) }.get()
+    }
+
+    /// Whether `player` is still connecting or playing.
+    public func isRunning(_ player: Player) async -> Bool {
+        let group = self.group
+        return (try? await loop.submit { group.value.isAlive(slot: player.slot, number: player.number) }.get()) ?? false
+    }
+
+    /// The figures of every player so far (packets, round trips, desyncs, ...).
+    public func snapshot() async -> MetricsSnapshot {
+        let group = self.group
+        return (try? await loop.submit { group.value.shard.snapshot(at: WallClock.milliseconds()) }.get())
+            ?? MetricsSnapshot()
+    }
+
+    /// Runs `body` on the runner's loop, where agents live: for reading what an agent keeps without a lock.
+    public func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
+        try await loop.submit(body).get()
+    }
+}
+
+/// Hands out player numbers (unique within one runner).
+private final class NumberSource: Sendable {
+    private let counter = Mutex(0)
+    func next() -> Int {
+        counter.withLock { value in
+            defer { value += 1 }
+            return value
+        }
+    }
+}
