@@ -84,7 +84,7 @@ import Testing
     }
 
     static func address(_ port: Int) throws -> ConnectionID {
-        .datagram(try SocketAddress(ipAddress: "127.0.0.1", port: port))
+        .datagram(try #require(DatagramAddress(try SocketAddress(ipAddress: "127.0.0.1", port: port))))
     }
 
     @Test func aHelloWithoutAValidCookieNeverAllocatesASession() throws {

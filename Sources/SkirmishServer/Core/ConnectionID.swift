@@ -1,11 +1,12 @@
-import NIOCore
+import SkirmishNet
 
 /// Where a peer's packets come from and go to.
 ///
-/// UDP peers are known by their address (the cookie proved it is theirs); TCP and WebSocket peers by the stream
-/// their connection was given when it was accepted.
+/// UDP peers are known by their address (the cookie proved it is theirs) — a plain value, so that looking one up per
+/// datagram neither allocates nor chases a pointer; TCP and WebSocket peers by the stream their connection was given
+/// when it was accepted.
 package enum ConnectionID: Sendable, Hashable, CustomStringConvertible {
-    case datagram(SocketAddress)
+    case datagram(DatagramAddress)
     case stream(UInt64)
 
     package var isDatagram: Bool {

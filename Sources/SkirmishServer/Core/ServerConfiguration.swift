@@ -5,7 +5,7 @@ import SkirmishTelemetry
 
 /// Everything a reference server can be told: where to listen and how much it will hold.
 ///
-/// The defaults fit one core of the budget in DESIGN §9 (≥ 500 Puck matches at 60 Hz) with head room, and every
+/// The defaults fit one core of the budget in DESIGN §9 (≥ 4,000 Puck matches at 60 Hz) with head room, and every
 /// table the server keeps is bounded by one of these limits.
 public struct ServerConfiguration: Sendable {
     /// A host and port to listen on; port 0 picks a free port.

@@ -491,10 +491,8 @@ package struct ServerCore: Sendable {
         stats.matches = matches.count
     }
 
-    /// The bytes a cookie is bound to: the address and port as text (the handshake path only).
-    private static func cookieKey(_ address: SocketAddress) -> [UInt8] {
-        Array("\(address.ipAddress ?? "?"):\(address.port ?? 0)".utf8)
-    }
+    /// The bytes a cookie is bound to: the address and port (the handshake path only).
+    private static func cookieKey(_ address: DatagramAddress) -> [UInt8] { address.bytes }
 }
 
 extension Rejection {

@@ -3,6 +3,9 @@ import SkirmishNet
 import SkirmishWire
 
 /// Feeds UDP datagrams to the server core and writes its replies once per read batch.
+///
+/// NIO reads one datagram per readable event (`maxMessagesPerRead` 1); the server's ``DatagramListener`` reads the
+/// rest in batches on the same socket, and ``channelReadComplete(context:)`` writes every reply with one flush.
 final class DatagramHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
@@ -15,10 +18,7 @@ final class DatagramHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
         let loop = server.value
-        let now = NIODeadline.now()
-        envelope.data.withUnsafeReadableBytes { bytes in
-            loop.core.receive(bytes, from: .datagram(envelope.remoteAddress), now: now)
-        }
+        envelope.data.withUnsafeReadableBytes { bytes in loop.receive(bytes, from: envelope.remoteAddress) }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -27,6 +27,11 @@ final class DatagramHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A UDP socket reports ICMP errors (a bot's port closed) as read errors; the channel stays usable.
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        server.value.datagramsClosed()
+        context.fireChannelInactive()
     }
 }
 

@@ -7,7 +7,7 @@ import SkirmishWire
 /// The reference match server, running on one event loop of the group it is given.
 ///
 /// One loop owns every session and match, so no state is shared between threads and nothing on the hot path takes a
-/// lock; DESIGN §9 budgets one core for 500 Puck matches. Start it with ``start(configuration:group:)``, read
+/// lock; DESIGN §9 budgets one core for 4,000 Puck matches. Start it with ``start(configuration:group:)``, read
 /// ``addresses`` to find the listeners, and ``shutdown()`` to send every player `ServerQuit` and close.
 public final class ReferenceServer: Sendable {
     /// Where the server listens.
@@ -76,24 +76,30 @@ public final class ReferenceServer: Sendable {
         do {
             if let udp = configuration.udp {
                 // No SO_REUSEADDR: on UDP it would let a second server bind the same port and silently take over
-                // (or split) its traffic, where the operator needs "address already in use".
+                // (or split) its traffic, where the operator needs "address already in use". The server opens the
+                // socket itself so that it knows the descriptor to batch reads and writes on (DatagramListener).
                 let channel = try await ListenError.naming("udp", host: udp.host, port: udp.port) {
-                    try await DatagramBootstrap(group: loop)
+                    let descriptor = try DatagramListener.openSocket(host: udp.host, port: udp.port)
+                    let channel = try await DatagramBootstrap(group: loop)
                         // A few MiB of kernel buffer ride out a busy tick instead of dropping a burst of datagrams.
                         .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
                         .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
-                        .channelOption(.maxMessagesPerRead, value: 32)
+                        // NIO reads the first datagram of each readable spell; the listener batches the rest.
+                        .channelOption(.maxMessagesPerRead, value: 1)
                         .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
                         .channelInitializer { channel in
                             channel.eventLoop.makeCompletedFuture {
                                 try channel.pipeline.syncOperations.addHandler(DatagramHandler(server: state))
                             }
                         }
-                        .bind(host: udp.host, port: udp.port).get()
+                        .withBoundSocket(descriptor).get()
+                    try await loop.submit {
+                        state.value.datagrams = DatagramListener(descriptor: descriptor, channel: channel)
+                    }.get()
+                    return channel
                 }
                 listeners.append(channel)
                 addresses.udp = channel.localAddress
-                try await loop.submit { state.value.udp = channel }.get()
             }
             if let tcp = configuration.tcp {
                 let channel = try await ListenError.naming("tcp", host: tcp.host, port: tcp.port) {

@@ -1,4 +1,5 @@
 import NIOCore
+import SkirmishNet
 import SkirmishTelemetry
 import SkirmishWire
 
@@ -9,15 +10,14 @@ import SkirmishWire
 final class ServerLoop {
     let loop: any EventLoop
     var core: ServerCore
-    var udp: (any Channel)?
+    /// The UDP socket, while it is open.
+    var datagrams: DatagramListener?
     private var streams: [UInt64: any Channel] = [:]
     private var nextStream: UInt64 = 1
     private var tickStart = NIODeadline.now()
     private var tickCount: Int64 = 0
     private var tickTask: Scheduled<Void>?
     private var touched: [any Channel] = []
-    /// Where each datagram of the flush in progress lies in its shared buffer (reused between flushes).
-    private var spans: [(start: Int, length: Int)] = []
     private var stopped = false
     /// Time from a tick's start to its snapshots being written, per tick (`skirmish_server_tick_duration_seconds`).
     private(set) var tickDurations = HistogramValue(scale: .seconds)
@@ -87,42 +87,18 @@ final class ServerLoop {
 
     // MARK: Output
 
-    /// Writes everything the core queued, then flushes each channel once.
+    /// Writes everything the core queued, then flushes each stream channel once.
     ///
-    /// Datagrams are encoded back to back into one buffer and written as slices of it, so a tick's thousand
-    /// snapshots cost one allocation instead of a thousand; the outbox's own storage is handed back to the core.
+    /// Datagrams go out through the ``DatagramListener`` with `sendmmsg`, up to 1,024 per system call, encoded into
+    /// buffers it allocated once; the outbox's own storage is handed back to the core. A tick's thousands of snapshots
+    /// thus cost a few system calls and no allocation.
     func flush() {
         guard !core.outbox.isEmpty else { return }
         var outbox = core.outbox
         core.outbox = []
         var closing: [any Channel] = []
-        if let udp {
-            // Locals, not properties of this class: each property access would be a dynamic exclusivity check.
-            var buffer = udp.allocator.buffer(capacity: 256 * outbox.count)
-            var spans = self.spans
-            self.spans = []
-            spans.removeAll(keepingCapacity: true)
-            for outgoing in outbox {
-                guard case .datagram = outgoing.connection else { continue }
-                let start = buffer.writerIndex
-                let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: WireLimits.maxDatagram) {
-                    (try? outgoing.packet.encode(into: $0)) ?? 0
-                }
-                spans.append((start, written))
-            }
-            var next = 0
-            var bytes = 0
-            for outgoing in outbox {
-                guard case .datagram(let address) = outgoing.connection else { continue }
-                let (start, written) = spans[next]
-                next += 1
-                guard written > 0, let slice = buffer.getSlice(at: start, length: written) else { continue }
-                bytes += written
-                udp.write(AddressedEnvelope(remoteAddress: address, data: slice), promise: nil)
-            }
-            core.wrote(bytes: bytes)
-            self.spans = spans
-            if next > 0 { markTouched(udp) }
+        if let datagrams {
+            core.wrote(bytes: datagrams.write(outbox))
         }
         for outgoing in outbox {
             guard case .stream(let id) = outgoing.connection, let channel = streams[id] else { continue }
@@ -137,6 +113,19 @@ final class ServerLoop {
         for channel in closing { channel.close(promise: nil) }
     }
 
+    // MARK: Datagrams
+
+    /// One datagram NIO read (the first of a readable spell), then the rest of what is waiting, read in batches.
+    func receive(_ bytes: UnsafeRawBufferPointer, from address: SocketAddress) {
+        if let address = DatagramAddress(address) {
+            core.receive(bytes, from: .datagram(address), now: .now())
+        }
+        datagrams?.drain { bytes, address, now in core.receive(bytes, from: .datagram(address), now: now) }
+    }
+
+    /// The UDP socket is closing: nothing may be read from or written to its descriptor any more.
+    func datagramsClosed() { datagrams = nil }
+
     private func markTouched(_ channel: any Channel) {
         if !touched.contains(where: { $0 === channel }) { touched.append(channel) }
     }
@@ -149,6 +138,7 @@ final class ServerLoop {
         tickTask?.cancel()
         core.shutdown(now: .now())
         flush()
+        datagrams = nil
         return Array(streams.values)
     }
 }

@@ -11,10 +11,12 @@ struct ServerBench: AsyncParsableCommand {
         commandName: "server",
         abstract: "Find the most concurrent Puck matches one server core runs at 60 Hz with snapshot age p99 < 1 tick.",
         discussion: """
-            The reference server runs in this process on one event loop pinned to core 0 (UDP only). A load \
-            generator thread pinned to core 1 opens two plain UDP sockets per match, does the cookie handshake, \
-            acknowledges reliable packets and sends a PaddleState per client at --input-rate; it is not SkirmishNet, \
-            so the server is what runs out of time. (--no-pin leaves both unpinned.)
+            The reference server runs in this process on one event loop pinned to core 0 (UDP only; it reads \
+            datagrams with recvmmsg and writes them with sendmmsg). A load generator thread pinned to core 1 plays \
+            two clients per match from one UDP socket, each client with its own loopback address (127.64.0.0/16, \
+            chosen per datagram with IP_PKTINFO), in batches of datagrams (sendmmsg, recvmmsg): it does the cookie \
+            handshake, acknowledges reliable packets and sends a PaddleState per client at --input-rate; it is not \
+            SkirmishNet, so the server is what runs out of time. (--no-pin leaves both unpinned.)
 
             Each step starts a fresh server with M matches, waits until every client is welcomed, warms up for \
             --warmup seconds and measures for --window seconds:
@@ -29,18 +31,21 @@ struct ServerBench: AsyncParsableCommand {
             generator fell 200 ms behind its own schedule proves nothing about the server: the search stays below \
             it and says so.
 
-            Budget (DESIGN §9): ≥ 500 matches at 60 Hz on one core, about 60,000 packets/s each way.
+            Budget (DESIGN §9): ≥ 4,000 matches at 60 Hz with 30 Hz inputs on one core, about 240,000 packets/s \
+            each way. On a loopback-only machine every datagram also costs its sender the kernel's delivery to the \
+            receiving socket, so both cores are busy well before that: the figure shows what two cores of this \
+            machine sustain, and "µs/pkt" the server's whole cost per datagram, kernel included.
             """
     )
 
     @Option(help: "Matches in the first step.")
     var start = 125
 
-    @Option(help: "Never try more matches than this (two sockets each).")
-    var maxMatches = 4_000
+    @Option(help: "Never try more matches than this.")
+    var maxMatches = 6_000
 
-    @Option(help: "PaddleState inputs per second per client.")
-    var inputRate = 60
+    @Option(help: "PaddleState inputs per second per client (DESIGN §9's budget is for 30).")
+    var inputRate = 30
 
     @Option(help: "Seconds of warm-up in each step, after every client is welcomed.")
     var warmup = 1
@@ -64,7 +69,7 @@ struct ServerBench: AsyncParsableCommand {
         guard (2...20_000).contains(start) else { throw ValidationError("--start must be 2 to 20000, got \(start)") }
         guard (start...9_000).contains(maxMatches) else {
             throw ValidationError(
-                "--max-matches must be between --start and 9000 (two sockets each), got \(maxMatches)")
+                "--max-matches must be between --start and 9000, got \(maxMatches)")
         }
         guard (1...240).contains(inputRate) else {
             throw ValidationError("--input-rate must be 1 to 240 per second, got \(inputRate)")
@@ -101,7 +106,6 @@ struct ServerBench: AsyncParsableCommand {
                 + "worth: \(fixed(1e9 / (60 * (2 * profile.inputNanoseconds * Double(inputRate) / 60 + profile.tickNanosecondsPerMatch)), 0)) matches before any socket work"
         )
         guard !coreOnly else { return }
-        if let note = try OpenFileLimit.ensure(2 * maxMatches + 512) { Console.note(note) }
         let pinned = !noPin && BenchSystem.onlineCores >= 2
         let serverGroup = pinned ? Self.pinnedGroup(core: 0) : MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let generatorGroup = pinned ? Self.pinnedGroup(core: 1) : MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -159,7 +163,7 @@ struct ServerBench: AsyncParsableCommand {
                     + "out, server loop \(fixed(100 * best.serverCPU, 0)) % of one core = "
                     + "\(fixed((best.packetsIn + best.packetsOut) / max(best.serverCPU, 0.001), 0)) packets/s per core "
                     + "(in + out), \(fixed(best.microsecondsPerPacket, 2)) µs of server CPU per packet")
-            print("budget (DESIGN §9): ≥ 500 matches — \(best.matches >= 500 ? "met" : "NOT met")")
+            print("budget (DESIGN §9): ≥ 4,000 matches — \(best.matches >= 4_000 ? "met" : "NOT met")")
         } else {
             print("no step met the budget")
         }

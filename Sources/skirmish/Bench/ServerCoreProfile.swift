@@ -1,5 +1,6 @@
 import CAllocCounter
 import NIOCore
+import SkirmishNet
 import SkirmishServer
 import SkirmishWire
 
@@ -37,8 +38,8 @@ struct ServerCoreProfile {
         var core = ServerCore(configuration: configuration)
         var now = NIODeadline.uptimeNanoseconds(1_000_000_000_000)
         let clients = 2 * matches
-        let addresses = try (0..<clients).map {
-            ConnectionID.datagram(try SocketAddress(ipAddress: "127.0.0.1", port: 10_000 + $0))
+        let addresses = (0..<clients).map {
+            ConnectionID.datagram(DatagramAddress(ipv4: 0x7F00_0001, port: UInt16(10_000 + $0)))
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireLimits.maxDatagram, alignment: 8)
         defer { buffer.deallocate() }

@@ -1,0 +1,156 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import SkirmishGames
+import SkirmishNet
+import SkirmishWire
+import Testing
+
+@testable import SkirmishServer
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Many UDP clients at once through the real server, whose loop reads them with `recvmmsg` and answers with
+/// `sendmmsg` (``DatagramListener``): the handshake burst, then inputs and snapshots, on real loopback sockets.
+@Suite(.serialized) struct BatchedDatagramTests {
+    /// Plain UDP clients on their own sockets, driven by one thread with `poll(2)` and a deadline.
+    final class Clients {
+        struct Client {
+            var fd: Int32
+            var state = 0 // 0 Hello sent, 1 Hello with cookie sent, 2 welcomed, 3 got a snapshot
+            var cookie = Cookie.zero
+            var number: UInt32 = 0
+            var lastHello = ContinuousClock.now
+        }
+
+        var clients: [Client] = []
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2_048, alignment: 8)
+
+        init(count: Int, serverPort: Int) throws {
+            let server = DatagramAddress(ipv4: 0x7F00_0001, port: UInt16(serverPort))
+            let length = server.write(into: buffer.baseAddress!)
+            for _ in 0..<count {
+                let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+                guard fd >= 0, connect(fd, buffer.baseAddress!.assumingMemoryBound(to: sockaddr.self), length) == 0
+                else { throw Failure("cannot open client socket \(clients.count): errno \(errno)") }
+                clients.append(Client(fd: fd))
+            }
+        }
+
+        deinit {
+            for client in clients { close(client.fd) }
+            buffer.deallocate()
+        }
+
+        struct Failure: Error, CustomStringConvertible {
+            var description: String
+            init(_ description: String) { self.description = description }
+        }
+
+        func send(_ packet: Packet, from index: Int) {
+            guard let size = try? packet.encode(into: buffer) else { return }
+            _ = Glibc.send(clients[index].fd, buffer.baseAddress, size, Int32(MSG_DONTWAIT))
+        }
+
+        func hello(_ index: Int) {
+            clients[index].lastHello = .now
+            let hello = Hello(
+                version: Hello.currentVersion, game: .puck, seats: 2, match: 0, cookie: clients[index].cookie,
+                resumeToken: 0, name: "batch\(index)")
+            send(Packet(.hello(hello)), from: index)
+        }
+
+        /// Plays until every client has a snapshot or `deadline` passes; returns how many clients got one.
+        func run(until deadline: ContinuousClock.Instant) -> Int {
+            // Every Hello at once: the server finds hundreds of datagrams waiting and reads them in batches.
+            for index in clients.indices { hello(index) }
+            var polls = clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            var lastInputs = ContinuousClock.now
+            while clients.contains(where: { $0.state < 3 }), ContinuousClock.now < deadline {
+                _ = poll(&polls, nfds_t(polls.count), 20)
+                for index in polls.indices where polls[index].revents != 0 {
+                    polls[index].revents = 0
+                    while true {
+                        let size = recv(clients[index].fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+                        guard size > 0 else { break }
+                        guard let packet = try? Packet.decode(UnsafeRawBufferPointer(rebasing: buffer[..<size]))
+                        else { continue }
+                        handle(packet, for: index)
+                    }
+                }
+                let now = ContinuousClock.now
+                for index in clients.indices
+                where clients[index].state < 2 && now - clients[index].lastHello > .seconds(1) {
+                    hello(index)
+                }
+                if now - lastInputs >= .milliseconds(33) {
+                    lastInputs = now
+                    for index in clients.indices where clients[index].state == 2 {
+                        clients[index].number &+= 1
+                        let input = PaddleState(inputStep: clients[index].number, x: 160, y: 400, vx: 0, vy: 0)
+                        send(Packet(number: clients[index].number, .paddleState(input)), from: index)
+                    }
+                }
+            }
+            return clients.filter { $0.state == 3 }.count
+        }
+
+        private func handle(_ packet: Packet, for index: Int) {
+            switch packet.message {
+            case .challenge(let challenge) where clients[index].state == 0:
+                clients[index].cookie = challenge.cookie
+                clients[index].state = 1
+                hello(index)
+            case .welcome where clients[index].state < 2:
+                clients[index].state = 2
+            case .tableSnapshot where clients[index].state == 2:
+                clients[index].state = 3
+            default:
+                break
+            }
+            if packet.message.type.delivery == .reliable {
+                send(Packet(.ack(Ack(cumulative: packet.number, bitfield: 0))), from: index)
+            }
+        }
+    }
+
+    /// Runs `clients` on a thread of their own (they block in `poll`), never on the cooperative pool.
+    static func play(_ count: Int, port: Int, within limit: Duration) async -> Int {
+        await withCheckedContinuation { continuation in
+            let thread = Thread {
+                let got = (try? Clients(count: count, serverPort: port))?.run(until: .now + limit) ?? -1
+                continuation.resume(returning: got)
+            }
+            thread.start()
+        }
+    }
+
+    @Test func hundredsOfClientsHandshakeInABurstAndEveryOneReceivesSnapshots() async throws {
+        let fixture = try await ServerFixture.start { configuration in
+            configuration.tcp = nil
+            configuration.http = nil
+        }
+        let port = try #require(fixture.server.addresses.udp?.port)
+        let clients = 300
+        let served = await Self.play(clients, port: port, within: .seconds(40))
+        let stats = try await fixture.stats()
+        let (batched, sendCalls) = try await fixture.server.loop.submit { [state = fixture.server.state] in
+            (state.value.datagrams?.batchedReads ?? 0, state.value.datagrams?.sendCalls ?? 0)
+        }.get()
+        await fixture.stop()
+        #expect(served == clients, "\(served) of \(clients) clients got a snapshot")
+        #expect(stats.sessionsOpened == UInt64(clients))
+        #expect(stats.matchesStarted[Int(GameKind.puck.rawValue)] == UInt64(clients / 2))
+        // Most of the 600 Hellos and the inputs were read by recvmmsg, not one by one through NIO's pipeline, and
+        // the replies went out in far fewer sendmmsg calls than datagrams.
+        let received = stats.packetsReceived.reduce(0, +)
+        let sent = stats.packetsSent.reduce(0, +)
+        #expect(batched > 0)
+        #expect(sendCalls > 0 && sendCalls < sent)
+        #expect(received >= UInt64(2 * clients))
+    }
+}
