@@ -1,4 +1,5 @@
 import NIOCore
+import SkirmishSwarm
 import SkirmishWire
 
 /// A running opponent, from any thread: its seat, its progress and a way to stop it.
@@ -11,20 +12,19 @@ public struct OpponentSeat: Sendable {
     public let started: EventLoopFuture<Void>
     /// Completes with why it stopped: the match is over, nobody came, the connection failed.
     public let ended: EventLoopFuture<String>
-    let client: NIOLoopBound<OpponentClient>
+    let report: SeatReport
+    let runner: AgentRunner
+    let player: AgentRunner.Player
 
     /// The newest snapshot it received, in its own frame: `them` is the other player's paddle, mirrored.
-    public func lastSnapshot() async throws -> TableSnapshot? {
-        try await client.eventLoop.submit { [client] in client.value.lastSnapshot }.get()
-    }
+    public func lastSnapshot() async throws -> TableSnapshot? { report.lastSnapshot }
 
     /// Inputs it has sent so far.
-    public func inputsSent() async throws -> Int {
-        try await client.eventLoop.submit { [client] in client.value.inputsSent }.get()
-    }
+    public func inputsSent() async throws -> Int { report.inputsSent }
 
     /// Leaves the table (a running match is forfeited).
     public func stop() async {
-        try? await client.eventLoop.submit { [client] in client.value.stop(reason: "stopped") }.get()
+        await runner.stop(player)
+        report.ended("stopped")
     }
 }

@@ -3,6 +3,7 @@ import NIOPosix
 import SkirmishNet
 import SkirmishOpponent
 import SkirmishServer
+import SkirmishSwarm
 import SkirmishWire
 
 /// Hands each practice page a fresh AI opponent: `GET /play/match` starts one and answers with its match.
@@ -48,7 +49,7 @@ public actor PracticeLobby {
     }
 
     public let difficulty: Difficulty
-    private let loop: any EventLoop
+    private let runner: Result<AgentRunner, any Error>
     private let joinTimeout: TimeAmount
     private var opponentTarget: Target?
     private var pageWebSocketURL: String?
@@ -59,11 +60,11 @@ public actor PracticeLobby {
     /// - Parameters:
     ///   - joinTimeout: how long an opponent waits for its page before leaving.
     public init(
-        difficulty: Difficulty, loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(),
-        joinTimeout: TimeAmount = .seconds(15)
+        difficulty: Difficulty, runner: AgentRunner? = nil, joinTimeout: TimeAmount = .seconds(15)
     ) {
         self.difficulty = difficulty
-        self.loop = loop
+        self.runner = runner.map { .success($0) }
+            ?? Result { try AgentRunner(name: "skirmish-practice", streamLoops: MultiThreadedEventLoopGroup.singleton) }
         self.joinTimeout = joinTimeout
     }
 
@@ -118,9 +119,15 @@ public actor PracticeLobby {
         }
         // The previous opponent's table must fill (or be given up) first, or this one would sit down at it.
         if let last = seats.last { _ = try? await last.started.get() }
+        let runner: AgentRunner
+        do {
+            runner = try self.runner.get()
+        } catch {
+            throw LobbyError(description: "cannot start the opponents' client loop: \(error)")
+        }
         for _ in 0..<3 {
             let seat = try await PracticeOpponent.start(
-                target: target, difficulty: difficulty, joinTimeout: joinTimeout, on: loop)
+                target: target, difficulty: difficulty, joinTimeout: joinTimeout, on: runner)
             guard seat.welcome.seat == 0 else {
                 await seat.stop()
                 continue

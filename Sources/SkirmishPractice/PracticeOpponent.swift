@@ -1,13 +1,15 @@
 import NIOCore
+import NIOPosix
 import SkirmishNet
 import SkirmishOpponent
+import SkirmishSwarm
 import SkirmishWire
 
 /// The seam between `skirmish practice` and the AI: creates one opponent and starts it playing.
 ///
-/// Everything else in practice (the lobby, the page, the command) only sees the ``OpponentSeat`` this returns, so the
-/// brain behind it can change without touching them. The brain is the predicting AI of `SkirmishOpponent`
-/// (``AIBrain``), driven by an ``OpponentClient`` like any network client.
+/// Everything else in practice (the lobby, the page, the command) only sees the ``OpponentSeat`` this returns. The
+/// opponent is the swarm's `ai` behaviour, run by an ``SkirmishSwarm/AgentRunner`` like any other client: 60 inputs
+/// a second, a ping every 200 ms so its latency estimate stays fresh.
 public enum PracticeOpponent {
     /// Connects an opponent at `difficulty` to `target` and returns once the server has seated it.
     ///
@@ -17,22 +19,37 @@ public enum PracticeOpponent {
     /// - Throws: why it could not be seated (server unreachable, rejected, handshake timeout).
     public static func start(
         target: Target, difficulty: Difficulty, match: UInt32 = 0, joinTimeout: TimeAmount = .seconds(15),
-        on loop: any EventLoop
+        on runner: AgentRunner
     ) async throws -> OpponentSeat {
-        var configuration = ClientSession.Configuration(
-            target: target, game: .puck, seats: 2, name: "ai-\(difficulty.rawValue)")
+        let persona = Persona(
+            name: "ai-\(difficulty.rawValue)", game: .puck, behavior: .ai, inputRate: 60,
+            difficulty: SkirmishSwarm.Difficulty(rawValue: difficulty.rawValue))
+        var configuration = AgentRunner.Configuration(target: target, persona: persona)
         configuration.match = match
-        let settings = configuration
-        let client = try await loop.submit {
-            let client = OpponentClient(
-                brain: AIBrain(difficulty: difficulty), loop: loop, joinTimeout: joinTimeout)
-            client.connect(settings)
-            return NIOLoopBound(client, eventLoop: loop)
-        }.get()
-        let (seated, started, ended) = try await loop.submit {
-            (client.value.seated.futureResult, client.value.started.futureResult, client.value.ended.futureResult)
-        }.get()
-        let welcome = try await seated.get()
-        return OpponentSeat(welcome: welcome, difficulty: difficulty, started: started, ended: ended, client: client)
+        configuration.pingInterval = .milliseconds(200)
+        let report = SeatReport(loop: MultiThreadedEventLoopGroup.singleton.next())
+        let player = try await runner.start(configuration) { context in
+            let inner = BehaviorRegistry.builtIn.makeAgent(for: "ai", context: &context) ?? IdleAgent()
+            return PracticeAgent(inner: inner, report: report, joinTimeout: joinTimeout)
+        }
+        let welcome: Welcome
+        do {
+            welcome = try await report.seatedPromise.futureResult.get()
+        } catch {
+            await runner.stop(player)
+            throw error
+        }
+        return OpponentSeat(
+            welcome: welcome, difficulty: difficulty, started: report.startedPromise.futureResult,
+            ended: report.endedPromise.futureResult, report: report, runner: runner, player: player)
     }
+}
+
+/// Never used: the built-in registry always has `ai`; a placeholder rather than a crash if it ever did not.
+private struct IdleAgent: Agent {
+    var nextWake: NIODeadline? { nil }
+    var isMatchOver: Bool { true }
+    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {}
+    mutating func received(_ message: Message, context: inout AgentContext) {}
+    mutating func wake(context: inout AgentContext) {}
 }

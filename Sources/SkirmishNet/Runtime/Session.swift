@@ -26,6 +26,9 @@ public struct Session {
         public var localPorts: LocalPortPool?
         /// The NIO loops that carry TCP and WebSocket channels (unused over UDP).
         public var streamLoops: (any EventLoopGroup)?
+        /// Where this session starts numbering its sockets. An owner that reuses a slot for a new session gives each
+        /// a different base, so a late event of the old session's channel is never taken for the new one's.
+        public var firstGeneration: UInt32 = 0
 
         public init(target: Target, connection: ClientConnection.Configuration) {
             self.target = target
@@ -51,6 +54,7 @@ public struct Session {
 
     public init(configuration: Configuration, now: NIODeadline) {
         self.configuration = configuration
+        generation = configuration.firstGeneration
         var connection = configuration.connection
         connection.mode = configuration.target.transport == .udp ? .datagram : .stream
         self.connection = ClientConnection(configuration: connection, now: now)

@@ -23,6 +23,10 @@ public protocol Agent {
     /// The seat was resumed after a deliberate drop (the `reconnector`): whatever fell due while away was skipped on
     /// purpose, not sent late. The default does nothing.
     mutating func resumed(context: inout AgentContext)
+    /// The connection ended under the agent before its match did: the server refused or dropped the player, the
+    /// handshake failed, the network went away. `reason` says which. A swarm's bot then retries after a backoff with
+    /// a new agent; a player of an ``AgentRunner`` ends. The default does nothing.
+    mutating func disconnected(_ reason: String, context: inout AgentContext)
     /// When the agent next wants ``wake(context:)``; `nil` when it only reacts to messages.
     var nextWake: NIODeadline? { get }
     /// The match is over for this player (won, lost, or the others left); the runtime then moves to the persona's
@@ -32,6 +36,7 @@ public protocol Agent {
 
 extension Agent {
     public mutating func resumed(context: inout AgentContext) {}
+    public mutating func disconnected(_ reason: String, context: inout AgentContext) {}
 }
 
 /// Everything an ``Agent`` may use during one call: the time, what it sends, its random numbers and the figures it
@@ -77,6 +82,10 @@ public struct AgentContext {
     public mutating func send(_ message: Message) {
         outbox.append(.message(message))
     }
+
+    /// How many messages (and raw packets) this call has sent so far: lets an agent that wraps another count what the
+    /// inner one sent.
+    public var sentCount: Int { outbox.count }
 
     /// Sends bytes exactly as given, bypassing the codec (hostile traffic for testing a server's defences); counted
     /// as sent, never as legitimate traffic of a decoded type.

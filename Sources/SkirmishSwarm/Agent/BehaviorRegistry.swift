@@ -33,7 +33,8 @@ public struct BehaviorRegistry: Sendable {
     /// The games `name` can play (`nil`: any, or not registered).
     public func games(for name: String) -> Set<GameKind>? { entries[name]?.games }
 
-    func makeAgent(_ name: String, context: inout AgentContext) -> (any Agent)? {
+    /// A new agent of the behaviour `name` (`nil` when it is not registered): lets an agent wrap a built-in one.
+    public func makeAgent(for name: String, context: inout AgentContext) -> (any Agent)? {
         entries[name]?.make(&context)
     }
 

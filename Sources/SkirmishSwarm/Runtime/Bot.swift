@@ -205,7 +205,7 @@ final class Bot {
 
     private func startMatch(now: NIODeadline, until: NIODeadline?, in group: BotGroup) {
         var context = makeContext(now: now, in: group)
-        agent = override.map { $0.makeAgent(&context) } ?? group.behaviors.makeAgent(persona.behavior.rawValue, context: &context)
+        agent = override.map { $0.makeAgent(&context) } ?? group.behaviors.makeAgent(for: persona.behavior.rawValue, context: &context)
         random = context.random
         context.outbox.removeAll()
         group.outbox = context.outbox
@@ -407,6 +407,13 @@ final class Bot {
 
     private func didDisconnect(_ cause: ClientConnection.Cause, now: NIODeadline, in group: BotGroup) {
         uncount()
+        runAgent(now: now, in: group) { $0.disconnected("\(cause)", context: &$1) }
+        if override != nil {
+            // A runner's player plays one match: a failure ends it, and its agent has been told why.
+            meters.error(Self.errorKind(cause))
+            if case .connecting = phase { meters.shard.add(meters.handshakeFailures) }
+            return finish(in: group, now: now)
+        }
         switch phase {
         case .connecting:
             meters.shard.add(meters.handshakeFailures)
@@ -444,6 +451,10 @@ final class Bot {
     /// The server said it is going away (a restart or a deploy): rejoin after a backoff, timed as a reconnect.
     private func lostServer(now: NIODeadline, in group: BotGroup) {
         meters.error("server_quit")
+        if override != nil {
+            runAgent(now: now, in: group) { $0.disconnected("the server is shutting down", context: &$1) }
+            return finish(in: group, now: now)
+        }
         outageSince = outageSince ?? now
         closeSession(in: group, now: now)
         backoff(now: now)

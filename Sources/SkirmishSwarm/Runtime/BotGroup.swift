@@ -251,6 +251,8 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
     func isAlive(slot: Int32, number: Int) -> Bool { Int(slot) < bots.count && bots[Int(slot)]?.number == number }
 
     private var adHocMeters: [String: Meters] = [:]
+    /// Counts sessions, so that each starts its socket numbers apart from the last (see `Session.firstGeneration`).
+    private var sessionsOpened: UInt32 = 0
 
     /// Retires every bot (a polite ClientQuit from those in a match) and stops the clock.
     func stop() {
@@ -279,6 +281,8 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         configuration.resolvedAddress = context.resolved[target]
         configuration.localPorts = context.localPorts
         configuration.streamLoops = context.streamLoops
+        sessionsOpened &+= 1
+        configuration.firstGeneration = sessionsOpened &* 1_024
         return configuration
     }
 
