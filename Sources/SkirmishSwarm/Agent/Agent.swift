@@ -56,6 +56,10 @@ public struct AgentContext {
     public let smoothedRTT: Double
     /// The smallest round trip seen, in seconds (0 before the first Pong).
     public let minimumRTT: Double
+    /// The newest round-trip sample, in seconds (0 before the first Pong), and how many samples there have been: an
+    /// agent that keeps its own estimate feeds it each new sample once.
+    public let latestRTT: Double
+    public let rttSamples: Int
     let meters: Meters
     var outbox: [Outgoing]
 
@@ -66,8 +70,10 @@ public struct AgentContext {
 
     init(
         now: NIODeadline, random: SeededRandom, persona: Persona, botNumber: Int, smoothedRTT: Double,
-        minimumRTT: Double, meters: Meters, outbox: [Outgoing]
+        minimumRTT: Double, latestRTT: Double = 0, rttSamples: Int = 0, meters: Meters, outbox: [Outgoing]
     ) {
+        self.latestRTT = latestRTT
+        self.rttSamples = rttSamples
         self.now = now
         self.random = random
         self.persona = persona

@@ -58,6 +58,8 @@ final class Bot {
     private var pendingChat: [String] = []
     private var playUntil: NIODeadline?
     private(set) var smoothedRTT = 0.0
+    private var latestRTT = 0.0
+    private var rttSamples = 0
     private(set) var minimumRTT = 0.0
     /// The connection's loss and resend counts already reported.
     private var reportedLost: UInt64 = 0
@@ -324,6 +326,8 @@ final class Bot {
             let seconds = Double(sample.nanoseconds) / 1e9
             meters.record(meters.rtt, seconds: seconds)
             meters.shard.add(meters.pongsReceived)
+            latestRTT = seconds
+            rttSamples += 1
             smoothedRTT = smoothedRTT == 0 ? seconds : smoothedRTT * 0.875 + seconds * 0.125
             minimumRTT = minimumRTT == 0 ? seconds : min(minimumRTT, seconds)
         }
@@ -337,7 +341,7 @@ final class Bot {
         group.outbox = []
         return AgentContext(
             now: now, random: random, persona: persona, botNumber: number, smoothedRTT: smoothedRTT,
-            minimumRTT: minimumRTT, meters: meters, outbox: outbox)
+            minimumRTT: minimumRTT, latestRTT: latestRTT, rttSamples: rttSamples, meters: meters, outbox: outbox)
     }
 
     /// Calls the agent in place with a fresh context, then sends what it sent.

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import SkirmishOpponent
+import SkirmishSwarm
 
 /// `skirmish ai-eval`: how well the AI opponent plays across latency, measured through the real protocol.
 struct AIEvalCommand: AsyncParsableCommand {
@@ -115,9 +116,9 @@ struct AIEvalCommand: AsyncParsableCommand {
             plan.matchSeconds = min(plan.matchSeconds, 60)
         }
         let servers = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let clients = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let clients = try AgentRunner(name: "skirmish-ai-eval", seed: seed)
         let progress = EvalProgress()
-        let runner = EvalRunner(serverLoop: servers, clientLoop: clients.next(), seed: seed, progress: progress)
+        let runner = EvalRunner(serverLoop: servers, clients: clients, seed: seed, progress: progress)
         let reporter = Task { await Self.report(progress, plan: plan) }
         let report: EvalReport
         do {
@@ -125,13 +126,11 @@ struct AIEvalCommand: AsyncParsableCommand {
         } catch {
             reporter.cancel()
             try? await servers.shutdownGracefully()
-            try? await clients.shutdownGracefully()
             throw error
         }
         reporter.cancel()
         if Console.isTerminal { Console.error("\r\u{1B}[K") }
         try? await servers.shutdownGracefully()
-        try? await clients.shutdownGracefully()
         for line in report.tableLines() { Console.line(line) }
         if let out {
             do {

@@ -1,18 +1,117 @@
 import NIOCore
+import NIOPosix
 import SkirmishNet
 import SkirmishOpponent
+import SkirmishSwarm
 import SkirmishWire
+import Synchronization
 
 /// Seconds on the local monotonic clock: the time base every agent is given.
 func seconds(_ deadline: NIODeadline) -> Double { Double(deadline.uptimeNanoseconds) / 1e9 }
 
-/// One player of an evaluation: a ``SkirmishOpponent/PuckAgent`` on a real ``SkirmishNet/ClientSession`` (UDP on
-/// loopback, through the session's link emulator), acting once per server tick on deadlines fixed in advance and
-/// pinging every 200 ms.
+/// One player of an evaluation: a ``SkirmishOpponent/PuckAgent`` as an ``SkirmishSwarm/Agent`` on the swarm's
+/// runtime (UDP on loopback, through the persona's emulated link), acting once per server tick on deadlines fixed in
+/// advance; the runtime pings it every 200 ms and each new round trip reaches the agent once.
 ///
-/// Confined to its event loop (held in a `NIOLoopBound`). The AI side carries an ``OpponentProbe`` that measures it;
-/// the decision time of every `act` is timed here, outside the agent, which never reads a clock.
-final class EvalClient<Agent: PuckAgent> {
+/// What it measures lives in its ``EvalRecord``, which the evaluation reads from its own task. The decision time of
+/// every `act` is timed here, outside the agent, which never reads a clock.
+struct EvalAgent<Inner: PuckAgent>: Agent {
+    private let record: EvalRecord
+    private let acts: Bool
+    private let makeInner: @Sendable (Int) -> Inner
+    private let progress: EvalProgress?
+    private var inner: Inner?
+    /// Ticks at t₀ + k/60 from the Welcome; a stalled loop re-anchors instead of firing a burst of catch-up ticks.
+    private var tickStart = NIODeadline.distantFuture
+    private var ticks: Int64 = 0
+    private var dueTick: NIODeadline { tickStart + .nanoseconds(ticks * 1_000_000_000 / 60) }
+    private var heardSamples = 0
+
+    init(record: EvalRecord, acts: Bool, progress: EvalProgress?, makeInner: @escaping @Sendable (Int) -> Inner) {
+        self.record = record
+        self.acts = acts
+        self.progress = progress
+        self.makeInner = makeInner
+    }
+
+    var isMatchOver: Bool { record.isDone }
+
+    var nextWake: NIODeadline? { acts && inner != nil && !record.isDone ? dueTick : nil }
+
+    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+        inner = makeInner(Int(welcome.seat))
+        tickStart = context.now
+        ticks = 1
+        record.seated(welcome)
+    }
+
+    mutating func disconnected(_ reason: String, context: inout AgentContext) {
+        record.finish(reason)
+    }
+
+    mutating func received(_ message: Message, context: inout AgentContext) {
+        switch message {
+        case .tableSnapshot(let snapshot):
+            let time = context.seconds
+            record.update { result in
+                if result.probe != nil, let opponent = inner as? Opponent { result.probe!.snapshot(snapshot, opponent: opponent) }
+                if snapshot.phase != .waiting {
+                    result.myScore = snapshot.myScore
+                    result.theirScore = snapshot.theirScore
+                }
+            }
+            inner?.observe(snapshot, at: time)
+        case .chat(let chat):
+            let (completed, complete) = record.update { result -> (Int, Bool) in
+                guard result.probe != nil else { return (0, false) }
+                let before = result.probe!.completedShots
+                result.probe!.chat(chat.text)
+                return (result.probe!.completedShots - before, result.probe!.isComplete)
+            }
+            progress?.add(.shots, completed)
+            if complete { record.finish("done") }
+        case .puckMatchOver(let over):
+            record.update { result in
+                result.over = over
+                result.myScore = over.myScore
+                result.theirScore = over.theirScore
+            }
+            record.finish("over")
+        case .otherClientQuit, .serverQuit:
+            record.finish("the other player left")
+        default:
+            break
+        }
+    }
+
+    mutating func wake(context: inout AgentContext) {
+        guard inner != nil, !record.isDone else { return }
+        let now = context.now
+        let late = Double((now - dueTick).nanoseconds)
+        ticks += 1
+        if now - dueTick > .milliseconds(50) {
+            tickStart = now
+            ticks = 1
+        }
+        if context.rttSamples > heardSamples {
+            heardSamples = context.rttSamples
+            inner!.observeRoundTrip(context.latestRTT, at: context.seconds)
+        }
+        let started = ContinuousClock.now
+        let input = inner!.act(now: seconds(now))
+        let took = ContinuousClock.now - started
+        let opponent = inner as? Opponent
+        record.update { result in
+            result.lateNanos.add(late)
+            result.decisionNanos.add(Double(took.components.attoseconds / 1_000_000_000 + took.components.seconds * 1_000_000_000))
+            if result.probe != nil, let opponent { result.probe!.decided(opponent) }
+        }
+        if let input { context.send(.paddleState(input)) }
+    }
+}
+
+/// What one evaluation player measured, shared between its agent (on the runner's loop) and the evaluation.
+final class EvalRecord: Sendable {
     /// What the client saw of its match.
     struct Result: Sendable {
         var seat: Int?
@@ -21,156 +120,78 @@ final class EvalClient<Agent: PuckAgent> {
         var over: PuckMatchOver?
         var ended: String?
         var decisionNanos = Samples()
-        /// How late each tick ran after its due time, in nanoseconds: the event loop's own delay, which adds to the
-        /// emulated latency and says whether the machine kept up.
+        /// How late each tick ran after its due time, in nanoseconds: the loop's own delay, which adds to the emulated
+        /// latency and says whether the machine kept up.
         var lateNanos = Samples()
         var probe: OpponentProbe?
     }
 
-    let loop: any EventLoop
-    private let configuration: ClientSession.Configuration
-    private let acts: Bool
-    private let makeAgent: @Sendable (Int) -> Agent
-    private var session: ClientSession?
-    private var agent: Agent?
-    private var result = Result()
-    private var tickStart = NIODeadline.now()
-    private var ticks: Int64 = 0
-    private var tickTask: Scheduled<Void>?
-    private var tickDue = NIODeadline.now()
-    private var pings: UInt32 = 0
-    private var nextPing = NIODeadline.uptimeNanoseconds(0)
-    private var done = false
-    private let progress: EvalProgress?
     let welcomed: EventLoopPromise<Welcome>
     let finished: EventLoopPromise<Void>
+    private let state: Mutex<Result>
+    private let done = Atomic<Bool>(false)
 
-    /// A client that joins with `configuration`; `acts` is false for an idle seat (no inputs, no pings beyond the
-    /// session's keepalives), and `probe` measures an ``Opponent`` agent.
-    init(
-        loop: any EventLoop, configuration: ClientSession.Configuration, acts: Bool, probe: OpponentProbe?,
-        progress: EvalProgress?, makeAgent: @escaping @Sendable (Int) -> Agent
-    ) {
-        self.loop = loop
-        self.progress = progress
-        self.configuration = configuration
-        self.acts = acts
-        self.makeAgent = makeAgent
-        result.probe = probe
+    init(probe: OpponentProbe?) {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
         welcomed = loop.makePromise()
         finished = loop.makePromise()
+        state = Mutex(Result(probe: probe))
     }
 
-    func start() {
-        let session = ClientSession(configuration: configuration, eventLoop: loop) { [unowned self] event in
-            self.handle(event)
+    var isDone: Bool { done.load(ordering: .acquiring) }
+    var result: Result { state.withLock { $0 } }
+
+    func update<T>(_ body: (inout Result) -> T) -> T { state.withLock { body(&$0) } }
+
+    func seated(_ welcome: Welcome) {
+        state.withLock { $0.seat = Int(welcome.seat) }
+        welcomed.succeed(welcome)
+    }
+
+    /// Ends the record once: later reasons are ignored.
+    func finish(_ reason: String) {
+        guard done.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return
         }
-        self.session = session
-        session.connect()
-    }
-
-    /// Ends the client: a polite goodbye, then its result.
-    func stop(reason: String = "stopped") -> Result {
-        finish(reason)
-        return result
-    }
-
-    private func finish(_ reason: String) {
-        guard !done else { return }
-        done = true
-        result.ended = reason
-        tickTask?.cancel()
-        tickTask = nil
-        session?.disconnect(reason: .quit)
-        if result.seat == nil { welcomed.fail(EvalError("it ended before it was seated (\(reason))")) }
+        let seated = state.withLock { result -> Bool in
+            result.ended = reason
+            return result.seat != nil
+        }
+        if !seated { welcomed.fail(EvalError("it ended before it was seated (\(reason))")) }
         finished.succeed()
     }
+}
 
-    private func handle(_ event: SessionEvent) {
-        guard !done else { return }
-        switch event {
-        case .stateChanged(.connected(let welcome)):
-            guard result.seat == nil else { return }
-            result.seat = Int(welcome.seat)
-            agent = makeAgent(Int(welcome.seat))
-            welcomed.succeed(welcome)
-            if acts { startTicking() }
-        case .stateChanged(.disconnected(let cause)):
-            finish("\(cause)")
-        case .stateChanged:
-            break
-        case .message(let message, let receivedAt):
-            receive(message, at: receivedAt)
-        case .rtt(let amount):
-            agent?.observeRoundTrip(Double(amount.nanoseconds) / 1e9, at: seconds(.now()))
+/// An evaluation player seen from async code.
+struct ClientHandle: Sendable {
+    let record: EvalRecord
+    let runner: AgentRunner
+    let player: AgentRunner.Player
+
+    func welcome(role: String) async throws -> Welcome {
+        do {
+            return try await record.welcomed.futureResult.get()
+        } catch {
+            throw EvalError("\(role) was not seated: \(error)")
         }
     }
 
-    private func receive(_ message: Message, at receivedAt: NIODeadline) {
-        switch message {
-        case .tableSnapshot(let snapshot):
-            let time = seconds(receivedAt)
-            if result.probe != nil, let opponent = agent as? Opponent {
-                result.probe!.snapshot(snapshot, opponent: opponent)
-            }
-            agent?.observe(snapshot, at: time)
-            if snapshot.phase != .waiting {
-                result.myScore = snapshot.myScore
-                result.theirScore = snapshot.theirScore
-            }
-        case .chat(let chat):
-            guard result.probe != nil else { return }
-            let before = result.probe!.completedShots
-            result.probe!.chat(chat.text)
-            progress?.add(.shots, result.probe!.completedShots - before)
-            if result.probe!.isComplete { finish("done") }
-        case .puckMatchOver(let over):
-            result.over = over
-            result.myScore = over.myScore
-            result.theirScore = over.theirScore
-            finish("over")
-        case .otherClientQuit, .serverQuit:
-            finish("the other player left")
-        default:
-            break
+    /// Waits until the player finishes (its shots are done, its match is over, its connection ended) or `deadline`,
+    /// then stops it and returns what it measured.
+    func run(until deadline: NIODeadline) async throws -> EvalRecord.Result {
+        let record = self.record
+        let timer = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(deadline: deadline) {
+            record.finish("time limit")
         }
+        try await record.finished.futureResult.get()
+        timer.cancel()
+        return await stop()
     }
 
-    private func startTicking() {
-        tickStart = .now()
-        ticks = 0
-        scheduleTick()
-    }
-
-    private func scheduleTick() {
-        guard !done else { return }
-        ticks += 1
-        tickDue = tickStart + .nanoseconds(ticks * 1_000_000_000 / Int64(60))
-        tickTask = loop.assumeIsolated().scheduleTask(deadline: tickDue) { [unowned self] in onTick() }
-    }
-
-    private func onTick() {
-        guard !done, let session else { return }
-        let now = NIODeadline.now()
-        result.lateNanos.add(Double((now - tickDue).nanoseconds))
-        if now >= nextPing {
-            pings &+= 1
-            session.send(.ping(Ping(player: 0, count: pings, sendTime: seconds(now))))
-            nextPing = now + .milliseconds(Int64(Opponent.pingInterval * 1000))
-        }
-        if agent != nil {
-            let before = NIODeadline.now()
-            let input = agent!.act(now: seconds(now))
-            result.decisionNanos.add(Double((NIODeadline.now() - before).nanoseconds))
-            if result.probe != nil, let opponent = agent as? Opponent { result.probe!.decided(opponent) }
-            if let input { session.send(.paddleState(input)) }
-        }
-        // A stalled loop re-anchors instead of firing a burst of catch-up ticks.
-        if now - (tickStart + .nanoseconds(ticks * 1_000_000_000 / 60)) > .milliseconds(50) {
-            tickStart = now
-            ticks = 0
-        }
-        scheduleTick()
+    func stop() async -> EvalRecord.Result {
+        record.finish("stopped")
+        await runner.stop(player)
+        return record.result
     }
 }
 

@@ -43,7 +43,8 @@ struct EvalRunner: Sendable {
     }
 
     let serverLoop: any EventLoopGroup
-    let clientLoop: any EventLoop
+    /// Where every evaluation player runs: the swarm's runtime, one client loop.
+    let clients: AgentRunner
     let seed: UInt64
     let progress: EvalProgress
 
@@ -141,7 +142,7 @@ struct EvalRunner: Sendable {
         let rivalSeed = seed &+ 0x2000 &+ UInt64(index)
         let started = NIODeadline.now()
         let deadline = started + .nanoseconds(Int64(limit.components.seconds) * 1_000_000_000)
-        let result: EvalClient<Opponent>.Result
+        let result: EvalRecord.Result
         switch rival {
         case .chaser:
             let other = try await client(
@@ -171,53 +172,25 @@ struct EvalRunner: Sendable {
 
     // MARK: Clients
 
-    private func client<Agent: PuckAgent>(
+    private func client<Inner: PuckAgent>(
         target: Target, match: UInt32, link: LinkProfile, name: String, seed: UInt64, acts: Bool,
-        probe: OpponentProbe?, progress: EvalProgress? = nil, makeAgent: @escaping @Sendable (Int) -> Agent
-    ) async throws -> ClientHandle<Agent> {
-        var session = ClientSession.Configuration(target: target, game: .puck, seats: 2, name: name, seed: seed)
-        session.match = match
-        session.link = link
-        session.handshakeTimeout = .seconds(10)
-        let configuration = session
-        let loop = clientLoop
-        let bound = try await loop.submit {
-            let client = EvalClient(
-                loop: loop, configuration: configuration, acts: acts, probe: probe, progress: progress,
-                makeAgent: makeAgent)
-            client.start()
-            return NIOLoopBound(client, eventLoop: loop)
-        }.get()
-        return ClientHandle(bound: bound, loop: loop)
-    }
-}
-
-/// An ``EvalClient`` seen from async code.
-struct ClientHandle<Agent: PuckAgent>: Sendable {
-    let bound: NIOLoopBound<EvalClient<Agent>>
-    let loop: any EventLoop
-
-    func welcome(role: String) async throws -> Welcome {
-        let future = try await loop.submit { [bound] in bound.value.welcomed.futureResult }.get()
-        do {
-            return try await future.get()
-        } catch {
-            throw EvalError("\(role) was not seated: \(error)")
+        probe: OpponentProbe?, progress: EvalProgress? = nil, makeAgent: @escaping @Sendable (Int) -> Inner
+    ) async throws -> ClientHandle {
+        var spec = LinkSpec()
+        spec.latency = .nanoseconds(link.latency.nanoseconds)
+        spec.jitter = .nanoseconds(link.jitter.nanoseconds)
+        spec.loss = link.loss
+        spec.duplicate = link.duplicate
+        spec.reorder = link.reorder
+        var configuration = AgentRunner.Configuration(
+            target: target, persona: Persona(name: name, game: .puck, behavior: .ai, link: spec))
+        configuration.match = match
+        configuration.pingInterval = .milliseconds(Int64(Opponent.pingInterval * 1000))
+        let record = EvalRecord(probe: probe)
+        let player = try await clients.start(configuration) { _ in
+            EvalAgent(record: record, acts: acts, progress: progress, makeInner: makeAgent)
         }
-    }
-
-    /// Waits until the client finishes (its shots are done, its match is over, its session ended) or `deadline`,
-    /// then stops it and returns what it measured.
-    func run(until deadline: NIODeadline) async throws -> EvalClient<Agent>.Result {
-        let finished = try await loop.submit { [bound] in bound.value.finished.futureResult }.get()
-        let timer = loop.scheduleTask(deadline: deadline) { [bound] in _ = bound.value.stop(reason: "time limit") }
-        try await finished.get()
-        timer.cancel()
-        return try await stop()
-    }
-
-    func stop() async throws -> EvalClient<Agent>.Result {
-        try await loop.submit { [bound] in bound.value.stop() }.get()
+        return ClientHandle(record: record, runner: clients, player: player)
     }
 }
 
