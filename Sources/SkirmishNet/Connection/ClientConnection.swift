@@ -75,6 +75,17 @@ public struct ClientConnection: Sendable {
     public var resumeToken: UInt64 { welcome?.resumeToken ?? 0 }
 
     /// The connection's counters, with the reliable endpoint's.
+    /// Packets lost and reliable resends so far: what a shell reports after every call, without building ``stats``.
+    public var lossCounts: (lost: UInt64, resends: UInt64) { (endpoint.stats.lost, endpoint.stats.resends) }
+
+    /// Whether a message sent now is stamped (seated, or away with a seat to come back to).
+    public var acceptsSends: Bool {
+        switch state {
+        case .seated, .suspended, .resuming: true
+        case .idle, .handshaking, .closed: false
+        }
+    }
+
     public var stats: Stats {
         var stats = counters
         let endpointStats = endpoint.stats

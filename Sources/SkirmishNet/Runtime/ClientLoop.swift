@@ -225,6 +225,8 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
         }
         while true {
             runDueTimers()
+            let now = NIODeadline.now()
+            if delegate.nextTick() <= now.uptimeNanoseconds { delegate.tick(now: now) }
             let stopping = shared.withLock { state -> Bool in
                 swap(&running, &state.tasks)
                 state.woken = false
@@ -251,9 +253,12 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
         let pendingTasks = shared.withLock { !$0.tasks.isEmpty || $0.stopping }
         if pendingTasks {
             timeout = 0
-        } else if let first = timers.first {
-            let now = NIODeadline.now().uptimeNanoseconds
-            timeout = first.due > now ? Int64(min(first.due - now, 1_000_000_000)) : 0
+        } else {
+            let due = min(timers.first?.due ?? .max, delegate.nextTick())
+            if due != .max {
+                let now = NIODeadline.now().uptimeNanoseconds
+                timeout = due > now ? Int64(min(due - now, 1_000_000_000)) : 0
+            }
         }
         let count = skirmish_epoll_wait(epollFD, events, Int32(eventCapacity), timeout)
         guard count > 0 else { return }
@@ -330,6 +335,12 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
 
 /// Receives the datagrams of the sockets a ``ClientLoop`` owns; called on the loop.
 public protocol DatagramDelegate: AnyObject {
+    /// When the delegate next wants ``tick(now:)``, in `NIODeadline` nanoseconds (`UInt64.max`: not until a
+    /// datagram or a task changes that). Asked before every sleep, so it must be cheap.
+    func nextTick() -> UInt64
+    /// Called on the loop at or after ``nextTick()``: the delegate's own clock (a swarm wakes its due bots), with no
+    /// task or timer allocated per tick.
+    func tick(now: NIODeadline)
     /// One datagram from the socket registered with `token`, valid only during the call.
     func datagram(_ bytes: UnsafeRawBufferPointer, token: UInt32, now: NIODeadline)
     /// A read error (on a connected UDP socket: an ICMP error, such as port unreachable, for an earlier datagram).
@@ -339,6 +350,8 @@ public protocol DatagramDelegate: AnyObject {
 /// The delegate of a loop that has none yet: datagrams are dropped.
 private final class NoDelegate: DatagramDelegate, Sendable {
     static let shared = NoDelegate()
+    func nextTick() -> UInt64 { .max }
+    func tick(now: NIODeadline) {}
     func datagram(_ bytes: UnsafeRawBufferPointer, token: UInt32, now: NIODeadline) {}
     func datagramError(_ code: Int32, token: UInt32, now: NIODeadline) {}
 }

@@ -67,6 +67,33 @@ public struct Session {
     /// The connection's state.
     public var state: ClientConnection.State { connection.state }
 
+    /// What an owner checks after each call, read in one go.
+    public struct Status: Sendable {
+        /// When ``tick(now:on:into:)`` next has work (`.distantFuture`: none).
+        public var deadline: NIODeadline
+        /// A resume's handshake is in flight.
+        public var isResuming: Bool
+        /// A message sent now is stamped (see ``ClientConnection/acceptsSends``).
+        public var acceptsSends: Bool
+        /// Packets lost and reliable resends so far.
+        public var lost: UInt64
+        public var resends: UInt64
+        /// The current socket's generation.
+        public var generation: UInt32
+    }
+
+    /// The session's ``Status``. `mutating` although it changes nothing: an owner that keeps its session in a stored
+    /// optional reads it in place this way, where reading a property would copy the whole session (its buffers and
+    /// configuration, with a retain for each reference in them) on every packet.
+    public mutating func status() -> Status {
+        var resuming = false
+        if case .resuming = connection.state { resuming = true }
+        let counts = connection.lossCounts
+        return Status(
+            deadline: nextDeadline, isResuming: resuming, acceptsSends: connection.acceptsSends, lost: counts.lost,
+            resends: counts.resends, generation: generation)
+    }
+
     /// Whether a datagram or stream event with this generation belongs to the current socket.
     public func isCurrent(_ generation: UInt32) -> Bool { generation == self.generation }
 

@@ -49,7 +49,7 @@ public struct AgentContext {
     /// The bot's seeded generator: the same seed replays the same run.
     public var random: SeededRandom
     /// The persona this bot plays.
-    public let persona: Persona
+    public var persona: Persona { meters.spec }
     /// The bot's number in the run (unique across shards).
     public let botNumber: Int
     /// The smoothed round trip to the server, in seconds (0 before the first Pong).
@@ -69,14 +69,13 @@ public struct AgentContext {
     }
 
     init(
-        now: NIODeadline, random: SeededRandom, persona: Persona, botNumber: Int, smoothedRTT: Double,
+        now: NIODeadline, random: SeededRandom, botNumber: Int, smoothedRTT: Double,
         minimumRTT: Double, latestRTT: Double = 0, rttSamples: Int = 0, meters: Meters, outbox: [Outgoing]
     ) {
         self.latestRTT = latestRTT
         self.rttSamples = rttSamples
         self.now = now
         self.random = random
-        self.persona = persona
         self.botNumber = botNumber
         self.smoothedRTT = smoothedRTT
         self.minimumRTT = minimumRTT

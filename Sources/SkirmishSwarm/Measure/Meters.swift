@@ -39,7 +39,16 @@ final class Meters {
     private var errors: [String: CounterID] = [:]
     private var rogue: [String: CounterID] = [:]
 
-    init(shard: MetricsShard, persona: String, game: GameKind, isLegit: Bool) {
+    /// The persona these meters count for (shared by all its bots, so an agent's context refers to it instead of
+    /// copying it on every call).
+    let spec: Persona
+
+    convenience init(shard: MetricsShard, spec: Persona) {
+        self.init(shard: shard, persona: spec.name, game: spec.game, isLegit: spec.isLegit, spec: spec)
+    }
+
+    init(shard: MetricsShard, persona: String, game: GameKind, isLegit: Bool, spec: Persona? = nil) {
+        self.spec = spec ?? Persona(name: persona, game: game, behavior: isLegit ? .idle : .rogue)
         self.shard = shard
         self.game = game
         self.persona = persona

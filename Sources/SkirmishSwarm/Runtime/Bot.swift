@@ -44,6 +44,15 @@ final class Bot {
     /// Counts the sessions this bot has had: an event of a session the bot has since replaced is never delivered.
     private var sessionEpoch: UInt32 = 0
     private var agent: (any Agent)?
+    /// The agent's ``Agent/nextWake`` and ``Agent/isMatchOver`` after its last call, read on every wake without
+    /// opening (and copying) the existential.
+    private var agentWake: NIODeadline?
+    private var agentOver = false
+
+    private func noteAgent() {
+        agentWake = agent?.nextWake
+        agentOver = agent?.isMatchOver ?? false
+    }
     /// Counted in `skirmish_bots_connected` (seated, not suspended).
     private var counted = false
     private var reconnectBackoff = ReconnectBackoff()
@@ -98,16 +107,25 @@ final class Bot {
 
     var isDone: Bool { phase == .done }
 
-    private var isResuming: Bool {
-        if case .resuming = session?.state { return true }
-        return false
+    /// Whether the current socket has this generation (its low 8 bits: a datagram token carries no more).
+    func hasSocket(generationBits bits: UInt32) -> Bool {
+        session != nil && session!.status().generation & 0xFF == bits
     }
+
+    /// Whether the current socket has exactly this generation (stream events carry all of it).
+    func hasSocket(generation: UInt32) -> Bool { session != nil && session!.status().generation == generation }
+
+    private var isResuming: Bool { session != nil && session!.status().isResuming }
 
     // MARK: Waking
 
     /// The earliest time this bot needs the loop: its steps, its agent, its extras and its session's timers.
     func nextWake(handshakeTimeout: TimeAmount) -> NIODeadline? {
-        var wake = session.map(\.nextDeadline).flatMap { $0 == .distantFuture ? nil : $0 }
+        var wake: NIODeadline?
+        if session != nil {
+            let due = session!.status().deadline
+            if due != .distantFuture { wake = due }
+        }
         func consider(_ time: NIODeadline?) {
             guard let time else { return }
             wake = wake.map { min($0, time) } ?? time
@@ -118,7 +136,7 @@ final class Bot {
         case .playing(let until):
             consider(until)
             // While a resume's handshake is in flight the agent waits: what it sent could not leave yet.
-            if !isResuming { consider(agent?.nextWake) }
+            if !isResuming { consider(agentWake) }
             consider(nextPing)
             consider(nextChat)
             consider(nextDrop)
@@ -145,8 +163,8 @@ final class Bot {
             if let ping = nextPing, ping <= now { sendPing(now: now, in: group) }
             if let chat = nextChat, chat <= now { sendChat(now: now, in: group) }
             if let drop = nextDrop, drop <= now { return goOffline(now: now, in: group) }
-            if !isResuming, let due = agent?.nextWake, due <= now { runAgent(now: now, in: group) { $0.wake(context: &$1) } }
-            if agent?.isMatchOver == true { finishMatch(now: now, in: group) }
+            if !isResuming, let due = agentWake, due <= now { runAgent(now: now, in: group, .wake) }
+            if agentOver { finishMatch(now: now, in: group) }
         case .waiting(let until):
             if now >= until {
                 phase = .ready
@@ -158,7 +176,7 @@ final class Bot {
             break
         }
         // After the bot's own sends (a Ping resets the keepalive clock), so a keepalive is sent only when due.
-        if session != nil, now >= session!.nextDeadline {
+        if session != nil, now >= session!.status().deadline {
             session!.tick(now: now, on: group.loop, into: &group.actions)
             execute(now: now, in: group)
         }
@@ -207,7 +225,10 @@ final class Bot {
 
     private func startMatch(now: NIODeadline, until: NIODeadline?, in group: BotGroup) {
         var context = makeContext(now: now, in: group)
-        agent = override.map { $0.makeAgent(&context) } ?? group.behaviors.makeAgent(for: persona.behavior.rawValue, context: &context)
+        agent =
+            override.map { $0.makeAgent(&context) }
+            ?? group.behaviors.makeAgent(for: persona.behavior.rawValue, context: &context)
+        noteAgent()
         random = context.random
         context.outbox.removeAll()
         group.outbox = context.outbox
@@ -235,6 +256,7 @@ final class Bot {
         session = nil
         sessionEpoch &+= 1
         agent = nil
+        noteAgent()
         nextPing = nil
         nextChat = nil
         nextDrop = nil
@@ -287,14 +309,14 @@ final class Bot {
         guard session != nil else { return group.actions.removeAll() }
         let meters = self.meters
         session!.write(group.actions.packets, on: group.loop, now: now) { type, size in meters.sent(type, bytes: size) }
-        let stats = session!.connection.stats
-        if stats.lost > reportedLost {
-            meters.lost(Int(stats.lost - reportedLost))
-            reportedLost = stats.lost
+        let counts = session!.status()
+        if counts.lost > reportedLost {
+            meters.lost(Int(counts.lost - reportedLost))
+            reportedLost = counts.lost
         }
-        if stats.resends > reportedResends {
-            meters.resent(Int(stats.resends - reportedResends))
-            reportedResends = stats.resends
+        if counts.resends > reportedResends {
+            meters.resent(Int(counts.resends - reportedResends))
+            reportedResends = counts.resends
         }
         guard !group.actions.events.isEmpty else { return group.actions.removeAll() }
         // Taken out of the group while its events are handled: a handler may start the next match, which uses the
@@ -320,8 +342,8 @@ final class Bot {
         case .message(let message):
             guard case .playing = phase, agent != nil else { return }
             if case .serverQuit = message { return lostServer(now: now, in: group) }
-            runAgent(now: now, in: group) { $0.received(message, context: &$1) }
-            if agent?.isMatchOver == true { finishMatch(now: now, in: group) }
+            runAgent(now: now, in: group, .received(message))
+            if agentOver { finishMatch(now: now, in: group) }
         case .rtt(let sample):
             let seconds = Double(sample.nanoseconds) / 1e9
             meters.record(meters.rtt, seconds: seconds)
@@ -340,15 +362,39 @@ final class Bot {
         let outbox = group.outbox
         group.outbox = []
         return AgentContext(
-            now: now, random: random, persona: persona, botNumber: number, smoothedRTT: smoothedRTT,
+            now: now, random: random, botNumber: number, smoothedRTT: smoothedRTT,
             minimumRTT: minimumRTT, latestRTT: latestRTT, rttSamples: rttSamples, meters: meters, outbox: outbox)
     }
 
     /// Calls the agent in place with a fresh context, then sends what it sent.
-    private func runAgent(now: NIODeadline, in group: BotGroup, _ call: (inout any Agent, inout AgentContext) -> Void) {
+    /// One call into the agent.
+    private enum AgentCall {
+        case seated(Welcome)
+        case received(Message)
+        case wake
+        case resumed
+        case disconnected(String)
+    }
+
+    /// Makes `call` on the agent opened to its concrete type, so the agent is mutated and read in place: reaching
+    /// it through the optional existential copies the whole agent (its replica included) on every access.
+    private static func perform<A: Agent>(_ call: AgentCall, on agent: inout A, context: inout AgentContext) -> (
+        wake: NIODeadline?, over: Bool
+    ) {
+        switch call {
+        case .seated(let welcome): agent.seated(welcome, context: &context)
+        case .received(let message): agent.received(message, context: &context)
+        case .wake: agent.wake(context: &context)
+        case .resumed: agent.resumed(context: &context)
+        case .disconnected(let reason): agent.disconnected(reason, context: &context)
+        }
+        return (agent.nextWake, agent.isMatchOver)
+    }
+
+    private func runAgent(now: NIODeadline, in group: BotGroup, _ call: AgentCall) {
         guard agent != nil else { return }
         var context = makeContext(now: now, in: group)
-        call(&agent!, &context)
+        (agentWake, agentOver) = Self.perform(call, on: &agent!, context: &context)
         random = context.random
         for outgoing in context.outbox {
             switch outgoing {
@@ -364,9 +410,8 @@ final class Bot {
 
     private func send(_ message: Message, now: NIODeadline, in group: BotGroup) {
         guard session != nil else { return }
-        let before = session!.connection.stats.droppedSends
+        if !session!.status().acceptsSends { meters.error("send_while_disconnected") }
         session!.send(message, now: now, into: &group.sending)
-        if session!.connection.stats.droppedSends > before { meters.error("send_while_disconnected") }
         let meters = self.meters
         session!.write(group.sending.packets, on: group.loop, now: now) { type, size in meters.sent(type, bytes: size) }
         guard !group.sending.events.isEmpty else { return group.sending.removeAll() }
@@ -392,14 +437,14 @@ final class Bot {
             meters.record(meters.handshake, seconds: Double((now - since).nanoseconds) / 1e9)
             phase = .playing(until: playUntil)
             recordReconnect(since: outageSince, now: now)
-            runAgent(now: now, in: group) { $0.seated(welcome, context: &$1) }
+            runAgent(now: now, in: group, .seated(welcome))
             let chat = pendingChat
             pendingChat.removeAll()
             for text in chat { send(.chat(Chat(text: text)), now: now, in: group) }
         case .playing where resumed:
             // Inputs resume from now: the ones due while away (and during the handshake) were never sent, so they
             // count neither as sent nor as late.
-            runAgent(now: now, in: group) { $0.resumed(context: &$1) }
+            runAgent(now: now, in: group, .resumed)
             recordReconnect(since: outageSince ?? resumeStarted, now: now)
         default:
             break
@@ -411,7 +456,7 @@ final class Bot {
 
     private func didDisconnect(_ cause: ClientConnection.Cause, now: NIODeadline, in group: BotGroup) {
         uncount()
-        runAgent(now: now, in: group) { $0.disconnected("\(cause)", context: &$1) }
+        runAgent(now: now, in: group, .disconnected("\(cause)"))
         if override != nil {
             // A runner's player plays one match: a failure ends it, and its agent has been told why.
             meters.error(Self.errorKind(cause))
@@ -447,6 +492,7 @@ final class Bot {
         session = nil
         sessionEpoch &+= 1
         agent = nil
+        noteAgent()
         nextPing = nil
         nextChat = nil
         nextDrop = nil
@@ -456,7 +502,7 @@ final class Bot {
     private func lostServer(now: NIODeadline, in group: BotGroup) {
         meters.error("server_quit")
         if override != nil {
-            runAgent(now: now, in: group) { $0.disconnected("the server is shutting down", context: &$1) }
+            runAgent(now: now, in: group, .disconnected("the server is shutting down"))
             return finish(in: group, now: now)
         }
         outageSince = outageSince ?? now

@@ -130,6 +130,16 @@ public final class Swarm: Sendable {
         return zip(before, after).map { min(1, max(0, ($1 - $0) / seconds)) }.max()
     }
 
+    /// Runs `body` on each client loop's thread and returns what each returned: for per-thread probes such as the
+    /// benchmark's allocation counter.
+    public func onEachLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> [T] {
+        var results: [T] = []
+        for loop in loops {
+            if let result = try? await loop.submit(body).get() { results.append(result) }
+        }
+        return results
+    }
+
     /// The merged metrics of every loop now.
     public func snapshot() async -> MetricsSnapshot { await collect(at: WallClock.milliseconds()) }
 

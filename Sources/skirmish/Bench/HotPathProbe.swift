@@ -1,0 +1,100 @@
+import CAllocCounter
+import Foundation
+import NIOCore
+import NIOPosix
+import SkirmishNet
+import SkirmishServer
+import SkirmishSwarm
+import SkirmishTelemetry
+
+/// `skirmish bench swarm --part allocations`: heap allocations on the bots' loop per bot-tick, in steady play.
+///
+/// In one process: the reference server (UDP, its own NIO loop) and a swarm of 30 Hz chasers on one client loop.
+/// After a warm-up (seats taken, buffers grown) the loop thread's allocation count (the `CAllocCounter` interposer
+/// counts malloc, calloc, realloc and memalign per thread) is read before and after a window, and divided by the
+/// inputs sent in it. A match ending and the next one starting allocate (a new session, a new agent): that cost is
+/// reported apart, per match, so the steady per-tick figure is not hidden behind it.
+enum HotPathProbe {
+    struct Result {
+        var bots: Int
+        var seconds: Double
+        var botTicks: UInt64
+        var snapshots: UInt64
+        var allocations: UInt64
+        var matches: UInt64
+        /// What one read of the loop's metrics allocates (the run's controller reads them once a second, and this
+        /// probe twice): work of the reporting path, not of a bot-tick.
+        var perMetricsRead: UInt64
+
+        var perBotTick: Double { botTicks > 0 ? Double(allocations) / Double(botTicks) : 0 }
+
+        /// Allocations per bot-tick once the metric reads in the window (the controller's one a second and this
+        /// probe's own) are set apart.
+        var perBotTickExcludingReads: Double {
+            let reads = UInt64(seconds.rounded()) + 1
+            let rest = allocations > reads * perMetricsRead ? allocations - reads * perMetricsRead : 0
+            return botTicks > 0 ? Double(rest) / Double(botTicks) : 0
+        }
+    }
+
+    static func run(bots: Int, warmup: Int = 4, window: Int = 4) async throws -> Result {
+        let yaml = """
+            name: bench-allocations
+            profile: [{ramp: {to: \(bots), over: 1s}}, {hold: {for: \(warmup + window + 2)s}}]
+            personas: [{name: chaser, game: puck, behavior: chaser, input_rate: 30hz}]
+            """
+        let script = try ScriptLoader().parse(yaml, file: "bench-allocations.yaml")
+        let plan = try LoadPlan(script: script, overrides: .init())
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var serverConfiguration = ServerConfiguration()
+        serverConfiguration.tcp = nil
+        serverConfiguration.http = nil
+        let server = try await ReferenceServer.start(configuration: serverConfiguration, group: group)
+        guard let port = server.addresses.udp?.port else { throw ValidationFailure("the server did not bind UDP") }
+        let configuration = SwarmConfiguration(
+            script: script, plan: plan, target: Target(transport: .udp, host: "127.0.0.1", port: port), seed: 1,
+            runID: "bench", loops: 1)
+        let swarm = try await Swarm(configuration: configuration, group: group)
+        let running = Task { await swarm.run() }
+        try await Task.sleep(for: .seconds(1 + warmup))
+        let before = await sample(swarm)
+        let started = ContinuousClock.now
+        try await Task.sleep(for: .seconds(window))
+        let after = await sample(swarm)
+        let elapsed = ContinuousClock.now - started
+        let readsBefore = await swarm.onEachLoop { skirmish_thread_allocations() }.reduce(0, +)
+        _ = await swarm.snapshot()
+        let readsAfter = await swarm.onEachLoop { skirmish_thread_allocations() }.reduce(0, +)
+        running.cancel()
+        _ = await running.value
+        await server.shutdown()
+        try? await group.shutdownGracefully()
+        return Result(
+            bots: bots, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            botTicks: after.inputs &- before.inputs, snapshots: after.snapshots &- before.snapshots,
+            allocations: after.allocations &- before.allocations, matches: after.matches &- before.matches,
+            perMetricsRead: readsAfter &- readsBefore)
+    }
+
+    private struct Sample {
+        var allocations: UInt64
+        var inputs: UInt64
+        var snapshots: UInt64
+        var matches: UInt64
+    }
+
+    private static func sample(_ swarm: Swarm) async -> Sample {
+        let allocations = await swarm.onEachLoop { skirmish_thread_allocations() }.reduce(0, +)
+        let snapshot = await swarm.snapshot()
+        return Sample(
+            allocations: allocations,
+            inputs: snapshot.counterTotal(SkirmishMetrics.packetsSent, where: ["type": "PaddleState"]),
+            snapshots: snapshot.counterTotal(SkirmishMetrics.packetsReceived, where: ["type": "TableSnapshot"]),
+            matches: snapshot.counterTotal(SkirmishMetrics.matchesStarted))
+    }
+
+    struct ValidationFailure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}
