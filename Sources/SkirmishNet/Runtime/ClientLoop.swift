@@ -194,7 +194,8 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
 
     /// Opens a non-blocking UDP socket connected to `remote` (bound to `localPort` first when given) and adds it to
     /// this loop's epoll set; its datagrams reach the delegate with `token`. Call on the loop.
-    public func openDatagram(to remote: SocketAddress, localPort: Int?, token: UInt32) throws(ClientLoopError) -> Int32 {
+    public func openDatagram(to remote: SocketAddress, localPort: Int?, token: UInt32) throws(ClientLoopError) -> Int32
+    {
         let family = remote.protocol == .inet6 ? AF_INET6 : AF_INET
         let fd = remote.withSockAddr { address, length in
             skirmish_udp_open(family, address, socklen_t(length), Int32(localPort ?? 0))

@@ -86,7 +86,8 @@ final class Bot {
         self.random = random
         self.oneShot = oneShot
         self.override = override
-        steps = override != nil ? [.playUntilMatchOver, .quit] : persona.steps.isEmpty ? Self.defaultSteps : persona.steps
+        steps =
+            override != nil ? [.playUntilMatchOver, .quit] : persona.steps.isEmpty ? Self.defaultSteps : persona.steps
     }
 
     private var pingInterval: TimeAmount { override?.pingInterval ?? .seconds(1) }
@@ -145,7 +146,9 @@ final class Bot {
             if let ping = nextPing, ping <= now { sendPing(now: now, in: group) }
             if let chat = nextChat, chat <= now { sendChat(now: now, in: group) }
             if let drop = nextDrop, drop <= now { return goOffline(now: now, in: group) }
-            if !isResuming, let due = agent?.nextWake, due <= now { runAgent(now: now, in: group) { $0.wake(context: &$1) } }
+            if !isResuming, let due = agent?.nextWake, due <= now {
+                runAgent(now: now, in: group) { $0.wake(context: &$1) }
+            }
             if agent?.isMatchOver == true { finishMatch(now: now, in: group) }
         case .waiting(let until):
             if now >= until {
@@ -207,7 +210,9 @@ final class Bot {
 
     private func startMatch(now: NIODeadline, until: NIODeadline?, in group: BotGroup) {
         var context = makeContext(now: now, in: group)
-        agent = override.map { $0.makeAgent(&context) } ?? group.behaviors.makeAgent(for: persona.behavior.rawValue, context: &context)
+        agent =
+            override.map { $0.makeAgent(&context) }
+            ?? group.behaviors.makeAgent(for: persona.behavior.rawValue, context: &context)
         random = context.random
         context.outbox.removeAll()
         group.outbox = context.outbox
@@ -217,7 +222,8 @@ final class Bot {
         reportedResends = 0
         phase = .connecting(since: now)
         playUntil = until
-        session!.connect(slot: UInt32(bitPattern: slot), on: group.loop, delegate: group, now: now, into: &group.actions)
+        session!.connect(
+            slot: UInt32(bitPattern: slot), on: group.loop, delegate: group, now: now, into: &group.actions)
         execute(now: now, in: group)
     }
 
@@ -499,7 +505,8 @@ final class Bot {
 
     private func sendPing(now: NIODeadline, in group: BotGroup) {
         pings &+= 1
-        let ping = Ping(player: UInt32(truncatingIfNeeded: number), count: pings, sendTime: Double(now.uptimeNanoseconds) / 1e9)
+        let ping = Ping(
+            player: UInt32(truncatingIfNeeded: number), count: pings, sendTime: Double(now.uptimeNanoseconds) / 1e9)
         send(.ping(ping), now: now, in: group)
         meters.shard.add(meters.pingsSent)
         nextPing = now + pingInterval

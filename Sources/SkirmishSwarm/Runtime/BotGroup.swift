@@ -220,8 +220,10 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
 
     /// Starts one player outside the script (see ``AgentRunner``); returns its slot, which names it to ``retire(slot:)``.
     func spawn(persona: Persona, override: Bot.Override, number: Int, now: NIODeadline) -> Int32 {
-        let meters = adHocMeters[persona.name] ?? Meters(
-            shard: shard, persona: persona.name, game: persona.game, isLegit: persona.isLegit)
+        let meters =
+            adHocMeters[persona.name]
+            ?? Meters(
+                shard: shard, persona: persona.name, game: persona.game, isLegit: persona.isLegit)
         adHocMeters[persona.name] = meters
         let slot: Int32
         if let free = freeSlots.popLast() {
@@ -272,7 +274,8 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         let target = bot.override?.target ?? context.target(for: bot.persona)
         var connection = ClientConnection.Configuration(
             game: bot.persona.game, seats: UInt8(bot.persona.seats),
-            name: String(bot.persona.name.prefix(WireLimits.maxName)), mode: target.transport == .udp ? .datagram : .stream)
+            name: String(bot.persona.name.prefix(WireLimits.maxName)),
+            mode: target.transport == .udp ? .datagram : .stream)
         connection.handshakeTimeout = .seconds(5)
         connection.match = bot.override?.match ?? 0
         var configuration = Session.Configuration(target: target, connection: connection)
