@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -82,4 +83,11 @@ void skirmish_eventfd_clear(int fd) {
     uint64_t value;
     ssize_t got = read(fd, &value, sizeof value);
     (void)got;
+}
+
+int skirmish_pin_current_thread(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set) == 0 ? 0 : -errno;
 }

@@ -63,7 +63,8 @@ public actor PracticeLobby {
         difficulty: Difficulty, runner: AgentRunner? = nil, joinTimeout: TimeAmount = .seconds(15)
     ) {
         self.difficulty = difficulty
-        self.runner = runner.map { .success($0) }
+        self.runner =
+            runner.map { .success($0) }
             ?? Result { try AgentRunner(name: "skirmish-practice", streamLoops: MultiThreadedEventLoopGroup.singleton) }
         self.joinTimeout = joinTimeout
     }

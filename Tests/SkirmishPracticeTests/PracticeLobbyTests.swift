@@ -42,17 +42,16 @@ import Testing
         let practice = try await PracticeFixture.start()
         let outcome = await Result { () async throws in
             let offer = try await practice.lobby.open()
-            var configuration = ClientSession.Configuration(
+            var configuration = AsyncClientSession.Configuration(
                 target: practice.webSocket, game: .puck, seats: 2, name: "person")
-            configuration.match = offer.match
-            let person = try await AsyncClientSession.connect(
-                configuration, on: MultiThreadedEventLoopGroup.singleton.next())
+            configuration.connection.match = offer.match
+            let person = try await AsyncClientSession.connect(configuration)
             var welcome: Welcome?
             var playing = false
             var events = person.events.makeAsyncIterator()
             for _ in 0..<1_000 {
                 guard let event = await events.next() else { break }
-                if case .stateChanged(.connected(let seated)) = event { welcome = seated }
+                if case .stateChanged(.seated(let seated)) = event { welcome = seated }
                 if case .message(.tableSnapshot(let snapshot), _) = event, snapshot.phase == .playing {
                     playing = true
                     break
@@ -91,12 +90,10 @@ import Testing
             for name in ["ann", "bob"] {
                 let offer = try await practice.lobby.open()
                 matches.append(offer.match)
-                var configuration = ClientSession.Configuration(
+                var configuration = AsyncClientSession.Configuration(
                     target: practice.webSocket, game: .puck, seats: 2, name: name)
-                configuration.match = offer.match
-                people.append(
-                    try await AsyncClientSession.connect(
-                        configuration, on: MultiThreadedEventLoopGroup.singleton.next()))
+                configuration.connection.match = offer.match
+                people.append(try await AsyncClientSession.connect(configuration))
             }
             #expect(Set(matches).count == 2)
             for match in matches {

@@ -122,7 +122,7 @@ import Testing
             var again: Welcome?
             for await event in b.events {
                 switch event {
-                case .stateChanged(.connected(let welcome)): again = welcome
+                case .stateChanged(.seated(let welcome)): again = welcome
                 case .message(.chat(let chat), _): heard.append(chat.text)
                 default: break
                 }

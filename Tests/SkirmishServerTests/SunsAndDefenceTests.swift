@@ -19,13 +19,13 @@ import Testing
         var received = 0
         for await event in session.events {
             switch event {
-            case .stateChanged(.connected(let welcome)):
+            case .stateChanged(.seated(let welcome)):
                 seat = Int(welcome.seat)
                 game = SunsGame(seat: seat)
                 let toss: UInt32 = seat == 0 ? 900 : 100
                 game.propose(coinToss: toss, suns: Self.layout)
                 session.send(.sunsStart(SunsStart(coinToss: toss, suns: Self.layout)))
-            case .stateChanged(.disconnected(let cause)):
+            case .stateChanged(.closed(let cause)):
                 throw PlayError(text: "disconnected: \(cause)")
             case .message(.sunsStart(let other), _):
                 guard case .adopted(let suns) = game.receiveStart(other) else { continue }

@@ -27,5 +27,7 @@ int skirmish_udp_open(int family, const struct sockaddr *remote, socklen_t lengt
 /// Writes 1 to an eventfd; reads (and so clears) it.
 void skirmish_eventfd_signal(int fd);
 void skirmish_eventfd_clear(int fd);
+/// Pins the calling thread to CPU `cpu`; 0 or -errno.
+int skirmish_pin_current_thread(int cpu);
 
 #endif

@@ -32,6 +32,11 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
     /// Held unowned: the delegate (a swarm's bot group) owns the loop's work and outlives every datagram.
     public unowned(unsafe) var delegate: any DatagramDelegate = NoDelegate.shared
 
+    /// An object the loop keeps alive until its thread ends: the delegate of a loop whose owner does not otherwise
+    /// hold it (the ``AsyncClientSession``s of a loop share one, which late stream events reach through an unowned
+    /// link). Loop-confined; released when the thread ends, which breaks the delegate's own link back to the loop.
+    var attachment: AnyObject?
+
     private struct Shared {
         var tasks: [@Sendable () -> Void] = []
         var stopping = false
@@ -177,11 +182,20 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
         if !already, !own { finishedSemaphore.wait() }
     }
 
+    /// Pins the loop's thread to CPU `core`, for benchmarks that keep the client side off the server's core. Call
+    /// on the loop.
+    package func pinThread(toCore core: Int) throws(ClientLoopError) {
+        preconditionInEventLoop()
+        let result = skirmish_pin_current_thread(Int32(core))
+        guard result == 0 else { throw .system("sched_setaffinity", -result) }
+    }
+
     // MARK: Sockets
 
     /// Opens a non-blocking UDP socket connected to `remote` (bound to `localPort` first when given) and adds it to
     /// this loop's epoll set; its datagrams reach the delegate with `token`. Call on the loop.
-    public func openDatagram(to remote: SocketAddress, localPort: Int?, token: UInt32) throws(ClientLoopError) -> Int32 {
+    public func openDatagram(to remote: SocketAddress, localPort: Int?, token: UInt32) throws(ClientLoopError) -> Int32
+    {
         let family = remote.protocol == .inet6 ? AF_INET6 : AF_INET
         let fd = remote.withSockAddr { address, length in
             skirmish_udp_open(family, address, socklen_t(length), Int32(localPort ?? 0))
@@ -220,6 +234,7 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
 
     private func run() {
         defer {
+            attachment = nil
             finished.withLock { $0 = true }
             finishedSemaphore.signal()
         }
@@ -347,8 +362,14 @@ public protocol DatagramDelegate: AnyObject {
     func datagramError(_ code: Int32, token: UInt32, now: NIODeadline)
 }
 
+extension DatagramDelegate {
+    /// A delegate that keeps no clock of its own (its sessions use the loop's timers) is never ticked.
+    public func nextTick() -> UInt64 { .max }
+    public func tick(now: NIODeadline) {}
+}
+
 /// The delegate of a loop that has none yet: datagrams are dropped.
-private final class NoDelegate: DatagramDelegate, Sendable {
+final class NoDelegate: DatagramDelegate, Sendable {
     static let shared = NoDelegate()
     func nextTick() -> UInt64 { .max }
     func tick(now: NIODeadline) {}

@@ -182,7 +182,8 @@ public struct Session {
                     if port == nil { break }
                 }
             }
-            connection.transportFailed("\(lastError.map { "\($0)" } ?? "cannot open a socket")", now: now, into: &actions)
+            connection.transportFailed(
+                "\(lastError.map { "\($0)" } ?? "cannot open a socket")", now: now, into: &actions)
         case .tcp, .webSocket:
             guard let group = configuration.streamLoops else {
                 return connection.transportFailed(
@@ -196,8 +197,9 @@ public struct Session {
     }
 
     /// The stream channel a connector opened (on the client loop): the handshake starts now.
-    public mutating func streamOpened(_ channel: any Channel, now: NIODeadline, into actions: inout ClientConnection.Actions)
-    {
+    public mutating func streamOpened(
+        _ channel: any Channel, now: NIODeadline, into actions: inout ClientConnection.Actions
+    ) {
         socket = .stream(channel)
         if resumeWhenOpen {
             resumeWhenOpen = false

@@ -78,7 +78,8 @@ enum StreamConnector {
             channel.writeAndFlush(buffer, promise: nil)
         case .webSocket, .udp:
             buffer.writeBytes(bytes)
-            channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: buffer), promise: nil)
+            channel.writeAndFlush(
+                WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: buffer), promise: nil)
         }
     }
 }
@@ -179,7 +180,8 @@ enum WebSocketLinkSetup {
             })
         let configuration: NIOHTTPClientUpgradeConfiguration = (upgraders: [upgrader], completionHandler: { _ in })
         try channel.pipeline.syncOperations.addHTTPClientHandlers(withClientUpgrade: configuration)
-        try channel.pipeline.syncOperations.addHandler(UpgradeRequest(target: target, link: link), name: UpgradeRequest.name)
+        try channel.pipeline.syncOperations.addHandler(
+            UpgradeRequest(target: target, link: link), name: UpgradeRequest.name)
     }
 }
 

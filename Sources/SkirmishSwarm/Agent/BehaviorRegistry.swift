@@ -48,7 +48,9 @@ public struct BehaviorRegistry: Sendable {
             PuckPlayer(context: &context, style: .defender, inputRate: context.persona.inputRate)
         }
         registry.register("ai", games: [.puck]) { context in
-            AIPlayer(context: &context, difficulty: context.persona.difficulty ?? .medium, inputRate: context.persona.inputRate)
+            AIPlayer(
+                context: &context, difficulty: context.persona.difficulty ?? .medium,
+                inputRate: context.persona.inputRate)
         }
         registry.register("rogue") { context in Rogue(context: &context) }
         registry.register("idle") { context in

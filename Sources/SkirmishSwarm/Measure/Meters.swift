@@ -123,7 +123,8 @@ final class Meters {
     }
 }
 
-extension Meters: SessionObserver {
+/// Per-packet counts, as a bot's traffic passes.
+extension Meters {
     func sent(_ type: MessageType, bytes: Int) {
         shard.add(packetsSent[type.index])
         shard.add(bytesSent, UInt64(bytes))
@@ -144,9 +145,5 @@ extension Meters: SessionObserver {
 
     func lost(_ count: Int) {
         shard.add(packetsLost, UInt64(count))
-    }
-
-    func dropped(_ reason: String) {
-        error(reason)
     }
 }

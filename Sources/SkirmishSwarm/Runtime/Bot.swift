@@ -95,7 +95,8 @@ final class Bot {
         self.random = random
         self.oneShot = oneShot
         self.override = override
-        steps = override != nil ? [.playUntilMatchOver, .quit] : persona.steps.isEmpty ? Self.defaultSteps : persona.steps
+        steps =
+            override != nil ? [.playUntilMatchOver, .quit] : persona.steps.isEmpty ? Self.defaultSteps : persona.steps
     }
 
     private var pingInterval: TimeAmount { override?.pingInterval ?? .seconds(1) }
@@ -238,7 +239,8 @@ final class Bot {
         reportedResends = 0
         phase = .connecting(since: now)
         playUntil = until
-        session!.connect(slot: UInt32(bitPattern: slot), on: group.loop, delegate: group, now: now, into: &group.actions)
+        session!.connect(
+            slot: UInt32(bitPattern: slot), on: group.loop, delegate: group, now: now, into: &group.actions)
         execute(now: now, in: group)
     }
 
@@ -545,7 +547,8 @@ final class Bot {
 
     private func sendPing(now: NIODeadline, in group: BotGroup) {
         pings &+= 1
-        let ping = Ping(player: UInt32(truncatingIfNeeded: number), count: pings, sendTime: Double(now.uptimeNanoseconds) / 1e9)
+        let ping = Ping(
+            player: UInt32(truncatingIfNeeded: number), count: pings, sendTime: Double(now.uptimeNanoseconds) / 1e9)
         send(.ping(ping), now: now, in: group)
         meters.shard.add(meters.pingsSent)
         nextPing = now + pingInterval

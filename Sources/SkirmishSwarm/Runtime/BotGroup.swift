@@ -264,7 +264,8 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         let target = bot.override?.target ?? context.target(for: bot.persona)
         var connection = ClientConnection.Configuration(
             game: bot.persona.game, seats: UInt8(bot.persona.seats),
-            name: String(bot.persona.name.prefix(WireLimits.maxName)), mode: target.transport == .udp ? .datagram : .stream)
+            name: String(bot.persona.name.prefix(WireLimits.maxName)),
+            mode: target.transport == .udp ? .datagram : .stream)
         connection.handshakeTimeout = .seconds(5)
         connection.match = bot.override?.match ?? 0
         var configuration = Session.Configuration(target: target, connection: connection)

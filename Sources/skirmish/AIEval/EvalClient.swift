@@ -54,7 +54,9 @@ struct EvalAgent<Inner: PuckAgent>: Agent {
         case .tableSnapshot(let snapshot):
             let time = context.seconds
             record.update { result in
-                if result.probe != nil, let opponent = inner as? Opponent { result.probe!.snapshot(snapshot, opponent: opponent) }
+                if result.probe != nil, let opponent = inner as? Opponent {
+                    result.probe!.snapshot(snapshot, opponent: opponent)
+                }
                 if snapshot.phase != .waiting {
                     result.myScore = snapshot.myScore
                     result.theirScore = snapshot.theirScore
@@ -103,7 +105,8 @@ struct EvalAgent<Inner: PuckAgent>: Agent {
         let opponent = inner as? Opponent
         record.update { result in
             result.lateNanos.add(late)
-            result.decisionNanos.add(Double(took.components.attoseconds / 1_000_000_000 + took.components.seconds * 1_000_000_000))
+            result.decisionNanos.add(
+                Double(took.components.attoseconds / 1_000_000_000 + took.components.seconds * 1_000_000_000))
             if result.probe != nil, let opponent { result.probe!.decided(opponent) }
         }
         if let input { context.send(.paddleState(input)) }

@@ -9,13 +9,15 @@ import SkirmishWire
 struct NetBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "net",
-        abstract: "Measure Ping round trips through ClientSession over loopback UDP, and memory per open session.",
+        abstract: "Measure Ping round trips through the client runtime over loopback UDP, and memory per open session.",
         discussion: """
-            Two event loops, each a single thread: the clients' loop, pinned to core 1, and an echo responder's \
-            loop, pinned to core 0 (with --no-pin neither is pinned). The responder is stateless — it answers the \
-            cookie handshake and turns each Ping into a Pong in place — so what the clients' loop spends is the \
-            cost of the real client path: ClientSession, ReliableEndpoint, the codec and a NIO datagram channel \
-            per session.
+            Two event loops, each a single thread: the clients' epoll ClientLoop, pinned to core 1, and an echo \
+            responder's NIO loop, pinned to core 0 (with --no-pin neither is pinned). The responder is stateless — \
+            it answers the cookie handshake and turns each Ping into a Pong in place — so what the clients' loop \
+            spends is the cost of the path a swarm's bots take: a Session per client carrying a ClientConnection \
+            (the protocol state machine and its ReliableEndpoint), the codec, and a connected UDP socket the \
+            ClientLoop reads and writes from fixed buffers. The sessions' timers run from one sweep every 5 ms \
+            (acks owed are sent as packets arrive).
 
             Two scenarios, each measured for --duration seconds after every session has connected:
               1 client       one session, one Ping in flight: latency-bound round trips
@@ -53,14 +55,18 @@ struct NetBench: AsyncParsableCommand {
         if let note = try OpenFileLimit.ensure(clients + 256) { Console.note(note) }
         let pinned = !noPin && BenchSystem.onlineCores >= 2
         let responderGroup = pinned ? Self.pinnedGroup(core: 0) : MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let clientGroup = pinned ? Self.pinnedGroup(core: 1) : MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let responderLoop = responderGroup.next()
-        let clientLoop = clientGroup.next()
+        let clientLoop = try ClientLoop(name: "skirmish-bench-clients")
+        if pinned { try await clientLoop.submit { try clientLoop.pinThread(toCore: 1) }.get() }
         let responder = try await EchoResponder.start(on: responderLoop)
-        let driver = try await clientLoop.submit { NIOLoopBound(PingDriver(loop: clientLoop), eventLoop: clientLoop) }
-            .get()
+        let driver = try await clientLoop.submit {
+            let driver = PingDriver(loop: clientLoop)
+            clientLoop.delegate = driver
+            return NIOLoopBound(driver, eventLoop: clientLoop)
+        }.get()
         print(
-            "net: Ping round trips through ClientSession over loopback UDP; \(duration) s per scenario; "
+            "net: Ping round trips through Session/ClientConnection on an epoll ClientLoop over loopback UDP; "
+                + "\(duration) s per scenario; "
                 + "clients' loop \(pinned ? "pinned to core 1" : "unpinned"), echo responder's loop "
                 + "\(pinned ? "pinned to core 0" : "unpinned"); \(BenchSystem.onlineCores) cores online, "
                 + "load average \(fixed(BenchSystem.loadAverage(), 2))")
@@ -96,7 +102,8 @@ struct NetBench: AsyncParsableCommand {
         let causes = try await clientLoop.submit { driver.value.causes }.get()
         try await clientLoop.submit { driver.value.closeAll() }.get()
         await responder.close()
-        try await clientGroup.shutdownGracefully()
+        clientLoop.stop()
+        withExtendedLifetime(driver) {}
         try await responderGroup.shutdownGracefully()
         if many.failures > 0 || single.failures > 0 {
             let listed = causes.sorted { $0.value > $1.value }.map { "\($0.value) × \($0.key)" }.joined(separator: ", ")
@@ -179,16 +186,27 @@ struct NetBench: AsyncParsableCommand {
     }
 }
 
-/// The clients' side: sessions on one loop, each keeping one Ping in flight while running.
-final class PingDriver {
+/// The clients' side: sessions on one client loop, each keeping one Ping in flight while running.
+///
+/// The loop's ``DatagramDelegate``, as a swarm's bot group is: each datagram arrives with its session's index and
+/// socket generation (the token), goes to that ``Session`` stored inline, and what the connection leaves is written
+/// at once.
+final class PingDriver: DatagramDelegate, StreamDelegate {
     struct Sample: Sendable {
         var roundTrips: UInt64
         var cpu: Int64
         var allocations: UInt64
     }
 
-    let loop: any EventLoop
-    private var sessions: [ClientSession] = []
+    let loop: ClientLoop
+    private var sessions: [Session] = []
+    /// What the sessions' calls produce, reused call after call so nothing is allocated per packet.
+    private var actions = ClientConnection.Actions()
+    /// What a Ping sent while ``actions`` is being handled produces.
+    private var sending = ClientConnection.Actions()
+    private var sweep: Scheduled<Void>?
+    /// Counts sessions, so each numbers its sockets apart from the one that had its index before.
+    private var opened: UInt32 = 0
     private(set) var connected = 0
     private(set) var failures = 0
     /// Why sessions ended before the benchmark closed them, with counts.
@@ -197,7 +215,7 @@ final class PingDriver {
     private var running = false
     private var counts: [UInt32] = []
 
-    init(loop: any EventLoop) {
+    init(loop: ClientLoop) {
         self.loop = loop
     }
 
@@ -206,39 +224,65 @@ final class PingDriver {
         failures = 0
         sessions.reserveCapacity(count)
         counts = [UInt32](repeating: 0, count: count)
-        let bound = NIOLoopBound(self, eventLoop: loop)
+        let now = NIODeadline.now()
+        let resolved = try? SocketAddress.makeAddressResolvingHost(target.host, port: target.port)
         for index in 0..<count {
-            var configuration = ClientSession.Configuration(
-                target: target, game: .suns, seats: 2, name: "bench\(index)", seed: UInt64(index + 1))
-            configuration.handshakeTimeout = .seconds(20)
-            let session = ClientSession(configuration: configuration, eventLoop: loop) { event in
-                bound.value.handle(event, session: index)
+            var connection = ClientConnection.Configuration(
+                game: .suns, seats: 2, name: "bench\(index)", mode: .datagram)
+            connection.handshakeTimeout = .seconds(20)
+            var configuration = Session.Configuration(target: target, connection: connection)
+            configuration.seed = UInt64(index + 1)
+            configuration.resolvedAddress = resolved
+            opened &+= 1
+            configuration.firstGeneration = opened &* 1_024
+            sessions.append(Session(configuration: configuration, now: now))
+            sessions[index].connect(slot: UInt32(index), on: loop, delegate: self, now: now, into: &actions)
+            execute(index, now: now)
+        }
+        if sweep == nil { scheduleSweep() }
+    }
+
+    /// Runs the timers (Hello resends, keepalives, timeouts) of every session that has one due, every 5 ms.
+    private func scheduleSweep() {
+        sweep = loop.assumeIsolated().scheduleTask(in: .milliseconds(5)) { [self] in
+            let now = NIODeadline.now()
+            for index in sessions.indices where sessions[index].nextDeadline <= now {
+                sessions[index].tick(now: now, on: loop, into: &actions)
+                execute(index, now: now)
             }
-            sessions.append(session)
-            session.connect()
+            scheduleSweep()
         }
     }
 
-    private func handle(_ event: SessionEvent, session index: Int) {
-        switch event {
-        case .stateChanged(.connected):
-            connected += 1
-            if running { ping(index) }
-        case .stateChanged(.disconnected(let cause)):
-            failures += 1
-            causes["\(cause)", default: 0] += 1
-        case .rtt:
-            roundTrips &+= 1
-            if running { ping(index) }
-        case .stateChanged, .message:
-            break
+    /// Writes what the last call on session `index` produced and handles its events.
+    private func execute(_ index: Int, now: NIODeadline) {
+        sessions[index].write(actions.packets, on: loop, now: now)
+        while let event = sessions[index].nextEvent(from: &actions) {
+            switch event {
+            case .seated:
+                connected += 1
+                if running { ping(index) }
+            case .closed(let cause):
+                failures += 1
+                causes["\(cause)", default: 0] += 1
+            case .rtt:
+                roundTrips &+= 1
+                if running { ping(index) }
+            case .resumed, .message:
+                break
+            }
         }
+        actions.removeAll()
     }
 
     private func ping(_ index: Int) {
         counts[index] &+= 1
-        let now = Double(NIODeadline.now().uptimeNanoseconds) / 1e9
-        sessions[index].send(.ping(Ping(player: UInt32(index), count: counts[index], sendTime: now)))
+        let now = NIODeadline.now()
+        let ping = Ping(player: UInt32(index), count: counts[index], sendTime: Double(now.uptimeNanoseconds) / 1e9)
+        // A Ping is unreliable: sending it can produce no event, only the packet.
+        sessions[index].send(.ping(ping), now: now, into: &sending)
+        sessions[index].write(sending.packets, on: loop, now: now)
+        sending.removeAll()
     }
 
     func start() {
@@ -257,9 +301,35 @@ final class PingDriver {
     }
 
     func closeAll() {
-        for session in sessions { session.disconnect(reason: .quit) }
+        let now = NIODeadline.now()
+        for index in sessions.indices { sessions[index].close(reason: .quit, on: loop, now: now) }
         sessions.removeAll()
+        sweep?.cancel()
+        sweep = nil
     }
+
+    // MARK: DatagramDelegate
+
+    func datagram(_ bytes: UnsafeRawBufferPointer, token: UInt32, now: NIODeadline) {
+        let index = Int(token >> 8)
+        guard index < sessions.count, sessions[index].generation & 0xFF == token & 0xFF else { return }
+        sessions[index].receive(bytes, now: now, into: &actions)
+        execute(index, now: now)
+    }
+
+    func datagramError(_ code: Int32, token: UInt32, now: NIODeadline) {
+        // ICMP errors for an earlier datagram: the connection's own timers decide.
+    }
+
+    // MARK: StreamDelegate (unused: the benchmark's sessions are UDP)
+
+    func streamOpened(_ channel: any Channel, token: UInt32, generation: UInt32, now: NIODeadline) {
+        channel.close(promise: nil)
+    }
+
+    func streamReceived(_ bytes: ByteBuffer, token: UInt32, generation: UInt32, now: NIODeadline) {}
+
+    func streamFailed(_ text: String, token: UInt32, generation: UInt32, now: NIODeadline) {}
 }
 
 /// A stateless UDP echo for the client benchmark: Hello → Challenge, Hello with the cookie → Welcome, Ping → Pong

@@ -25,12 +25,12 @@ func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async
     }
 }
 
-/// Waits for the session's `.connected` event and returns its Welcome.
+/// Waits for the session to be seated and returns its Welcome.
 func connected(_ session: AsyncClientSession) async throws -> Welcome {
     for await event in session.events {
         switch event {
-        case .stateChanged(.connected(let welcome)): return welcome
-        case .stateChanged(.disconnected(let cause)): throw TestFailure(description: "disconnected: \(cause)")
+        case .stateChanged(.seated(let welcome)): return welcome
+        case .stateChanged(.closed(let cause)): throw TestFailure(description: "disconnected: \(cause)")
         default: continue
         }
     }

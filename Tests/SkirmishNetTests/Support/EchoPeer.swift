@@ -6,8 +6,8 @@ import SkirmishWire
 /// A UDP peer on 127.0.0.1 that answers a client's cookie handshake and then echoes it, with a ``ReliableEndpoint``
 /// per client: every reliable Chat is logged in delivery order and sent back reliably, every Ping is answered.
 ///
-/// It is the far end a ``ClientSession`` needs to be tested on real sockets without the game server: it knows no game.
-/// Once ``mute()`` is called it never sends again, which is what a peer that went away looks like to the client.
+/// It is the far end an ``AsyncClientSession`` needs to be tested on real sockets without the game server: it knows no
+/// game. Once ``mute()`` is called it never sends again, which is what a peer that went away looks like to the client.
 final class EchoPeer: Sendable {
     let address: SocketAddress
     let channel: any Channel

@@ -34,12 +34,12 @@ struct ServerFixture {
         _ transport: Transport, game: GameKind, seats: UInt8, name: String, link: LinkProfile = .perfect,
         seed: UInt64 = 1, match: UInt32 = 0, keepalive: TimeAmount? = nil
     ) async throws -> AsyncClientSession {
-        var configuration = ClientSession.Configuration(
+        var configuration = AsyncClientSession.Configuration(
             target: try target(transport), game: game, seats: seats, name: name, seed: seed)
         configuration.link = link
-        configuration.match = match
-        if let keepalive { configuration.reliability.keepaliveInterval = keepalive }
-        return try await AsyncClientSession.connect(configuration, on: group.next())
+        configuration.connection.match = match
+        if let keepalive { configuration.connection.reliability.keepaliveInterval = keepalive }
+        return try await AsyncClientSession.connect(configuration)
     }
 
     func stats() async throws -> ServerStats { try await server.stats() }
@@ -100,10 +100,10 @@ func playPuck(_ session: AsyncClientSession, phase: Int, seat knownSeat: Int? = 
     var step: UInt32 = 0
     for await event in session.events {
         switch event {
-        case .stateChanged(.connected(let welcome)):
+        case .stateChanged(.seated(let welcome)):
             seat = Int(welcome.seat)
             replica = PuckReplica(seat: seat)
-        case .stateChanged(.disconnected(let cause)):
+        case .stateChanged(.closed(let cause)):
             throw PlayError(text: "disconnected: \(cause)")
         case .message(.tableSnapshot(let snapshot), _):
             snapshots += 1
@@ -147,9 +147,9 @@ func playSnap(_ session: AsyncClientSession, name: String, turnLimit: Int = Snap
     var turns = 0
     for await event in session.events {
         switch event {
-        case .stateChanged(.connected(let welcome)):
+        case .stateChanged(.seated(let welcome)):
             me = welcome.peer
-        case .stateChanged(.disconnected(let cause)):
+        case .stateChanged(.closed(let cause)):
             throw PlayError(text: "disconnected: \(cause)")
         case .message(let message, _):
             switch message {
@@ -189,8 +189,8 @@ func playSnap(_ session: AsyncClientSession, name: String, turnLimit: Int = Snap
 func connected(_ session: AsyncClientSession) async throws -> Welcome {
     for await event in session.events {
         switch event {
-        case .stateChanged(.connected(let welcome)): return welcome
-        case .stateChanged(.disconnected(let cause)): throw PlayError(text: "disconnected: \(cause)")
+        case .stateChanged(.seated(let welcome)): return welcome
+        case .stateChanged(.closed(let cause)): throw PlayError(text: "disconnected: \(cause)")
         default: continue
         }
     }
