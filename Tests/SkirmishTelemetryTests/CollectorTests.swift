@@ -24,6 +24,25 @@ import Testing
         #expect(run.exporter.stats.totalFailures == 0, "\(run.exporter.stats.summary)")
     }
 
+    /// Each Pushgateway the tests start begins empty and leaves nothing behind: a group pushed to one is gone
+    /// from the next (Debian's default would persist it to /var/lib and hand it to every later run).
+    @Test func pushgatewayKeepsNoGroupAcrossInstances() throws {
+        let first = try Collector(.pushgateway)
+        let source = RunSource()
+        let exporter = source.exporter([try PushTarget(parsing: first.base, format: .prom)])
+        exporter.start()
+        exporter.pushNow()
+        #expect(exporter.waitForStats(timeout: .seconds(10)) { $0.pushes >= 1 }, "\(exporter.stats.summary)")
+        exporter.stop(finalPush: false)
+        #expect(first.get("/api/v1/metrics")?.body.contains(source.runID) == true)
+        first.stop()
+        #expect(!FileManager.default.fileExists(atPath: first.directory.path), "the data directory stays behind")
+        let second = try Collector(.pushgateway)
+        let groups = try #require(second.get("/api/v1/metrics"))
+        #expect(groups.status == 200)
+        #expect(!groups.body.contains(source.runID), "a new Pushgateway still holds the last run's group")
+    }
+
     /// VictoriaMetrics: Prometheus text with timestamps, JSON lines and Influx lines all read back exactly.
     @Test func victoriaMetricsReadsBackExactTotalsWithNoInvalidRows() throws {
         let vm = try Collector(.victoriaMetrics)

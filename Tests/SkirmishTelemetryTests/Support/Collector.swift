@@ -144,7 +144,12 @@ final class Collector {
         let listen = "127.0.0.1:\(port)"
         switch kind {
         case .pushgateway:
-            return ["--web.listen-address=\(listen)"]
+            // Debian's default persists every group to /var/lib/prometheus/pushgateway.data, so one test run would
+            // see the groups of the last: each instance keeps its own file in its own temporary directory.
+            return [
+                "--web.listen-address=\(listen)",
+                "--persistence.file=\(directory.appendingPathComponent("pushgateway.data").path)",
+            ]
         case .prometheus:
             let config = directory.appendingPathComponent("prometheus.yml")
             let target = scrape.map { "['127.0.0.1:\($0)']" } ?? "[]"
