@@ -142,7 +142,7 @@ final class ExporterCore: @unchecked Sendable {
     private func collectAndEnqueue() {
         var snapshot = source.collect()
         condition.lock()
-        let own = stats.series(constantLabels: constantLabels)
+        let own = stats.series(constantLabels: constantLabels, targets: targets.map(\.name))
         condition.unlock()
         for item in own { snapshot.insert(item) }
         var rendered: [MetricsFormat: [UInt8]] = [:]

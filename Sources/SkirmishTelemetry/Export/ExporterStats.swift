@@ -36,10 +36,21 @@ public struct ExporterStats: Sendable, Equatable {
         return line
     }
 
-    /// The stats as series of ``SkirmishMetrics/exporterPushes`` and ``SkirmishMetrics/exporterFailures``.
-    func series(constantLabels: Labels) -> [MetricSeries] {
+    /// Failure reasons every target reports from the first push, at 0 until one happens: a dashboard or an alert
+    /// on exporter failures then shows a healthy 0 instead of "No data".
+    public static let standingReasons = ["connect", "timeout", "dropped"]
+
+    /// The stats as series of ``SkirmishMetrics/exporterPushes`` and ``SkirmishMetrics/exporterFailures``; every
+    /// one of `targets` has its pushes and its ``standingReasons`` even while they are 0.
+    func series(constantLabels: Labels, targets: [String] = []) -> [MetricSeries] {
         var result: [MetricSeries] = []
-        for (target, count) in pushesByTarget.sorted(by: { $0.key < $1.key }) {
+        var pushes = pushesByTarget
+        var failures = failures
+        for target in targets {
+            pushes[target, default: 0] += 0
+            for reason in Self.standingReasons { failures[FailureKey(target: target, reason: reason), default: 0] += 0 }
+        }
+        for (target, count) in pushes.sorted(by: { $0.key < $1.key }) {
             var labels = constantLabels
             labels["target"] = target
             result.append(
