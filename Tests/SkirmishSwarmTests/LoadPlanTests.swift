@@ -84,6 +84,15 @@ import Testing
         }
     }
 
+    /// The `shard` label is the bare index: no `/` to end an InfluxQL regex or need escaping in a Pushgateway path.
+    @Test func shardLabelIsThePlainIndex() throws {
+        for shard in [Shard.whole, Shard(index: 2, count: 3), Shard(index: 41, count: 100)] {
+            #expect(shard.description == "\(shard.index)")
+            #expect(shard.description.allSatisfy { $0.isNumber })
+            #expect(shard.fraction == "\(shard.index)/\(shard.count)")
+        }
+    }
+
     @Test func arrivalsAreScheduledInAdvanceAndDealtToShards() throws {
         let stages: [Stage] = [.hold(for: .seconds(1)), .arrive(rate: 10, for: .seconds(2), max: 100)]
         let whole = try LoadPlan(script: script(stages))

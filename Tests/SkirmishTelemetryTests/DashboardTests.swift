@@ -111,6 +111,64 @@ import Testing
         #expect(result.output.contains("\(count) rules found"), "\(result.output)")
     }
 
+    /// Every percentile panel sums the buckets of every shard (and persona) before taking the quantile: an average
+    /// or a maximum of per-shard quantiles is not a quantile of the run.
+    @Test func everyPromQLPercentileSumsBucketsFirst() throws {
+        let queries = try Self.load("skirmish-prometheus.json").panels.flatMap(\.queries)
+            .filter { $0.contains("histogram_quantile") }
+        #expect(!queries.isEmpty)
+        for query in queries {
+            let compact = query.replacingOccurrences(of: " ", with: "")
+            #expect(compact.contains(",sumby(le") && compact.contains("_bucket{"), "\(query)")
+        }
+    }
+
+    /// InfluxQL: `run` and `shard` (a keyword) are always double-quoted identifiers, and the `$shard` regex only
+    /// ever meets plain shard indexes (`/` inside `/^…$/` would end the regex).
+    @Test func everyInfluxQLQueryQuotesItsTags() throws {
+        for query in try Self.load("skirmish-influxdb.json").panels.flatMap(\.queries) {
+            var unquoted = ""
+            var inQuotes = false
+            for character in query {
+                if character == "\"" { inQuotes.toggle() } else if !inQuotes { unquoted.append(character) }
+            }
+            let words = unquoted.split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "$") }
+            #expect(!words.contains("shard") && !words.contains("run"), "\(query)")
+        }
+    }
+
+    /// The InfluxDB RTT panels add every persona up: two personas' buckets pushed to a real InfluxDB read back as
+    /// their sum, not as whichever series InfluxQL's `last` happened to pick.
+    @Test func influxRTTPanelsSumEveryPersona() throws {
+        let influx = try Collector(.influxdb)
+        guard case .accepted = influx.post("/query", body: "q=CREATE%20DATABASE%20skirmish") else {
+            Issue.record("could not create the database: \(influx.log)")
+            return
+        }
+        let runID = "rtt-" + UUID().uuidString.prefix(8).lowercased()
+        let source = ClosureMetricsSource {
+            let shard = MetricsShard(constantLabels: ["run": runID, "shard": "0"])
+            for (persona, count) in [("chaser", 100), ("defender", 300)] {
+                let id = shard.histogram(SkirmishMetrics.rtt, ["game": "puck", "persona": persona])
+                for step in 0..<count { shard.record(id, seconds: 0.002 + Double(step % 10) * 0.001) }
+            }
+            return shard.snapshot(at: Int64(Date().timeIntervalSince1970 * 1_000))
+        }
+        let exporter = Exporter(
+            targets: [try PushTarget(parsing: influx.base, format: .influx)], source: source,
+            interval: .seconds(3_600), runID: runID, shard: "0")
+        exporter.start()
+        exporter.pushNow()
+        #expect(exporter.waitForStats(timeout: .seconds(10)) { $0.pushes >= 1 }, "\(exporter.stats.summary)")
+        exporter.stop(finalPush: false)
+        let panel = try #require(try Self.load("skirmish-influxdb.json").panels.first { $0.title.contains("buckets") })
+        let query = try #require(panel.queries.first).replacingOccurrences(of: "$timeFilter", with: "time > now() - 5m")
+            .replacingOccurrences(of: "$__interval", with: "1m").replacingOccurrences(of: "$run", with: runID)
+            .replacingOccurrences(of: "$shard", with: ".*")
+        let largest = Collector.poll(timeout: 10) { influx.influxValues(query).max() }
+        #expect(largest == 400, "\(query) → \(influx.influxValues(query))")
+    }
+
     /// Panels that must read 0 on a clean loopback run: their series exist (a flat 0, not "No data") and are 0.
     static let zeroOnACleanRun: Set<String> = ["Desyncs by game", "Desyncs", "Exporter failures"]
     /// Panels whose series must exist but may be 0 (or, on a loaded machine, not): errors, rejections, reconnects.

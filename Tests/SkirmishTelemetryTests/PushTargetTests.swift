@@ -72,4 +72,14 @@ import Testing
     func theFormatIsInferredFromWellKnownPathsAndPorts(url: String, format: MetricsFormat?) {
         #expect(PushTarget.inferredFormat(for: url) == format)
     }
+
+    /// Influx lines into VictoriaMetrics come back as `…_value` (proved against a real VictoriaMetrics in
+    /// CollectorTests), so that combination carries a warning; Influx to InfluxDB and `vm` to VictoriaMetrics none.
+    @Test func influxToVictoriaMetricsCarriesAWarning() throws {
+        let caveat = try PushTarget(parsing: "http://h:8428/influx/write", format: .influx).caveat
+        #expect(caveat?.contains("--format vm") == true)
+        let influx = try PushTarget(parsing: "http://h:8086/write?db=s", format: .influx)
+        let vm = try PushTarget(parsing: "http://h:8428", format: .vm)
+        #expect(influx.caveat == nil && vm.caveat == nil)
+    }
 }

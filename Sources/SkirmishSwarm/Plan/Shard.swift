@@ -55,5 +55,10 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         return (total - index - 1) / count + 1
     }
 
-    public var description: String { "\(index)/\(count)" }
+    /// The `shard` label value: the index alone (`"2"`). A `/` would break the Grafana variable regexes (InfluxQL's
+    /// `/^$shard$/` ends at it) and needs escaping in a Pushgateway path; the count is the same for every series.
+    public var description: String { "\(index)" }
+
+    /// `i/n`, for people (notes, the summary's settings).
+    public var fraction: String { "\(index)/\(count)" }
 }

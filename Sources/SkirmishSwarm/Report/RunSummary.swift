@@ -137,7 +137,7 @@ extension RunSummary {
         run = configuration.runID
         settings = Settings(
             script: script.name, scriptPath: scriptPath, target: configuration.target.description,
-            shard: configuration.plan.shard.description, seed: configuration.seed, loops: configuration.loops,
+            shard: configuration.plan.shard.fraction, seed: configuration.seed, loops: configuration.loops,
             plannedSeconds: configuration.plan.duration.seconds)
         self.startedAt = ISO8601DateFormatter().string(from: startedAt)
         durationSeconds = seconds

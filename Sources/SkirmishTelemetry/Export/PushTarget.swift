@@ -63,6 +63,15 @@ public struct PushTarget: Sendable, Hashable {
         self.timeout = timeout
     }
 
+    /// A warning for a combination that works but surprises, or `nil`: Influx lines pushed to VictoriaMetrics'
+    /// `/influx/write` are stored as `<measurement>_<field>`, so every metric becomes `…_value` and the dashboards
+    /// (which use the Prometheus names) find nothing. `--format vm` to `/api/v1/import/prometheus` keeps the names.
+    public var caveat: String? {
+        guard format == .influx, url.contains("/influx/write") else { return nil }
+        return "--push \(url): VictoriaMetrics stores Influx lines as <name>_value (skirmish_bots_connected_value), "
+            + "which the dashboards do not read; push --format vm to /api/v1/import/prometheus instead"
+    }
+
     /// A short name for labels and the summary: `<format>@<host:port>`.
     public var name: String {
         let rest = url.drop { $0 != "/" }.dropFirst(2)

@@ -54,7 +54,9 @@ struct PushOptions: ParsableArguments {
                         + "after it (or use a collector's usual path, e.g. /api/v1/import/prometheus)")
             }
             do {
-                targets.append(try PushTarget(parsing: url, format: format, auth: token.map { .bearer($0) } ?? .none))
+                let target = try PushTarget(parsing: url, format: format, auth: token.map { .bearer($0) } ?? .none)
+                if let caveat = target.caveat { Console.note(caveat) }
+                targets.append(target)
             } catch {
                 throw InputError(String(describing: error))
             }

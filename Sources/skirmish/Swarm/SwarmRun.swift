@@ -67,7 +67,7 @@ struct SwarmRun {
         let metricsEndpoint = try await MetricsEndpoint.start(source: source, group: sideGroup)
         Console.note(
             "\(command) \(runID): \(script.name), \(plan.peakClosedBots) bots peak, \(Format.duration(plan.duration)), "
-                + "shard \(plan.shard), seed \(options.seed); metrics at \(metricsEndpoint.url)")
+                + "shard \(plan.shard.fraction), seed \(options.seed); metrics at \(metricsEndpoint.url)")
         return SwarmRun(
             options: options, configuration: configuration, swarm: swarm, exporter: exporter,
             outDirectory: outDirectory, startedAt: started, server: server, metricsEndpoint: metricsEndpoint,
