@@ -39,9 +39,36 @@ struct RunOptions: ParsableArguments {
 
     @OptionGroup var push: PushOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Where to serve /metrics while the run lasts, host:port (default: a free loopback port, printed).",
+            discussion: """
+                Give a fixed address when a Prometheus scrapes the run (it needs a known target). At the end the \
+                endpoint serves the final figures and stays up until one more scrape has read them, at most \
+                --metrics-linger seconds; a run nobody scraped ends at once.
+                """,
+            valueName: "host:port"))
+    var metrics = HostPort(host: "127.0.0.1", port: 0)
+
+    @Option(help: ArgumentHelp("Longest wait for a last scrape of /metrics after the run.", valueName: "seconds"))
+    var metricsLinger = 5
+
     @Option(help: "Event loops (threads) for the bots (default: one per core).")
     var loops = System.coreCount
 
     @Flag(help: "Print a plain progress line every 5 s even on a terminal.")
     var plainProgress = false
+
+    /// Checks the addresses before anything starts: a mistyped one is bad input, never a half-started run.
+    func validate() throws {
+        guard (try? SocketAddress(ipAddress: metrics.host, port: metrics.port)) != nil || metrics.host == "localhost"
+        else {
+            throw ValidationError(
+                "--metrics \(metrics.defaultValueDescription): the host must be an IP address (127.0.0.1, 0.0.0.0, "
+                    + "::1) or localhost")
+        }
+        guard (0...600).contains(metricsLinger) else {
+            throw ValidationError("--metrics-linger \(metricsLinger): give 0 to 600 seconds")
+        }
+    }
 }

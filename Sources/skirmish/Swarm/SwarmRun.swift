@@ -19,6 +19,7 @@ struct SwarmRun {
     let startedAt: Date
     private let server: ReferenceServer?
     private let metricsEndpoint: MetricsEndpoint
+    private let source: CombinedMetricsSource
     private let group: MultiThreadedEventLoopGroup
     private let sideGroup: MultiThreadedEventLoopGroup
 
@@ -64,14 +65,22 @@ struct SwarmRun {
         let source = CombinedMetricsSource(parts: [swarm.metricsSource] + (server.map { [$0.metricsSource] } ?? []))
         let exporter = try options.push.makeExporter(source: source, runID: runID, shard: plan.shard)
         exporter?.start()
-        let metricsEndpoint = try await MetricsEndpoint.start(source: source, group: sideGroup)
+        let metricsEndpoint: MetricsEndpoint
+        do {
+            metricsEndpoint = try await MetricsEndpoint.start(
+                source: source, host: options.metrics.host, port: options.metrics.port, group: sideGroup)
+        } catch {
+            throw InputError(
+                "--metrics \(options.metrics.defaultValueDescription): cannot listen there (\(error)); pick a free "
+                    + "port or 127.0.0.1:0")
+        }
         Console.note(
             "\(command) \(runID): \(script.name), \(plan.peakClosedBots) bots peak, \(Format.duration(plan.duration)), "
                 + "shard \(plan.shard.fraction), seed \(options.seed); metrics at \(metricsEndpoint.url)")
         return SwarmRun(
             options: options, configuration: configuration, swarm: swarm, exporter: exporter,
             outDirectory: outDirectory, startedAt: started, server: server, metricsEndpoint: metricsEndpoint,
-            group: group, sideGroup: sideGroup)
+            source: source, group: group, sideGroup: sideGroup)
     }
 
     /// Runs the swarm until its plan ends or SIGINT/SIGTERM arrives, with `alongside` (a soak's health checks)
@@ -111,7 +120,10 @@ struct SwarmRun {
     @discardableResult
     func finish(_ outcome: SwarmOutcome, amend: (inout RunSummary) -> Void = { _ in }) async throws -> RunSummary {
         if let exporter { await offCooperativePool { exporter.stop(finalPush: true) } }
-        try? await metricsEndpoint.close()
+        // From here /metrics serves the final figures (the embedded server's included, read before it stops).
+        let source = self.source
+        let endpoint = metricsEndpoint
+        await offCooperativePool { endpoint.freeze(source.collect()) }
         let serverStats = try? await server?.metricsText()
         await server?.shutdown()
 
@@ -130,6 +142,9 @@ struct SwarmRun {
         print("results: \(written.joined(separator: ", "))")
         if let warning = summary.generatorWarning { Console.note(warning) }
         if outcome.interrupted { Console.note("stopped early by a signal; the figures cover the run so far") }
+        // A scraper that followed the run reads the final figures once more before the endpoint goes away.
+        await metricsEndpoint.waitForFinalScrape(limit: .seconds(options.metricsLinger))
+        try? await metricsEndpoint.close()
         try? await group.shutdownGracefully()
         try? await sideGroup.shutdownGracefully()
         return summary

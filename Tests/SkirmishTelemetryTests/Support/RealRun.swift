@@ -23,6 +23,14 @@ struct RealRun {
 
         """
 
+    /// Two Puck bots for 3 s: for tests about the process, not the figures.
+    static let oneBotScript = """
+        name: one-bot
+        profile: [{ramp: {to: 2, over: 1s}}, {hold: {for: 2s}}]
+        personas: [{name: chaser, weight: 1, game: puck, behavior: chaser}]
+
+        """
+
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
