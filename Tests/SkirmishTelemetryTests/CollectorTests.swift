@@ -136,7 +136,12 @@ import Testing
         let key = ExporterStats.FailureKey(target: "vm@127.0.0.1:\(port)", reason: "connect")
         #expect(
             exporter.waitForStats(timeout: .seconds(10)) { ($0.failures[key] ?? 0) >= 2 }, "\(exporter.stats.summary)")
+        // While it fails the live line says so; the first accepted push clears it.
+        #expect(exporter.stats.liveStatus?.contains("vm@127.0.0.1:\(port) connect") == true)
         let vm = try Collector(.victoriaMetrics, port: port)
+        exporter.pushNow()
+        #expect(exporter.waitForStats(timeout: .seconds(20)) { $0.pushes >= 1 }, "\(exporter.stats.summary)")
+        #expect(exporter.stats.liveStatus == nil, "\(exporter.stats.liveStatus ?? "")")
         source.set(scale: 3)
         exporter.stop()
         #expect(exporter.stats.pushes >= 1, "\(exporter.stats.summary)")

@@ -189,12 +189,14 @@ final class ExporterCore: @unchecked Sendable {
             switch outcome {
             case .accepted:
                 stats.pushesByTarget[target.name, default: 0] += 1
+                stats.failing[target.name] = nil
                 queues[index].removeFirst()
                 failuresInARow = 0
             case .failed(let reason, let detail):
                 stats.failures[ExporterStats.FailureKey(target: target.name, reason: reason), default: 0] += 1
                 stats.lastError = "\(target.name): \(detail)"
                 failuresInARow += 1
+                stats.failing[target.name] = ExporterStats.Streak(attempts: failuresInARow, reason: reason)
                 if queues[index].count == 1 { backOff(index, failuresInARow: failuresInARow) }
                 // A newer payload carries every cumulative total: the failed one is superseded.
                 if queues[index].count > 1 { queues[index].removeFirst() }

@@ -6,6 +6,7 @@ import SkirmishNet
 import SkirmishServer
 import SkirmishSwarm
 import SkirmishTelemetry
+import Synchronization
 
 /// The run path `skirmish swarm` and `skirmish soak` share: load and plan the script, start the embedded server
 /// (or aim at `--target`), the swarm, the exporter and the loopback `/metrics`; run until the plan ends or SIGINT /
@@ -20,8 +21,12 @@ struct SwarmRun {
     private let server: ReferenceServer?
     private let metricsEndpoint: MetricsEndpoint
     private let source: CombinedMetricsSource
+    private let interruption = Interruption()
     private let group: MultiThreadedEventLoopGroup
     private let sideGroup: MultiThreadedEventLoopGroup
+
+    /// The exit status a signal asks for (130 SIGINT, 143 SIGTERM), once ``run(alongside:)`` returned.
+    var signalExitStatus: Int32? { interruption.exitStatus }
 
     /// Starts everything but the bots; bad input throws ``InputError``.
     static func start(_ options: RunOptions, command: String) async throws -> SwarmRun {
@@ -86,13 +91,16 @@ struct SwarmRun {
     /// Runs the swarm until its plan ends or SIGINT/SIGTERM arrives, with `alongside` (a soak's health checks)
     /// running beside it and cancelled — and awaited — before this returns.
     func run(alongside: (@Sendable () async -> Void)? = nil) async -> SwarmOutcome {
-        let progress = ProgressPrinter(plain: options.plainProgress)
+        let exporter = self.exporter
+        let progress = ProgressPrinter(plain: options.plainProgress) { exporter?.stats.liveStatus }
         let swarm = self.swarm
+        let interruption = self.interruption
         let outcome = await withTaskGroup(of: SwarmOutcome?.self) { tasks in
             let run = Task { await swarm.run { progress.update($0) } }
             tasks.addTask { await run.value }
             tasks.addTask {
                 guard let name = await Signals.firstTermination() else { return nil }
+                interruption.signal.withLock { $0 = name }
                 Console.note("\(name): stopping the run, pushing the final metrics and writing the summary")
                 run.cancel()
                 return nil
@@ -190,6 +198,20 @@ struct SwarmRun {
             return try OpenFileLimit.ensure(peak + 256)
         } catch {
             throw InputError(String(describing: error))
+        }
+    }
+}
+
+/// Which termination signal stopped a run, if one did: the process exits `128 + signo` after writing everything.
+final class Interruption: Sendable {
+    let signal = Mutex<String?>(nil)
+
+    /// 130 after SIGINT, 143 after SIGTERM (the shell's convention), `nil` for a run that ended on its own.
+    var exitStatus: Int32? {
+        switch signal.withLock({ $0 }) {
+        case "SIGINT": 130
+        case "SIGTERM": 143
+        default: nil
         }
     }
 }
