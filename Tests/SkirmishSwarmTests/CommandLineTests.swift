@@ -136,6 +136,8 @@ import Testing
         (["--shard", "4/4"], [:], "--shard"),
         (["--target", "carrier-pigeon://x:1"], [:], "--target"),
         ([], ["JOB_COMPLETION_INDEX": "9", "JOB_COMPLETIONS": "4"], "JOB_COMPLETION_INDEX"),
+        // Kubernetes sets only the index; without the manifest's count no pod may take every bot.
+        ([], ["JOB_COMPLETION_INDEX": "0"], "JOB_COMPLETIONS"),
     ])
     func badFlagsAndEnvironmentExitTwoNamingTheInput(
         flags: [String], environment: [String: String], named: String

@@ -24,6 +24,8 @@ import Testing
         (["--push", "http://127.0.0.1:1234/hook"], "--format"),
         (["--metrics", "localhost"], "--metrics"),
         (["--metrics", "example.org:80"], "--metrics"),
+        (["--run-id", "nightly run"], "--run-id"),
+        (["--run-id", "a/b"], "--run-id"),
     ])
     func badOptionsAreRefusedBeforeAnythingStarts(flags: [String], named: String) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-bad-\(UUID())")
@@ -38,6 +40,20 @@ import Testing
         #expect(result.output.contains(named), "\(result.output)")
         #expect(!result.output.contains("embedded server"), "something started: \(result.output)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    /// Without `--run-id`, the run id comes from `SKIRMISH_RUN_ID` (the Kubernetes manifest sets it from the Job's
+    /// name), so every pod of one Job labels its series with the same run.
+    @Test func theRunIDComesFromTheEnvironment() throws {
+        let id = "job-" + UUID().uuidString.prefix(8).lowercased()
+        let run = try RealRun.run([], script: RealRun.oneBotScript, environment: ["SKIRMISH_RUN_ID": id])
+        defer { run.remove() }
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try run.summary()["run"] as? String == id)
+        let flagged = try RealRun.run(
+            ["--run-id", "flag-wins"], script: RealRun.oneBotScript, environment: ["SKIRMISH_RUN_ID": id])
+        defer { flagged.remove() }
+        #expect(try flagged.summary()["run"] as? String == "flag-wins")
     }
 
     /// The plain progress line says a collector is failing while it fails, and stops saying so once a push lands.

@@ -121,6 +121,9 @@ public struct RunSummary: Codable, Sendable {
     public var timeline: RunTimeline?
     /// A soak's health checks, resources and collector outages (`skirmish soak` only).
     public var soak: SoakReport?
+    /// Every latency and error distribution in full (HDR counts and export buckets), by metric family name, so the
+    /// summaries of a sharded run's processes merge into the run's exact percentiles.
+    public var histograms: [String: HistogramValue]?
 }
 
 extension RunSummary {
@@ -162,6 +165,14 @@ extension RunSummary {
             handshake: reader.percentiles(SkirmishMetrics.handshake),
             reconnect: reader.percentiles(SkirmishMetrics.reconnect))
         predictionErrorPixels = reader.percentiles(SkirmishMetrics.predictionError)
+        let distributions = [
+            SkirmishMetrics.rtt, SkirmishMetrics.snapshotAge, SkirmishMetrics.tickLateness, SkirmishMetrics.handshake,
+            SkirmishMetrics.reconnect, SkirmishMetrics.predictionError,
+        ]
+        histograms = Dictionary(
+            uniqueKeysWithValues: distributions.compactMap { family in
+                reader.snapshot.histogram(family).map { (family.name, $0) }
+            })
         desyncs = reader.total(SkirmishMetrics.desyncs)
         desyncsByGame = reader.breakdown(SkirmishMetrics.desyncs, by: "game")
         mispredictions = reader.total(SkirmishMetrics.mispredictions)

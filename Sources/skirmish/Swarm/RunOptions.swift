@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import NIOCore
 import NIOPosix
 
@@ -28,8 +29,38 @@ struct RunOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "This process's slice of the bots, i/n (default: from JOB_COMPLETION_INDEX / JOB_COMPLETIONS, else 0/1).",
+            discussion: """
+                Kubernetes sets JOB_COMPLETION_INDEX in each pod of an Indexed Job; the manifest must pass the \
+                Job's completions as JOB_COMPLETIONS (deploy/skirmish-job.yaml does). Give every shard the same \
+                --run-id so the collector sums them as one run.
+                """,
             valueName: "i/n"))
     var shard: String?
+
+    @Option(
+        name: .customLong("run-id"),
+        help: ArgumentHelp(
+            "The run's id, the run label of every series (default: SKIRMISH_RUN_ID, else <script>-<time>-<hex>).",
+            discussion: """
+                Every shard of one run must share it. Letters, digits, '.', '_' and '-', at most 128; the \
+                Kubernetes manifest sets SKIRMISH_RUN_ID from the Job's name.
+                """,
+            valueName: "id"))
+    var runID: String?
+
+    /// The run id given by `--run-id` or `SKIRMISH_RUN_ID`, or `nil` to make one.
+    func givenRunID(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        runID ?? environment["SKIRMISH_RUN_ID"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Whether a run id is safe as a label, a Pushgateway grouping value and a folder name.
+    static func isValidRunID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 128 && id != "." && id != ".."
+            && id.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == 0x2E || byte == 0x5F || byte == 0x2D
+            }
+    }
 
     @Option(help: "Seed for bots, personas and emulated links: the same seed replays the same run.")
     var seed: UInt64 = 1
@@ -66,6 +97,12 @@ struct RunOptions: ParsableArguments {
             throw ValidationError(
                 "--metrics \(metrics.defaultValueDescription): the host must be an IP address (127.0.0.1, 0.0.0.0, "
                     + "::1) or localhost")
+        }
+        if let id = givenRunID(), !Self.isValidRunID(id) {
+            let source = runID == nil ? "SKIRMISH_RUN_ID" : "--run-id"
+            throw ValidationError(
+                "\(source) '\(id)': a run id is 1 to 128 letters, digits, '.', '_' or '-' (it becomes a label, a "
+                    + "Pushgateway group and a folder name)")
         }
         guard (0...600).contains(metricsLinger) else {
             throw ValidationError("--metrics-linger \(metricsLinger): give 0 to 600 seconds")

@@ -38,7 +38,7 @@ struct SwarmRun {
             throw InputError(String(describing: error))
         }
         let plan = try makePlan(script, options: options)
-        let runID = RunID.make(script: script.name, at: started)
+        let runID = options.givenRunID() ?? RunID.make(script: script.name, at: started)
         let outDirectory = options.out ?? "skirmish-out/\(runID)"
         if let note = try limitNote(plan) { Console.note(note) }
         var targets: (Target, [Transport: Target])?
