@@ -124,6 +124,8 @@ public struct RunSummary: Codable, Sendable {
     /// Every latency and error distribution in full (HDR counts and export buckets), by metric family name, so the
     /// summaries of a sharded run's processes merge into the run's exact percentiles.
     public var histograms: [String: HistogramValue]?
+    /// The embedded server's own figures at the end (`nil` against an external `--target`).
+    public var server: ServerFigures?
 }
 
 extension RunSummary {

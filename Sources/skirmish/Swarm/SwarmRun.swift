@@ -131,13 +131,19 @@ struct SwarmRun {
         // From here /metrics serves the final figures (the embedded server's included, read before it stops).
         let source = self.source
         let endpoint = metricsEndpoint
-        await offCooperativePool { endpoint.freeze(source.collect()) }
+        let final = Mutex<MetricsSnapshot?>(nil)
+        await offCooperativePool {
+            let snapshot = source.collect()
+            endpoint.freeze(snapshot)
+            final.withLock { $0 = snapshot }
+        }
         let serverStats = try? await server?.metricsText()
         await server?.shutdown()
 
         var summary = RunSummary(
             outcome: outcome, configuration: configuration, scriptPath: options.script, startedAt: startedAt,
             exporter: exporter?.stats)
+        summary.server = final.withLock { $0 }.flatMap(ServerFigures.init(snapshot:))
         amend(&summary)
         let written = try RunOutput.write(
             summary: summary, outcome: outcome, to: outDirectory, serverMetrics: serverStats)
