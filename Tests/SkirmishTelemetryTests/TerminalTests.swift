@@ -42,6 +42,24 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
+    /// A results folder that cannot be written is bad input at the start, not a failure after the whole run.
+    @Test func anUnwritableResultsFolderIsRefusedAtTheStart() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-out-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = directory.appendingPathComponent("script.yaml")
+        try RealRun.oneBotScript.write(to: script, atomically: true, encoding: .utf8)
+        // A regular file where the folder should be: no user, root included, can create a folder inside it.
+        let blocker = directory.appendingPathComponent("file")
+        try Data("x".utf8).write(to: blocker)
+        let result = try Command.run(
+            try RealRun.executable().path, ["swarm", script.path, "--out", blocker.appendingPathComponent("out").path],
+            timeout: 30)
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.output.contains("--out"), "\(result.output)")
+        #expect(!result.output.contains("embedded server"), "something started: \(result.output)")
+    }
+
     /// Without `--run-id`, the run id comes from `SKIRMISH_RUN_ID` (the Kubernetes manifest sets it from the Job's
     /// name), so every pod of one Job labels its series with the same run.
     @Test func theRunIDComesFromTheEnvironment() throws {

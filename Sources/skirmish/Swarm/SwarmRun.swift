@@ -49,6 +49,7 @@ struct SwarmRun {
                 throw InputError("--target \(text): \(error)")
             }
         }
+        try ensureWritable(outDirectory)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, options.loops))
         let sideGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var server: ReferenceServer?
@@ -195,6 +196,21 @@ struct SwarmRun {
             return try LoadPlan(script: script, overrides: overrides, shard: shard)
         } catch {
             throw InputError("\(options.script): \(error)")
+        }
+    }
+
+    /// Checks before anything starts that the results folder can be written (creating it), so a run never plays
+    /// for hours to fail at its last step.
+    private static func ensureWritable(_ directory: String) throws {
+        let probe = URL(fileURLWithPath: directory).appendingPathComponent(".skirmish-write-check-\(getpid())")
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try Data().write(to: probe)
+            try FileManager.default.removeItem(at: probe)
+        } catch {
+            throw InputError(
+                "--out \(directory): cannot write results there (\(error.localizedDescription)); choose a folder you "
+                    + "can write to")
         }
     }
 
