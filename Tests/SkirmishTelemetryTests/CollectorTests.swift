@@ -43,7 +43,8 @@ import Testing
         #expect(!groups.body.contains(source.runID), "a new Pushgateway still holds the last run's group")
     }
 
-    /// VictoriaMetrics: Prometheus text with timestamps, JSON lines and Influx lines all read back exactly.
+    /// VictoriaMetrics: Prometheus text with timestamps, JSON lines and Influx lines all read back exactly, under
+    /// the names the dashboards use.
     @Test func victoriaMetricsReadsBackExactTotalsWithNoInvalidRows() throws {
         let vm = try Collector(.victoriaMetrics)
         for (format, path) in [(MetricsFormat.vm, ""), (.json, ""), (.influx, "/influx/write")] {
@@ -55,13 +56,21 @@ import Testing
             source.set(scale: 2)
             exporter.stop()
             #expect(exporter.stats.totalFailures == 0, "\(format): \(exporter.stats.summary)")
-            let name = format == .influx ? "skirmish_packets_sent_total_value" : "skirmish_packets_sent_total"
+            // Influx lines keep the name too: the field is the name's last part (VictoriaMetrics joins them).
+            let name = "skirmish_packets_sent_total"
             let latest = Collector.poll { () -> Double? in
                 _ = vm.get("/internal/force_flush")
                 return vm.exportedLatest(name: name, run: source.runID).flatMap { $0 == 2_000 ? $0 : nil }
             }
             #expect(
                 latest == 2_000, "\(format): \(vm.get("/api/v1/export?match[]={run=\"\(source.runID)\"}")?.body ?? "")")
+            // The dashboards' percentile query works on every format's series, Influx lines included.
+            let median = Collector.poll(timeout: 10) {
+                vm.queryValues(
+                    "histogram_quantile(0.5, sum by (le) (skirmish_rtt_seconds_bucket{run=\"\(source.runID)\"}))")?
+                    .first
+            }
+            #expect(median.map { $0 > 0.01 && $0 < 0.06 } == true, "\(format): median \(median ?? .nan)")
         }
         let invalid = vm.get("/metrics")?.body.split(separator: "\n")
             .filter { $0.hasPrefix("vm_rows_invalid_total") }

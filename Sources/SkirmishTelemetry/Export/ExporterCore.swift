@@ -145,13 +145,13 @@ final class ExporterCore: @unchecked Sendable {
         let own = stats.series(constantLabels: constantLabels, targets: targets.map(\.name))
         condition.unlock()
         for item in own { snapshot.insert(item) }
-        var rendered: [MetricsFormat: [UInt8]] = [:]
-        for target in targets where rendered[target.format] == nil {
-            rendered[target.format] = MetricsRenderer.render(snapshot, as: target.format)
+        var rendered: [PushTarget.Payload: [UInt8]] = [:]
+        for target in targets where rendered[target.payload] == nil {
+            rendered[target.payload] = target.render(snapshot)
         }
         condition.lock()
         for (index, target) in targets.enumerated() {
-            queues[index].append(rendered[target.format] ?? [])
+            queues[index].append(rendered[target.payload] ?? [])
             if queues[index].count > configuration.queueCapacity {
                 queues[index].removeFirst()
                 stats.failures[ExporterStats.FailureKey(target: target.name, reason: "dropped"), default: 0] += 1

@@ -81,13 +81,27 @@ public struct PushTarget: Sendable, Hashable {
         return host + (parts.port.map { ":\($0)" } ?? "")
     }
 
-    /// A warning for a combination that works but surprises, or `nil`: Influx lines pushed to VictoriaMetrics'
-    /// `/influx/write` are stored as `<measurement>_<field>`, so every metric becomes `…_value` and the dashboards
-    /// (which use the Prometheus names) find nothing. `--format vm` to `/api/v1/import/prometheus` keeps the names.
-    public var caveat: String? {
-        guard format == .influx, url.contains("/influx/write") else { return nil }
-        return "--push \(url): VictoriaMetrics stores Influx lines as <name>_value (skirmish_bots_connected_value), "
-            + "which the dashboards do not read; push --format vm to /api/v1/import/prometheus instead"
+    /// What a payload looks like: its format, and for Influx lines whether the field is taken from the name.
+    struct Payload: Hashable {
+        let format: MetricsFormat
+        let fieldFromName: Bool
+    }
+
+    /// Influx lines for VictoriaMetrics' `/influx/write`, which stores `<measurement>_<field>`: the field is taken
+    /// from the metric's name (``MetricsRenderer/renderInflux(_:fieldFromName:)``) so the series keep the names the
+    /// dashboards use instead of becoming `…_value`.
+    public var influxFieldFromName: Bool {
+        guard format == .influx else { return false }
+        let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        return path.hasSuffix("/influx/write")
+    }
+
+    var payload: Payload { Payload(format: format, fieldFromName: influxFieldFromName) }
+
+    /// The body of one push of `snapshot` to this target.
+    func render(_ snapshot: MetricsSnapshot) -> [UInt8] {
+        influxFieldFromName
+            ? MetricsRenderer.renderInflux(snapshot, fieldFromName: true) : MetricsRenderer.render(snapshot, as: format)
     }
 
     /// A short name for labels and the summary: `<format>@<host:port>`.

@@ -44,7 +44,6 @@ struct PushOptions: ParsableArguments {
     func makeExporter(source: any MetricsSource, runID: String, shard: Shard) throws -> Exporter? {
         let targets = try targets()
         guard !targets.isEmpty else { return nil }
-        for caveat in targets.compactMap(\.caveat) { Console.note(caveat) }
         return Exporter(
             targets: targets, source: source, interval: .seconds(pushInterval), runID: runID,
             shard: shard.description)
