@@ -112,6 +112,7 @@ import Testing
 /// `skirmish serve` on the host's loopback, for clients outside this process (a container); stopped by SIGINT.
 final class HostServer {
     let udpPort: Int
+    let httpPort: Int
     private let process = Process()
     private let log: URL
 
@@ -119,24 +120,28 @@ final class HostServer {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-serve-\(UUID())")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = try RealRun.executable()
-        process.arguments = ["serve", "--udp", "127.0.0.1:0"]
+        process.arguments = ["serve", "--udp", "127.0.0.1:0", "--http", "127.0.0.1:0"]
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = FileHandle.nullDevice
         try process.run()
         let log = self.log
-        let port = Collector.poll(timeout: 30) { () -> Int? in
+        func port(_ scheme: String) -> Int? {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening udp://") }) else {
-                return nil
-            }
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening \(scheme)://") })
+            else { return nil }
             return line.split(separator: ":").last.flatMap { Int($0) }
         }
-        guard let port else {
+        let ports = Collector.poll(timeout: 30) { () -> (Int, Int)? in
+            guard let udp = port("udp"), let http = port("http") else { return nil }
+            return (udp, http)
+        }
+        guard let ports else {
             process.interrupt()
             process.waitUntilExit()
             throw RealRun.Failure(description: "skirmish serve printed no UDP address")
         }
-        udpPort = port
+        udpPort = ports.0
+        httpPort = ports.1
     }
 
     func stop() {

@@ -37,4 +37,48 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.ended.timeIntervalSince(run.started) < 90, "the run waited for a scrape nobody would make")
     }
+
+    /// Against an external server (`skirmish serve`), `--server-metrics` reads its `/metrics` at the end: the
+    /// summary and the report carry the server's own figures, marked as scraped.
+    @Test func anExternalServersFiguresAreScrapedIntoTheReport() throws {
+        let server = try HostServer()
+        defer { server.stop() }
+        let metrics = "http://127.0.0.1:\(server.httpPort)/metrics"
+        let run = try RealRun.run([
+            "--target", "udp://127.0.0.1:\(server.udpPort)", "--server-metrics", metrics,
+        ])
+        defer { run.remove() }
+        try #require(run.status == 0, "\(run.stderr)")
+        let figures = try #require(try run.summary()["server"] as? [String: Any], "no server figures")
+        #expect(figures["scrapedFrom"] as? String == metrics)
+        #expect((figures["packetsReceived"] as? Int ?? 0) > 0)
+        #expect((figures["ticks"] as? Int ?? 0) > 0)
+        #expect(figures["tickDurationP99"] as? Double != nil)
+        let report = try String(contentsOf: run.out.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(report.contains("Server (scraped from \(metrics))"))
+    }
+
+    /// A server page read back gives the figures the snapshot it was rendered from gives (loop time aside: the page
+    /// has buckets, so its percentiles are interpolated like `histogram_quantile`).
+    @Test func serverFiguresReadBackFromPrometheusText() throws {
+        let shard = MetricsShard(constantLabels: ["run": "r", "shard": "0"])
+        shard.add(shard.counter(SkirmishMetrics.serverTicks), 600)
+        shard.add(shard.counter(SkirmishMetrics.serverPacketsReceived, ["type": "Hello"]), 40)
+        shard.add(shard.counter(SkirmishMetrics.serverPacketsReceived, ["type": "PaddleState"]), 2_000)
+        shard.add(shard.counter(SkirmishMetrics.serverRejectedPackets, ["reason": "bad \"magic\", really"]), 3)
+        shard.add(shard.counter(SkirmishMetrics.serverMatchesStarted, ["game": "puck"]), 4)
+        shard.set(shard.gauge(SkirmishMetrics.serverSessions), 12)
+        let ticks = shard.histogram(SkirmishMetrics.serverTickDuration)
+        for step in 0..<1_000 { shard.record(ticks, seconds: 0.0001 + Double(step) * 0.000_001) }
+        let snapshot = shard.snapshot(at: 0)
+        let direct = try #require(ServerFigures(snapshot: snapshot))
+        let page = String(decoding: MetricsRenderer.render(snapshot, as: .prom), as: UTF8.self)
+        let read = try #require(ServerFigures(prometheusText: page))
+        #expect(read.ticks == 600 && read.packetsReceived == 2_040 && read.sessions == 12)
+        #expect(read.rejections == direct.rejections && read.rejections["bad \"magic\", really"] == 3)
+        #expect(read.matchesByGame["puck"] == [4, 0, 0])
+        let p99 = try #require(read.tickDurationP99)
+        #expect(p99 > 0.0005 && p99 <= 0.002, "interpolated p99 \(p99)")
+        #expect(ServerFigures(prometheusText: "# nothing here\nup 1\n") == nil)
+    }
 }

@@ -26,6 +26,8 @@ import Testing
         (["--metrics", "example.org:80"], "--metrics"),
         (["--run-id", "nightly run"], "--run-id"),
         (["--run-id", "a/b"], "--run-id"),
+        (["--server-metrics", "http://127.0.0.1:9/metrics"], "--target"),
+        (["--target", "udp://127.0.0.1:9", "--server-metrics", "http://127.0.0.1:9/a b"], "--server-metrics"),
     ])
     func badOptionsAreRefusedBeforeAnythingStarts(flags: [String], named: String) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-bad-\(UUID())")

@@ -37,8 +37,10 @@ public struct ServerFigures: Sendable, Codable, Equatable {
     public var tickDurationP50: Double?
     /// 99th percentile loop time per wake-up.
     public var tickDurationP99: Double?
-    /// Longest loop time per wake-up.
+    /// Longest loop time per wake-up (`nil` when scraped: a Prometheus page has no maximum).
     public var tickDurationMax: Double?
+    /// The `/metrics` URL the figures were scraped from, or `nil` for the embedded server.
+    public var scrapedFrom: String?
 
     /// The server's figures in `snapshot`, or `nil` when it holds none (the run used an external `--target`).
     public init?(snapshot: MetricsSnapshot) {
@@ -68,6 +70,7 @@ public struct ServerFigures: Sendable, Codable, Equatable {
         tickDurationP50 = duration?.quantile(0.5)
         tickDurationP99 = duration?.quantile(0.99)
         tickDurationMax = duration?.quantile(1)
+        scrapedFrom = nil
     }
 
     /// The report's "Server" table: one row per figure.
@@ -93,7 +96,8 @@ public struct ServerFigures: Sendable, Codable, Equatable {
                 "\(game) matches started / completed / abandoned", counts.map(String.init).joined(separator: " / "),
             ])
         }
-        return ReportSummary.Table("Server (embedded)", columns: ["figure", "value"], rows: rows)
+        let title = scrapedFrom.map { "Server (scraped from \($0))" } ?? "Server (embedded)"
+        return ReportSummary.Table(title, columns: ["figure", "value"], rows: rows)
     }
 
     /// The report's "Server rejections by reason" table, largest first.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NIOCore
 import NIOPosix
+import SkirmishTelemetry
 
 /// The options every run of a script takes: `skirmish swarm` and `skirmish soak` share them.
 struct RunOptions: ParsableArguments {
@@ -84,6 +85,16 @@ struct RunOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Longest wait for a last scrape of /metrics after the run.", valueName: "seconds"))
     var metricsLinger = 5
 
+    @Option(
+        help: ArgumentHelp(
+            "With --target: the server's Prometheus /metrics URL, read at the end for the report's server figures.",
+            discussion: """
+                The embedded server's figures are always in the report; a server elsewhere (skirmish serve, or one \
+                exposing the same skirmish_server_* series) is scraped once when the run ends.
+                """,
+            valueName: "url"))
+    var serverMetrics: String?
+
     @Option(help: "Event loops (threads) for the bots (default: one per core).")
     var loops = System.coreCount
 
@@ -103,6 +114,19 @@ struct RunOptions: ParsableArguments {
             throw ValidationError(
                 "\(source) '\(id)': a run id is 1 to 128 letters, digits, '.', '_' or '-' (it becomes a label, a "
                     + "Pushgateway group and a folder name)")
+        }
+        if let url = serverMetrics {
+            guard target != nil else {
+                throw ValidationError(
+                    "--server-metrics \(url): only with --target (without one, the run reports its in-process "
+                        + "server's figures)")
+            }
+            do {
+                _ = try PushTarget.components(of: url)
+            } catch {
+                throw ValidationError(
+                    "--server-metrics '\(url)': \(error.problem); write it like http://game-server:8080/metrics")
+            }
         }
         guard (0...600).contains(metricsLinger) else {
             throw ValidationError("--metrics-linger \(metricsLinger): give 0 to 600 seconds")

@@ -145,6 +145,15 @@ struct SwarmRun {
             outcome: outcome, configuration: configuration, scriptPath: options.script, startedAt: startedAt,
             exporter: exporter?.stats)
         summary.server = final.withLock { $0 }.flatMap(ServerFigures.init(snapshot:))
+        if summary.server == nil, let url = options.serverMetrics {
+            let scraped = Mutex<Result<ServerFigures, ServerFigures.ScrapeError>?>(nil)
+            await offCooperativePool { scraped.withLock { $0 = ServerFigures.scrape(url) } }
+            switch scraped.withLock({ $0 }) {
+            case .success(let figures): summary.server = figures
+            case .failure(let error): Console.note("server figures not in the report: \(error)")
+            case nil: break
+            }
+        }
         amend(&summary)
         let written = try RunOutput.write(
             summary: summary, outcome: outcome, to: outDirectory, serverMetrics: serverStats)
