@@ -9,7 +9,8 @@ import Testing
     /// outlives the run until one scrape has read the final figures.
     @Test func aScraperSeesTheFinalFiguresOfARun() throws {
         let port = try Collector.freePort()
-        let prometheus = try Collector(.prometheus, scrapeTarget: port)
+        // A generous scrape timeout: on a loaded machine a one-second one can expire on the run's final answer.
+        let prometheus = try Collector(.prometheus, scrapeTarget: port, scrapeSeconds: 3)
         let run = try RealRun.run(["--metrics", "127.0.0.1:\(port)", "--metrics-linger", "30"])
         defer { run.remove() }
         try #require(run.status == 0, "exit \(run.status): \(run.stderr)")
@@ -24,7 +25,11 @@ import Testing
         let scraped = Collector.poll(timeout: 15) { () -> Double? in
             prometheus.queryValues(query)?.first.flatMap { $0 == Double(sent) ? $0 : nil }
         }
-        #expect(scraped == Double(sent), "\(query) → \(prometheus.queryValues(query) ?? []) vs \(sent) in summary.json")
+        let targets = prometheus.get("/api/v1/targets")?.body ?? ""
+        let took = run.ended.timeIntervalSince(run.started)
+        #expect(
+            scraped == Double(sent),
+            "\(query) → \(prometheus.queryValues(query) ?? []) vs \(sent); run took \(took) s; targets: \(targets)")
         let matches = prometheus.queryValues(
             "sum(last_over_time(skirmish_matches_started_total{run=\"\(runID)\"}[5m]))")?.first
         #expect(matches == Double(started))

@@ -28,7 +28,8 @@ struct MetricsEndpoint: Sendable {
     private final class SharedState: Sendable {
         struct Inner {
             var scrapes = 0
-            var final: MetricsSnapshot?
+            /// The final figures, rendered once so the last scrapes are answered at once.
+            var final: [UInt8]?
             var finalRead = false
             var timedOut = false
             var waiter: CheckedContinuation<Void, Never>?
@@ -44,15 +45,15 @@ struct MetricsEndpoint: Sendable {
         let state = SharedState()
         let route = HTTPServer.Route(contentType: "text/plain; version=0.0.4; charset=utf-8") {
             let final = state.inner.withLock { $0.final }
-            let snapshot: MetricsSnapshot
+            let body: [UInt8]
             if let final {
-                snapshot = final
+                body = final
             } else {
-                snapshot = await withCheckedContinuation { (done: CheckedContinuation<MetricsSnapshot, Never>) in
+                let snapshot = await withCheckedContinuation { (done: CheckedContinuation<MetricsSnapshot, Never>) in
                     collector.async { done.resume(returning: source.collect()) }
                 }
+                body = MetricsRenderer.render(snapshot, as: .prom)
             }
-            let body = MetricsRenderer.render(snapshot, as: .prom)
             let waiter = state.inner.withLock { inner -> CheckedContinuation<Void, Never>? in
                 inner.scrapes += 1
                 guard final != nil else { return nil }
@@ -70,7 +71,8 @@ struct MetricsEndpoint: Sendable {
 
     /// From now on every scrape gets `snapshot`, the run's final figures.
     func freeze(_ snapshot: MetricsSnapshot) {
-        state.inner.withLock { $0.final = snapshot }
+        let body = MetricsRenderer.render(snapshot, as: .prom)
+        state.inner.withLock { $0.final = body }
     }
 
     /// Waits until a scrape has read the final figures, at most `limit`; returns at once when nothing scraped the
