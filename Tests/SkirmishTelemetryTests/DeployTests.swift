@@ -17,6 +17,13 @@ import Testing
             contentsOf: Self.deploy.appendingPathComponent("Containerfile"), encoding: .utf8)
         let bases = containerfile.split(separator: "\n").filter { $0.uppercased().hasPrefix("FROM ") }
         #expect(!bases.isEmpty && bases.allSatisfy { $0.split(separator: " ").dropFirst().first == "scratch" })
+        for tool in ["/usr/bin/buildah", "/usr/bin/podman", "/usr/sbin/runc", "/usr/bin/strip"]
+        where !FileManager.default.isExecutableFile(atPath: tool) {
+            let other = "/usr/bin/" + (tool.split(separator: "/").last.map(String.init) ?? "")
+            try #require(
+                FileManager.default.isExecutableFile(atPath: other),
+                "\(tool) is not installed: run `make test`, which installs buildah, podman, runc and binutils")
+        }
 
         // Short: podman refuses a runroot longer than 50 characters.
         let work = FileManager.default.temporaryDirectory.appendingPathComponent(
