@@ -18,6 +18,9 @@ TEST_DEPS    := prometheus prometheus-pushgateway victoria-metrics influxdb chro
 PYTHON       ?= python3
 # The network-namespace matrix test: ip netns, veth and tc netem (iproute2), and curl to read the server's metrics.
 TEST_DEPS    += iproute2 curl
+# The container test: the runtime image built from scratch with buildah, run with podman (runc copes with the
+# hybrid cgroups of a CI container, crun does not); binutils strips the binary the image carries.
+TEST_DEPS    += buildah podman runc binutils
 
 .PHONY: run test deps test-deps build fuzz fuzz-wire fuzz-script fuzz-short bench lint clean
 
@@ -41,7 +44,7 @@ deps:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-## test-deps: install the collectors and the Python OTLP parser the tests use, only when one is missing
+## test-deps: install the collectors, container tools and Python validators the tests use, only when one is missing
 test-deps:
 	@missing=""; for p in $(TEST_DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -52,6 +55,11 @@ test-deps:
 		echo "installing: opentelemetry-proto (pip)"; \
 		$(PYTHON) -m pip install -q opentelemetry-proto 2>/dev/null \
 			|| $(PYTHON) -m pip install -q --break-system-packages opentelemetry-proto; \
+	}
+	@$(PYTHON) -c 'import kubernetes_validate' 2>/dev/null || { \
+		echo "installing: kubernetes-validate (pip)"; \
+		$(PYTHON) -m pip install -q kubernetes-validate 2>/dev/null \
+			|| $(PYTHON) -m pip install -q --break-system-packages kubernetes-validate; \
 	}
 
 ## fuzz: run the libFuzzer targets (packet decoder, swarm-script loader), each bounded in executions and time

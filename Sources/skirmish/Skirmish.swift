@@ -19,6 +19,7 @@ struct Skirmish: AsyncParsableCommand {
               skirmish soak bots/soak.yaml          a nightly run with health checks
               skirmish bench codec                  what this machine can do
             """,
+        version: Version.text,
         subcommands: [
             SwarmCommand.self, SoakCommand.self, Serve.self, PracticeCommand.self, AIEvalCommand.self,
             ReportCommand.self, Bench.self,

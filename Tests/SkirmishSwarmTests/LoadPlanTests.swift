@@ -76,11 +76,24 @@ import Testing
         #expect(
             try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "3", "JOB_COMPLETIONS": "8"])
                 == Shard(index: 3, count: 8))
-        #expect(try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "0"]) == Shard(index: 0, count: 1))
         #expect(try Shard.fromEnvironment([:]) == nil)
-        // A Job whose variables name no shard is an error, never a silent run of every bot in every copy.
-        for bad in [["JOB_COMPLETION_INDEX": "8", "JOB_COMPLETIONS": "8"], ["JOB_COMPLETION_INDEX": "x"]] {
+        // A Job whose variables name no shard is an error, never a silent run of every bot in every copy. Kubernetes
+        // sets only the index: without the manifest's count, pod 0 would take every bot.
+        for bad in [
+            ["JOB_COMPLETION_INDEX": "8", "JOB_COMPLETIONS": "8"],
+            ["JOB_COMPLETION_INDEX": "x", "JOB_COMPLETIONS": "2"],
+            ["JOB_COMPLETION_INDEX": "0"], ["JOB_COMPLETION_INDEX": "3"],
+        ] {
             #expect(throws: Shard.EnvironmentError.self) { try Shard.fromEnvironment(bad) }
+        }
+    }
+
+    /// The `shard` label is the bare index: no `/` to end an InfluxQL regex or need escaping in a Pushgateway path.
+    @Test func shardLabelIsThePlainIndex() throws {
+        for shard in [Shard.whole, Shard(index: 2, count: 3), Shard(index: 41, count: 100)] {
+            #expect(shard.description == "\(shard.index)")
+            #expect(shard.description.allSatisfy { $0.isNumber })
+            #expect(shard.fraction == "\(shard.index)/\(shard.count)")
         }
     }
 

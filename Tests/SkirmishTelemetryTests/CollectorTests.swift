@@ -24,7 +24,27 @@ import Testing
         #expect(run.exporter.stats.totalFailures == 0, "\(run.exporter.stats.summary)")
     }
 
-    /// VictoriaMetrics: Prometheus text with timestamps, JSON lines and Influx lines all read back exactly.
+    /// Each Pushgateway the tests start begins empty and leaves nothing behind: a group pushed to one is gone
+    /// from the next (Debian's default would persist it to /var/lib and hand it to every later run).
+    @Test func pushgatewayKeepsNoGroupAcrossInstances() throws {
+        let first = try Collector(.pushgateway)
+        let source = RunSource()
+        let exporter = source.exporter([try PushTarget(parsing: first.base, format: .prom)])
+        exporter.start()
+        exporter.pushNow()
+        #expect(exporter.waitForStats(timeout: .seconds(10)) { $0.pushes >= 1 }, "\(exporter.stats.summary)")
+        exporter.stop(finalPush: false)
+        #expect(first.get("/api/v1/metrics")?.body.contains(source.runID) == true)
+        first.stop()
+        #expect(!FileManager.default.fileExists(atPath: first.directory.path), "the data directory stays behind")
+        let second = try Collector(.pushgateway)
+        let groups = try #require(second.get("/api/v1/metrics"))
+        #expect(groups.status == 200)
+        #expect(!groups.body.contains(source.runID), "a new Pushgateway still holds the last run's group")
+    }
+
+    /// VictoriaMetrics: Prometheus text with timestamps, JSON lines and Influx lines all read back exactly, under
+    /// the names the dashboards use.
     @Test func victoriaMetricsReadsBackExactTotalsWithNoInvalidRows() throws {
         let vm = try Collector(.victoriaMetrics)
         for (format, path) in [(MetricsFormat.vm, ""), (.json, ""), (.influx, "/influx/write")] {
@@ -36,13 +56,21 @@ import Testing
             source.set(scale: 2)
             exporter.stop()
             #expect(exporter.stats.totalFailures == 0, "\(format): \(exporter.stats.summary)")
-            let name = format == .influx ? "skirmish_packets_sent_total_value" : "skirmish_packets_sent_total"
+            // Influx lines keep the name too: the field is the name's last part (VictoriaMetrics joins them).
+            let name = "skirmish_packets_sent_total"
             let latest = Collector.poll { () -> Double? in
                 _ = vm.get("/internal/force_flush")
                 return vm.exportedLatest(name: name, run: source.runID).flatMap { $0 == 2_000 ? $0 : nil }
             }
             #expect(
                 latest == 2_000, "\(format): \(vm.get("/api/v1/export?match[]={run=\"\(source.runID)\"}")?.body ?? "")")
+            // The dashboards' percentile query works on every format's series, Influx lines included.
+            let median = Collector.poll(timeout: 10) {
+                vm.queryValues(
+                    "histogram_quantile(0.5, sum by (le) (skirmish_rtt_seconds_bucket{run=\"\(source.runID)\"}))")?
+                    .first
+            }
+            #expect(median.map { $0 > 0.01 && $0 < 0.06 } == true, "\(format): median \(median ?? .nan)")
         }
         let invalid = vm.get("/metrics")?.body.split(separator: "\n")
             .filter { $0.hasPrefix("vm_rows_invalid_total") }
@@ -117,7 +145,12 @@ import Testing
         let key = ExporterStats.FailureKey(target: "vm@127.0.0.1:\(port)", reason: "connect")
         #expect(
             exporter.waitForStats(timeout: .seconds(10)) { ($0.failures[key] ?? 0) >= 2 }, "\(exporter.stats.summary)")
+        // While it fails the live line says so; the first accepted push clears it.
+        #expect(exporter.stats.liveStatus?.contains("vm@127.0.0.1:\(port) connect") == true)
         let vm = try Collector(.victoriaMetrics, port: port)
+        exporter.pushNow()
+        #expect(exporter.waitForStats(timeout: .seconds(20)) { $0.pushes >= 1 }, "\(exporter.stats.summary)")
+        #expect(exporter.stats.liveStatus == nil, "\(exporter.stats.liveStatus ?? "")")
         source.set(scale: 3)
         exporter.stop()
         #expect(exporter.stats.pushes >= 1, "\(exporter.stats.summary)")

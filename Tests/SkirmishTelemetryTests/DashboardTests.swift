@@ -111,51 +111,150 @@ import Testing
         #expect(result.output.contains("\(count) rules found"), "\(result.output)")
     }
 
-    /// Every panel query returns non-empty, non-zero data from a real Prometheus at the end of a short run.
-    @Test func everyPromQLExpressionReturnsDataAfterAShortRun() throws {
-        let run = try PrometheusRun()
-        for panel in try Self.load("skirmish-prometheus.json").panels {
-            for expr in panel.queries {
-                let query = Self.promQL(expr, run: run.source.runID)
-                let values = Collector.poll(timeout: 10) { () -> [Double]? in
-                    guard let values = run.prometheus.queryValues(query),
-                        values.contains(where: { $0 != 0 && $0.isFinite })
-                    else { return nil }
-                    return values
-                }
-                #expect(values != nil, "\(panel.title): \(query) → \(run.prometheus.queryValues(query) ?? [])")
-            }
+    /// Every percentile panel sums the buckets of every shard (and persona) before taking the quantile: an average
+    /// or a maximum of per-shard quantiles is not a quantile of the run.
+    @Test func everyPromQLPercentileSumsBucketsFirst() throws {
+        let queries = try Self.load("skirmish-prometheus.json").panels.flatMap(\.queries)
+            .filter { $0.contains("histogram_quantile") }
+        #expect(!queries.isEmpty)
+        for query in queries {
+            let compact = query.replacingOccurrences(of: " ", with: "")
+            #expect(compact.contains(",sumby(le") && compact.contains("_bucket{"), "\(query)")
         }
     }
 
-    /// Every InfluxQL panel query returns a non-zero value from a real InfluxDB after two pushes 10 s apart.
-    @Test func everyInfluxQLQueryReturnsDataAfterAShortRun() throws {
+    /// InfluxQL: `run` and `shard` (a keyword) are always double-quoted identifiers, and the `$shard` regex only
+    /// ever meets plain shard indexes (`/` inside `/^…$/` would end the regex).
+    @Test func everyInfluxQLQueryQuotesItsTags() throws {
+        for query in try Self.load("skirmish-influxdb.json").panels.flatMap(\.queries) {
+            var unquoted = ""
+            var inQuotes = false
+            for character in query {
+                if character == "\"" { inQuotes.toggle() } else if !inQuotes { unquoted.append(character) }
+            }
+            let words = unquoted.split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "$") }
+            #expect(!words.contains("shard") && !words.contains("run"), "\(query)")
+        }
+    }
+
+    /// The InfluxDB RTT panels add every persona up: two personas' buckets pushed to a real InfluxDB read back as
+    /// their sum, not as whichever series InfluxQL's `last` happened to pick.
+    @Test func influxRTTPanelsSumEveryPersona() throws {
         let influx = try Collector(.influxdb)
         guard case .accepted = influx.post("/query", body: "q=CREATE%20DATABASE%20skirmish") else {
             Issue.record("could not create the database: \(influx.log)")
             return
         }
-        let source = RunSource(everything: true)
-        source.set(offsetMs: -10_000)
-        let exporter = source.exporter([try PushTarget(parsing: influx.base, format: .influx)])
+        let runID = "rtt-" + UUID().uuidString.prefix(8).lowercased()
+        let source = ClosureMetricsSource {
+            let shard = MetricsShard(constantLabels: ["run": runID, "shard": "0"])
+            for (persona, count) in [("chaser", 100), ("defender", 300)] {
+                let id = shard.histogram(SkirmishMetrics.rtt, ["game": "puck", "persona": persona])
+                for step in 0..<count { shard.record(id, seconds: 0.002 + Double(step % 10) * 0.001) }
+            }
+            return shard.snapshot(at: Int64(Date().timeIntervalSince1970 * 1_000))
+        }
+        let exporter = Exporter(
+            targets: [try PushTarget(parsing: influx.base, format: .influx)], source: source,
+            interval: .seconds(3_600), runID: runID, shard: "0")
         exporter.start()
         exporter.pushNow()
         #expect(exporter.waitForStats(timeout: .seconds(10)) { $0.pushes >= 1 }, "\(exporter.stats.summary)")
-        source.set(offsetMs: 0)
-        source.set(scale: 2)
-        exporter.stop()
-        #expect(exporter.stats.totalFailures == 0, "\(exporter.stats.summary)")
+        exporter.stop(finalPush: false)
+        let panel = try #require(try Self.load("skirmish-influxdb.json").panels.first { $0.title.contains("buckets") })
+        let query = try #require(panel.queries.first).replacingOccurrences(of: "$timeFilter", with: "time > now() - 5m")
+            .replacingOccurrences(of: "$__interval", with: "1m").replacingOccurrences(of: "$run", with: runID)
+            .replacingOccurrences(of: "$shard", with: ".*")
+        let largest = Collector.poll(timeout: 10) { influx.influxValues(query).max() }
+        #expect(largest == 400, "\(query) → \(influx.influxValues(query))")
+    }
+
+    /// Panels that must read 0 on a clean loopback run: their series exist (a flat 0, not "No data") and are 0.
+    static let zeroOnACleanRun: Set<String> = ["Desyncs by game", "Desyncs", "Exporter failures"]
+    /// Panels whose series must exist but may be 0 (or, on a loaded machine, not): errors, rejections, reconnects.
+    static let mayBeZero: Set<String> = [
+        "Errors by kind", "Errors", "Server rejections by reason", "Server rejections", "Reconnects",
+    ]
+
+    /// Every panel of both dashboards after a real short run (the `skirmish` executable, its embedded server, a
+    /// mixed Puck/Snap/Suns swarm) pushing to Pushgateway (scraped by Prometheus) and to InfluxDB: every query
+    /// has data over the run; the panels that should move are non-zero; desyncs and exporter failures exist and
+    /// are 0; errors, rejections and reconnects exist.
+    @Test func everyPanelHasDataAfterARealRun() throws {
+        let pushgateway = try Collector(.pushgateway)
+        let prometheus = try Collector(.prometheus, scrapeTarget: pushgateway.port)
+        let influx = try Collector(.influxdb)
+        guard case .accepted = influx.post("/query", body: "q=CREATE%20DATABASE%20skirmish") else {
+            Issue.record("could not create the database: \(influx.log)")
+            return
+        }
+        let run = try RealRun.run([
+            "--push", pushgateway.base, "--format", "prom",
+            "--push", influx.base + "/write?db=skirmish", "--format", "influx", "--push-interval", "1",
+        ])
+        defer { run.remove() }
+        try #require(run.status == 0, "exit \(run.status): \(run.stderr)")
+        let runID = try #require(try run.summary()["run"] as? String)
+        // The final push has reached Prometheus once the exporter's own success counter is scraped at its last value.
+        let pushes = try #require(
+            (try run.summary()["exporter"] as? [String: Any])?["pushes"] as? Int, "no exporter figures in summary.json")
+        let scraped = Collector.poll(timeout: 30) { () -> Bool? in
+            let total = prometheus.queryValues("sum(skirmish_packets_sent_total{run=\"\(runID)\"})")?.first ?? 0
+            return total > 0 && (prometheus.queryValues("count(skirmish_exporter_pushes_total)")?.first ?? 0) > 0
+                ? true : nil
+        }
+        #expect(scraped == true, "Pushgateway never reached Prometheus (\(pushes) pushes)")
+        let window = (start: run.started.addingTimeInterval(-5), end: Date().addingTimeInterval(1))
+
+        // Series that cannot happen are never created: no bot sends a server's message, no Puck bot a Snap one.
+        for impossible in [
+            "skirmish_packets_sent_total{type=~\"Welcome|Challenge|TableSnapshot|CardTurned\"}",
+            "skirmish_packets_received_total{type=~\"Hello|PaddleState|ClientReady\"}",
+            "skirmish_packets_sent_total{game=\"puck\",type=~\"SignInResponse|SunsStrike\"}",
+            "skirmish_server_packets_sent_total{type=~\"Hello|PaddleState\"}",
+        ] {
+            let query = "count(\(impossible.dropLast()),run=\"\(runID)\"})"
+            #expect(prometheus.queryValues(query)?.isEmpty == true, "\(query) → \(prometheus.queryValues(query) ?? [])")
+        }
+        // What alerts need exists at 0 with its labels: desyncs per game, every common error kind, exporter health.
+        for needed in [
+            "skirmish_desyncs_total{game=\"puck\"}", "skirmish_desyncs_total{game=\"snap\"}",
+            "skirmish_errors_total{kind=\"handshake_timeout\"}", "skirmish_errors_total{kind=\"transport\"}",
+            "skirmish_exporter_failures_total{reason=\"connect\"}", "skirmish_server_desyncs_total{game=\"suns\"}",
+        ] {
+            let query = "count(\(needed.dropLast()),run=\"\(runID)\"})"
+            #expect((prometheus.queryValues(query)?.first ?? 0) > 0, "\(query) is missing")
+        }
+
+        for panel in try Self.load("skirmish-prometheus.json").panels {
+            for expr in panel.queries {
+                let query = Self.promQL(expr, run: runID)
+                let series = prometheus.queryRange(query, start: window.start, end: window.end) ?? []
+                let values = series.flatMap { $0 }
+                #expect(!values.isEmpty, "\(panel.title): no data for \(query)")
+                if Self.zeroOnACleanRun.contains(panel.title) {
+                    #expect(values.allSatisfy { $0 == 0 }, "\(panel.title): \(query) → \(values.filter { $0 != 0 })")
+                } else if !Self.mayBeZero.contains(panel.title) {
+                    #expect(values.contains { $0 != 0 && $0.isFinite }, "\(panel.title): \(query) is all 0/NaN")
+                }
+            }
+        }
+
         for panel in try Self.load("skirmish-influxdb.json").panels {
             for raw in panel.queries {
-                let query = raw.replacingOccurrences(of: "$timeFilter", with: "time > now() - 5m")
-                    .replacingOccurrences(of: "$__interval", with: "1s").replacingOccurrences(
-                        of: "$run", with: source.runID
-                    )
+                let query = raw.replacingOccurrences(of: "$timeFilter", with: "time > now() - 10m")
+                    .replacingOccurrences(of: "$__interval", with: "1s").replacingOccurrences(of: "$run", with: runID)
                     .replacingOccurrences(of: "$shard", with: ".*")
-                let found = Collector.poll(timeout: 10) { () -> Bool? in
-                    influx.influxValues(query).contains { $0 != 0 } ? true : nil
+                let values = Collector.poll(timeout: 10) { () -> [Double]? in
+                    let values = influx.influxValues(query)
+                    return values.isEmpty ? nil : values
                 }
-                #expect(found == true, "\(panel.title): \(query) → \(influx.influxValues(query))")
+                #expect(values != nil, "\(panel.title): no data for \(query)")
+                if Self.zeroOnACleanRun.contains(panel.title) {
+                    #expect(values?.allSatisfy { $0 == 0 } == true, "\(panel.title): \(query) → \(values ?? [])")
+                } else if !Self.mayBeZero.contains(panel.title) {
+                    #expect(values?.contains { $0 != 0 } == true, "\(panel.title): \(query) is all 0")
+                }
             }
         }
     }

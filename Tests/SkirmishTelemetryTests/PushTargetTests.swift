@@ -72,4 +72,19 @@ import Testing
     func theFormatIsInferredFromWellKnownPathsAndPorts(url: String, format: MetricsFormat?) {
         #expect(PushTarget.inferredFormat(for: url) == format)
     }
+
+    /// Influx lines for VictoriaMetrics' `/influx/write` take their field from the name (VictoriaMetrics joins
+    /// measurement and field), so series keep their names; Influx lines for InfluxDB keep `value=`.
+    @Test func influxForVictoriaMetricsTakesTheFieldFromTheName() throws {
+        let snapshot = Fixtures.snapshot()
+        let vm = try PushTarget(parsing: "http://h:8428/influx/write", format: .influx)
+        let influx = try PushTarget(parsing: "http://h:8086/write?db=s", format: .influx)
+        #expect(vm.influxFieldFromName && !influx.influxFieldFromName)
+        let vmLines = String(decoding: vm.render(snapshot), as: UTF8.self).split(separator: "\n")
+        let influxLines = String(decoding: influx.render(snapshot), as: UTF8.self).split(separator: "\n")
+        #expect(vmLines.contains { $0.hasPrefix("skirmish_packets_sent,") && $0.contains(" total=1000i ") })
+        #expect(vmLines.contains { $0.hasPrefix("skirmish_rtt_seconds,") && $0.contains(" bucket=") })
+        #expect(!vmLines.contains { $0.contains(" value=") })
+        #expect(influxLines.contains { $0.hasPrefix("skirmish_packets_sent_total,") && $0.contains(" value=1000i ") })
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SkirmishTelemetry
@@ -74,5 +75,26 @@ import Testing
         }
         #expect(SkirmishMetrics.rtt.labelNames == ["game", "persona"])
         #expect(SkirmishMetrics.serverRejectedPackets.labelNames == ["reason"])
+    }
+
+    /// A distribution written to JSON (summary.json) reads back with the same count, sum, buckets and quantiles, and
+    /// two read back merge like the originals: what lets a sharded run's summaries be merged exactly.
+    @Test func histogramsRoundTripThroughJSONAndStillMerge() throws {
+        var a = HistogramValue(scale: .seconds)
+        var b = HistogramValue(scale: .seconds)
+        for step in 0..<1_000 { a.record(0.0005 + Double(step) * 0.00007) }
+        for step in 0..<300 { b.record(0.020 + Double(step % 17) * 0.003) }
+        let decodedA = try JSONDecoder().decode(HistogramValue.self, from: JSONEncoder().encode(a))
+        let decodedB = try JSONDecoder().decode(HistogramValue.self, from: JSONEncoder().encode(b))
+        #expect(decodedA.count == a.count && decodedA.sum == a.sum)
+        #expect(decodedA.cumulativeBucketCounts() == a.cumulativeBucketCounts())
+        var merged = a
+        merged.merge(b)
+        var mergedDecoded = decodedA
+        mergedDecoded.merge(decodedB)
+        for q in [0.0, 0.5, 0.9, 0.99, 1.0] { #expect(mergedDecoded.quantile(q) == merged.quantile(q), "q \(q)") }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(HistogramValue.self, from: Data(#"{"resolution":1e6}"#.utf8))
+        }
     }
 }

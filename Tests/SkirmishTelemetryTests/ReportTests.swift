@@ -65,7 +65,7 @@ import Testing
             ])
         let html = HTMLReport.render(timeline: Self.timeline(), summary: summary, title: "puck-ladder & co")
         #expect(html.hasPrefix("<!DOCTYPE html>"))
-        #expect(html.components(separatedBy: "<svg").count - 1 == 4)
+        #expect(html.components(separatedBy: "<svg").count - 1 == 6)
         #expect(html.components(separatedBy: "<polyline").count - 1 >= 6)
         #expect(!html.contains("<script"))
         #expect(!html.contains("http:") && !html.contains("https:") && !html.contains("src="))
@@ -102,7 +102,7 @@ import Testing
         // The DOM Chromium built: every chart is there with its lines, and the verdict.
         let dom = try Command.run(browser, common + ["--dump-dom", page.absoluteString], timeout: 90)
         #expect(dom.status == 0, "\(dom.output.suffix(2_000))")
-        #expect(dom.output.components(separatedBy: "<svg class=\"chart\"").count - 1 == 4)
+        #expect(dom.output.components(separatedBy: "<svg class=\"chart\"").count - 1 == 6)
         #expect(dom.output.components(separatedBy: "<polyline").count - 1 >= 6)
         #expect(dom.output.contains("class=\"verdict fail\">FAIL"))
         #expect(!dom.output.contains("Uncaught"))
@@ -114,7 +114,7 @@ import Testing
         #expect(capture.status == 0, "\(capture.output.suffix(2_000))")
         let png = try Data(contentsOf: shot)
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
-        // A blank 1280 × 1700 page compresses to a few KiB; four charts, tables and text take far more.
+        // A blank 1280 × 1700 page compresses to a few KiB; six charts, tables and text take far more.
         #expect(png.count > 40_000, "screenshot is only \(png.count) bytes: the page looks empty")
         if let keep = ProcessInfo.processInfo.environment["SKIRMISH_KEEP_SCREENSHOTS"] {
             try? png.write(to: URL(fileURLWithPath: keep).appendingPathComponent("report.png"))
@@ -139,5 +139,95 @@ import Testing
         #expect(axis.ticks.count <= 6)
         let gaps = zip(axis.ticks.dropFirst(), axis.ticks).map { $0 - $1 }
         #expect(gaps.allSatisfy { abs($0 - step) < 1e-12 })
+    }
+
+    /// An empty table says why in a sentence instead of showing a bare header.
+    @Test func emptyTablesSayWhy() {
+        let html = HTMLReport.table(.init("Errors by kind", columns: ["kind", "count"], rows: [], empty: "no errors"))
+        #expect(html.contains("<p class=\"empty\">no errors</p>") && !html.contains("<table"))
+    }
+
+    /// The report of a real run (the `skirmish` executable, its embedded server) as a k6 or Gatling user reads it,
+    /// in headless Chromium at 1400 px: every table they look for, snapshot age and tick lateness charted beside
+    /// RTT, and a page whose right-hand third is not left blank for most of its height.
+    @Test func aRealRunsReportFillsThePageAt1400Pixels() throws {
+        let run = try RealRun.run([])
+        defer { run.remove() }
+        try #require(run.status == 0, "\(run.stderr)")
+        let page = run.out.appendingPathComponent("report.html")
+        let browser = try Self.chromium()
+        let common = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+            "--user-data-dir=\(run.directory.path)/profile", "--window-size=1400,1700",
+        ]
+        let dom = try Command.run(browser, common + ["--dump-dom", page.absoluteString], timeout: 90)
+        #expect(dom.status == 0, "\(dom.output.suffix(2_000))")
+        for heading in [
+            "Settings", "Totals", "Personas", "Games", "Latency", "Errors by kind", "Server rejections by reason",
+            "Exporter", "Server (embedded)", "Traffic",
+        ] {
+            #expect(dom.output.contains("<h2>\(heading)</h2>"), "no \(heading) section")
+        }
+        for persona in ["chaser", "cards", "suns"] { #expect(dom.output.contains("<td>\(persona)</td>")) }
+        for row in ["round trip", "snapshot age", "tick lateness", "handshake", "reconnect"] {
+            #expect(dom.output.contains("<td>\(row)</td>"), "no \(row) row in the latency table")
+        }
+        for chart in ["Round-trip time", "Snapshot age p99", "Tick lateness p99 (bot inputs)"] {
+            let start = try #require(dom.output.range(of: "aria-label=\"\(chart)\""), "no \(chart) chart")
+            let rest = dom.output[start.upperBound...]
+            let body = rest[..<(rest.range(of: "</svg>")?.lowerBound ?? rest.endIndex)]
+            #expect(body.contains("<polyline"), "\(chart) has no line")
+        }
+
+        let shot = run.directory.appendingPathComponent("report.png")
+        let capture = try Command.run(
+            browser, common + ["--screenshot=\(shot.path)", page.absoluteString], timeout: 90)
+        #expect(capture.status == 0, "\(capture.output.suffix(2_000))")
+        let filled = try Self.rightThirdFilled(shot)
+        #expect(filled >= 0.6, "the right third of the page is blank on \(Int((1 - filled) * 100)) % of its rows")
+        if let keep = ProcessInfo.processInfo.environment["SKIRMISH_KEEP_SCREENSHOTS"] {
+            try? FileManager.default.copyItem(
+                at: shot, to: URL(fileURLWithPath: keep).appendingPathComponent("report-real-run.png"))
+        }
+    }
+
+    /// The share of the page's rows (down to the last non-white one) with anything but white in the right third,
+    /// read from the PNG by a few lines of Python (zlib and the PNG row filters, no imaging library).
+    static func rightThirdFilled(_ png: URL) throws -> Double {
+        let script = """
+            import struct, sys, zlib
+            data = open(sys.argv[1], 'rb').read()
+            pos, chunks, header = 8, b'', None
+            while pos < len(data):
+                length, kind = struct.unpack('>I4s', data[pos:pos + 8])
+                body = data[pos + 8:pos + 8 + length]
+                if kind == b'IHDR': header = struct.unpack('>IIBBBBB', body)
+                if kind == b'IDAT': chunks += body
+                pos += 12 + length
+            width, height, depth, color = header[:4]
+            channels = {2: 3, 6: 4}[color]
+            raw, stride, rows, previous, offset = zlib.decompress(chunks), width * channels, [], bytearray(width * channels), 0
+            for _ in range(height):
+                kind, line = raw[offset], bytearray(raw[offset + 1:offset + 1 + stride]); offset += 1 + stride
+                for i in range(stride):
+                    a = line[i - channels] if i >= channels else 0
+                    b = previous[i]
+                    c = previous[i - channels] if i >= channels else 0
+                    if kind == 1: line[i] = (line[i] + a) & 255
+                    elif kind == 2: line[i] = (line[i] + b) & 255
+                    elif kind == 3: line[i] = (line[i] + (a + b) // 2) & 255
+                    elif kind == 4:
+                        p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                        line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+                rows.append(line); previous = line
+            def inked(line, start):
+                return any(line[x * channels + k] < 235 for x in range(start, width) for k in range(3))
+            last = max((y for y in range(height) if inked(rows[y], 0)), default=0)
+            print(sum(1 for y in range(last + 1) if inked(rows[y], width * 2 // 3)) / max(last + 1, 1))
+            """
+        let result = try Command.run("/usr/bin/env", ["python3", "-c", script, png.path], timeout: 300)
+        guard result.status == 0, let share = Double(result.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw Collector.Failure(description: "cannot read \(png.path): \(result.output)") }
+        return share
     }
 }

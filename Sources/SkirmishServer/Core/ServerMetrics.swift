@@ -12,10 +12,18 @@ enum ServerMetrics {
             let id = shard.counter(SkirmishMetrics.serverRejectedPackets, Labels(["reason": reason.label]))
             shard.add(id, stats.rejections(reason))
         }
+        // A type exists at 0 only in the direction the protocol allows; a hostile wrong-direction packet still
+        // gets its series once it has been counted.
         for type in MessageType.allCases {
             let labels = Labels(["type": type.name])
-            shard.add(shard.counter(SkirmishMetrics.serverPacketsReceived, labels), stats.packetsReceived[type.index])
-            shard.add(shard.counter(SkirmishMetrics.serverPacketsSent, labels), stats.packetsSent[type.index])
+            let received = stats.packetsReceived[type.index]
+            if received > 0 || type.direction.allows(.client) {
+                shard.add(shard.counter(SkirmishMetrics.serverPacketsReceived, labels), received)
+            }
+            let sent = stats.packetsSent[type.index]
+            if sent > 0 || type.direction.allows(.server) {
+                shard.add(shard.counter(SkirmishMetrics.serverPacketsSent, labels), sent)
+            }
         }
         shard.add(shard.counter(SkirmishMetrics.serverBytesReceived, Labels([:])), stats.bytesReceived)
         shard.add(shard.counter(SkirmishMetrics.serverBytesSent, Labels([:])), stats.bytesSent)

@@ -12,8 +12,8 @@ final class Meters {
     let persona: String
     let isLegit: Bool
 
-    let packetsSent: [CounterID]
-    let packetsReceived: [CounterID]
+    private var packetsSent: [CounterID?]
+    private var packetsReceived: [CounterID?]
     let bytesSent: CounterID
     let bytesReceived: CounterID
     let packetsLost: CounterID
@@ -54,13 +54,15 @@ final class Meters {
         self.persona = persona
         self.isLegit = isLegit
         let base = Labels(["game": game.description, "persona": persona])
+        // Only the types this game's client can send or receive exist from the start (at 0); anything else (a
+        // rogue's wrong-direction packet) gets its series the first time it happens.
         packetsSent = MessageType.allCases.map { type in
-            shard.counter(
-                SkirmishMetrics.packetsSent,
-                base.adding(["type": type.name, "delivery": "\(type.delivery)"]))
+            Meters.expected(type, game: game, from: .client)
+                ? shard.counter(SkirmishMetrics.packetsSent, Meters.sentLabels(type, base)) : nil
         }
         packetsReceived = MessageType.allCases.map { type in
-            shard.counter(SkirmishMetrics.packetsReceived, base.adding(["type": type.name]))
+            Meters.expected(type, game: game, from: .server)
+                ? shard.counter(SkirmishMetrics.packetsReceived, base.adding(["type": type.name])) : nil
         }
         bytesSent = shard.counter(SkirmishMetrics.bytesSent, base)
         bytesReceived = shard.counter(SkirmishMetrics.bytesReceived, base)
@@ -83,6 +85,44 @@ final class Meters {
         handshake = shard.histogram(SkirmishMetrics.handshake, base)
         reconnect = shard.histogram(SkirmishMetrics.reconnect, base)
         predictionError = shard.histogram(SkirmishMetrics.predictionError, base)
+        // Dashboards and alerts on desyncs and errors need these series at 0 on a clean run ("No data" reads as
+        // "not measured"), so the parts this game's replica checks and the error kinds any bot can meet exist from
+        // the first push.
+        for part in Meters.desyncParts(game) {
+            desyncs[part] = shard.counter(SkirmishMetrics.desyncs, base.adding(["part": part]))
+        }
+        for kind in Meters.commonErrorKinds {
+            errors[kind] = shard.counter(SkirmishMetrics.errors, base.adding(["kind": kind]))
+        }
+    }
+
+    /// Error kinds any bot can meet, whatever its game or behaviour: created at 0 with every persona's series.
+    static let commonErrorKinds = ["handshake_timeout", "silence_timeout", "ack_timeout", "transport", "server_quit"]
+
+    /// The parts a game's client replica reports desyncs in (`SkirmishGames`' `ReplicaCheck.desync(part:)`); Suns
+    /// has none on the client: its desyncs are the tallies the server compares (`skirmish_server_desyncs_total`).
+    static func desyncParts(_ game: GameKind) -> [String] {
+        switch game {
+        case .puck: ["hash", "score", "phase"]
+        case .snap: ["hash", "deck", "turn", "outcome", "deal"]
+        case .suns: []
+        }
+    }
+
+    /// Whether a legitimate client of `game` ever sees `type` coming from `sender`: control messages of every game
+    /// plus the game's own range of the catalogue, in a direction the protocol allows.
+    static func expected(_ type: MessageType, game: GameKind, from sender: Role) -> Bool {
+        guard type.direction.allows(sender) else { return false }
+        switch type.rawValue {
+        case ..<0x0064: return true
+        case 0x0064..<0x00C8: return game == .snap
+        case 0x00C8..<0x012C: return game == .puck
+        default: return game == .suns
+        }
+    }
+
+    private static func sentLabels(_ type: MessageType, _ base: Labels) -> Labels {
+        base.adding(["type": type.name, "delivery": "\(type.delivery)"])
     }
 
     /// Records a latency or error sample; rogue personas record none, so their traffic never colours the legitimate
@@ -126,7 +166,15 @@ final class Meters {
 /// Per-packet counts, as a bot's traffic passes.
 extension Meters {
     func sent(_ type: MessageType, bytes: Int) {
-        shard.add(packetsSent[type.index])
+        if let id = packetsSent[type.index] {
+            shard.add(id)
+        } else {
+            let id = shard.counter(
+                SkirmishMetrics.packetsSent,
+                Meters.sentLabels(type, Labels(["game": game.description, "persona": persona])))
+            packetsSent[type.index] = id
+            shard.add(id)
+        }
         shard.add(bytesSent, UInt64(bytes))
     }
 
@@ -135,7 +183,15 @@ extension Meters {
     }
 
     func received(_ type: MessageType, bytes: Int) {
-        shard.add(packetsReceived[type.index])
+        if let id = packetsReceived[type.index] {
+            shard.add(id)
+        } else {
+            let id = shard.counter(
+                SkirmishMetrics.packetsReceived,
+                Labels(["game": game.description, "persona": persona, "type": type.name]))
+            packetsReceived[type.index] = id
+            shard.add(id)
+        }
         shard.add(bytesReceived, UInt64(bytes))
     }
 

@@ -2,8 +2,9 @@ import Foundation
 
 /// This process's slice of a run split across machines: shard `index` of `count` (`--shard i/n`).
 ///
-/// Defaults come from a Kubernetes Indexed Job (`JOB_COMPLETION_INDEX`, `JOB_COMPLETIONS`), so N copies of the same
-/// Job each take their slice with no coordinator; the collector adds them up (`sum by`).
+/// Defaults come from a Kubernetes Indexed Job (`JOB_COMPLETION_INDEX`, set by Kubernetes, and `JOB_COMPLETIONS`,
+/// set by the manifest), so N copies of the same Job each take their slice with no coordinator; the collector adds
+/// them up (`sum by`).
 public struct Shard: Sendable, Hashable, CustomStringConvertible {
     public var index: Int
     public var count: Int
@@ -37,7 +38,14 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         _ environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(EnvironmentError) -> Shard? {
         guard let indexText = environment["JOB_COMPLETION_INDEX"] else { return nil }
-        let countText = environment["JOB_COMPLETIONS"] ?? "1"
+        // Kubernetes sets only the index; the count comes from the manifest. Guessing 1 would let pod 0 take every
+        // bot while the others exit, so a missing count is an error.
+        guard let countText = environment["JOB_COMPLETIONS"] else {
+            throw EnvironmentError(
+                description: "JOB_COMPLETION_INDEX=\(indexText) is set but JOB_COMPLETIONS is not: Kubernetes sets "
+                    + "only the index, so the Job's manifest must pass its completions as JOB_COMPLETIONS (as "
+                    + "deploy/skirmish-job.yaml does), or pass --shard i/n.")
+        }
         guard let index = Int(indexText), let count = Int(countText), count >= 1, count <= 100_000,
             (0..<count).contains(index)
         else {
@@ -55,5 +63,10 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         return (total - index - 1) / count + 1
     }
 
-    public var description: String { "\(index)/\(count)" }
+    /// The `shard` label value: the index alone (`"2"`). A `/` would break the Grafana variable regexes (InfluxQL's
+    /// `/^$shard$/` ends at it) and needs escaping in a Pushgateway path; the count is the same for every series.
+    public var description: String { "\(index)" }
+
+    /// `i/n`, for people (notes, the summary's settings).
+    public var fraction: String { "\(index)/\(count)" }
 }

@@ -104,7 +104,9 @@ public enum RunOutput {
                 name: "health \(verdict.check.rawValue)", expectation: verdict.detail,
                 observed: verdict.status.rawValue, passed: verdict.status != .fail)
         }
-        return ReportSummary(settings: settings, totals: totals, verdicts: verdicts + health)
+        return ReportSummary(
+            headline: summary.reportHeadline, settings: settings, totals: totals, verdicts: verdicts + health,
+            tables: summary.reportTables)
     }
 
     private static func makeDirectory(_ directory: String) throws {

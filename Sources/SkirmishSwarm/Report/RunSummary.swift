@@ -121,6 +121,11 @@ public struct RunSummary: Codable, Sendable {
     public var timeline: RunTimeline?
     /// A soak's health checks, resources and collector outages (`skirmish soak` only).
     public var soak: SoakReport?
+    /// Every latency and error distribution in full (HDR counts and export buckets), by metric family name, so the
+    /// summaries of a sharded run's processes merge into the run's exact percentiles.
+    public var histograms: [String: HistogramValue]?
+    /// The embedded server's own figures at the end (`nil` against an external `--target`).
+    public var server: ServerFigures?
 }
 
 extension RunSummary {
@@ -137,7 +142,7 @@ extension RunSummary {
         run = configuration.runID
         settings = Settings(
             script: script.name, scriptPath: scriptPath, target: configuration.target.description,
-            shard: configuration.plan.shard.description, seed: configuration.seed, loops: configuration.loops,
+            shard: configuration.plan.shard.fraction, seed: configuration.seed, loops: configuration.loops,
             plannedSeconds: configuration.plan.duration.seconds)
         self.startedAt = ISO8601DateFormatter().string(from: startedAt)
         durationSeconds = seconds
@@ -162,6 +167,14 @@ extension RunSummary {
             handshake: reader.percentiles(SkirmishMetrics.handshake),
             reconnect: reader.percentiles(SkirmishMetrics.reconnect))
         predictionErrorPixels = reader.percentiles(SkirmishMetrics.predictionError)
+        let distributions = [
+            SkirmishMetrics.rtt, SkirmishMetrics.snapshotAge, SkirmishMetrics.tickLateness, SkirmishMetrics.handshake,
+            SkirmishMetrics.reconnect, SkirmishMetrics.predictionError,
+        ]
+        histograms = Dictionary(
+            uniqueKeysWithValues: distributions.compactMap { family in
+                reader.snapshot.histogram(family).map { (family.name, $0) }
+            })
         desyncs = reader.total(SkirmishMetrics.desyncs)
         desyncsByGame = reader.breakdown(SkirmishMetrics.desyncs, by: "game")
         mispredictions = reader.total(SkirmishMetrics.mispredictions)

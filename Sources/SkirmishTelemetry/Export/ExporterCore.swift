@@ -142,16 +142,16 @@ final class ExporterCore: @unchecked Sendable {
     private func collectAndEnqueue() {
         var snapshot = source.collect()
         condition.lock()
-        let own = stats.series(constantLabels: constantLabels)
+        let own = stats.series(constantLabels: constantLabels, targets: targets.map(\.name))
         condition.unlock()
         for item in own { snapshot.insert(item) }
-        var rendered: [MetricsFormat: [UInt8]] = [:]
-        for target in targets where rendered[target.format] == nil {
-            rendered[target.format] = MetricsRenderer.render(snapshot, as: target.format)
+        var rendered: [PushTarget.Payload: [UInt8]] = [:]
+        for target in targets where rendered[target.payload] == nil {
+            rendered[target.payload] = target.render(snapshot)
         }
         condition.lock()
         for (index, target) in targets.enumerated() {
-            queues[index].append(rendered[target.format] ?? [])
+            queues[index].append(rendered[target.payload] ?? [])
             if queues[index].count > configuration.queueCapacity {
                 queues[index].removeFirst()
                 stats.failures[ExporterStats.FailureKey(target: target.name, reason: "dropped"), default: 0] += 1
@@ -189,12 +189,14 @@ final class ExporterCore: @unchecked Sendable {
             switch outcome {
             case .accepted:
                 stats.pushesByTarget[target.name, default: 0] += 1
+                stats.failing[target.name] = nil
                 queues[index].removeFirst()
                 failuresInARow = 0
             case .failed(let reason, let detail):
                 stats.failures[ExporterStats.FailureKey(target: target.name, reason: reason), default: 0] += 1
                 stats.lastError = "\(target.name): \(detail)"
                 failuresInARow += 1
+                stats.failing[target.name] = ExporterStats.Streak(attempts: failuresInARow, reason: reason)
                 if queues[index].count == 1 { backOff(index, failuresInARow: failuresInARow) }
                 // A newer payload carries every cumulative total: the failed one is superseded.
                 if queues[index].count > 1 { queues[index].removeFirst() }

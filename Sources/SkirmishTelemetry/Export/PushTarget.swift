@@ -1,3 +1,5 @@
+import Foundation
+
 /// One collector to push to: where, in which format, with which credentials and timeout.
 ///
 /// Built from the `--push URL --format F` flags. A URL with no path gets the collector's usual endpoint for the
@@ -30,37 +32,76 @@ public struct PushTarget: Sendable, Hashable {
     public init(
         parsing text: String, format: MetricsFormat, auth: Auth = .none, timeout: Duration = .seconds(5)
     ) throws(PushTargetError) {
-        let lowered = text.lowercased()
-        guard let scheme = ["http://", "https://"].first(where: { lowered.hasPrefix($0) }) else {
-            throw PushTargetError(url: text, problem: "the URL must start with http:// or https://")
-        }
-        let rest = text.dropFirst(scheme.count)
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        var authority = rest[..<authorityEnd]
-        var pathAndQuery = String(rest[authorityEnd...])
+        let parts = try PushTarget.components(of: text)
         var parsedAuth = auth
-        if let at = authority.lastIndex(of: "@") {
-            let userInfo = authority[..<at]
-            authority = authority[authority.index(after: at)...]
-            let parts = userInfo.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            parsedAuth = .basic(
-                user: PushTarget.percentDecode(String(parts[0])),
-                password: parts.count > 1 ? PushTarget.percentDecode(String(parts[1])) : "")
+        if let user = parts.user {
+            parsedAuth = .basic(user: user, password: parts.password ?? "")
         }
-        guard !authority.isEmpty else { throw PushTargetError(url: text, problem: "the URL has no host") }
-        if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
-            let port = authority[authority.index(after: colon)...]
-            guard let number = Int(port), (1...65_535).contains(number) else {
-                throw PushTargetError(url: text, problem: "the port '\(port)' is not a number from 1 to 65535")
-            }
-        }
+        var pathAndQuery = parts.percentEncodedPath + (parts.percentEncodedQuery.map { "?" + $0 } ?? "")
         if pathAndQuery.isEmpty || pathAndQuery == "/" { pathAndQuery = PushTarget.defaultPath(for: format) }
         if format == .influx { pathAndQuery = PushTarget.forcingMillisecondPrecision(pathAndQuery) }
         guard timeout > .zero else { throw PushTargetError(url: text, problem: "the timeout must be positive") }
-        self.url = scheme + authority + pathAndQuery
+        self.url = "\(parts.scheme ?? "http")://\(PushTarget.authority(parts))" + pathAndQuery
         self.format = format
         self.auth = parsedAuth
         self.timeout = timeout
+    }
+
+    /// Parses a push URL with Foundation's `URLComponents` and checks what a collector URL needs: an http(s)
+    /// scheme, a host, a port from 1 to 65535, no fragment. A character that must be percent-encoded (a space) is
+    /// refused here, before anything starts, rather than by every push attempt.
+    public static func components(of text: String) throws(PushTargetError) -> URLComponents {
+        // Strict parsing: Foundation would otherwise percent-encode a stray space and accept the URL.
+        guard let parts = URLComponents(string: text, encodingInvalidCharacters: false) else {
+            let hint =
+                text.contains(where: \.isWhitespace)
+                ? "it contains a space (percent-encode it as %20)"
+                : "it is not a valid URL (a character that must be percent-encoded, or a port that is not a number)"
+            throw PushTargetError(url: text, problem: hint)
+        }
+        guard let scheme = parts.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw PushTargetError(url: text, problem: "the URL must start with http:// or https://")
+        }
+        guard let host = parts.host, !host.isEmpty else {
+            throw PushTargetError(url: text, problem: "the URL has no host")
+        }
+        if let port = parts.port, !(1...65_535).contains(port) {
+            throw PushTargetError(url: text, problem: "the port \(port) is not a number from 1 to 65535")
+        }
+        guard parts.fragment == nil else {
+            throw PushTargetError(url: text, problem: "a push URL has no #fragment")
+        }
+        return parts
+    }
+
+    /// `host[:port]` as it goes on the wire, an IPv6 host in brackets, credentials left out.
+    static func authority(_ parts: URLComponents) -> String {
+        var host = parts.percentEncodedHost ?? ""
+        if host.contains(":") && !host.hasPrefix("[") { host = "[\(host)]" }
+        return host + (parts.port.map { ":\($0)" } ?? "")
+    }
+
+    /// What a payload looks like: its format, and for Influx lines whether the field is taken from the name.
+    struct Payload: Hashable {
+        let format: MetricsFormat
+        let fieldFromName: Bool
+    }
+
+    /// Influx lines for VictoriaMetrics' `/influx/write`, which stores `<measurement>_<field>`: the field is taken
+    /// from the metric's name (``MetricsRenderer/renderInflux(_:fieldFromName:)``) so the series keep the names the
+    /// dashboards use instead of becoming `…_value`.
+    public var influxFieldFromName: Bool {
+        guard format == .influx else { return false }
+        let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        return path.hasSuffix("/influx/write")
+    }
+
+    var payload: Payload { Payload(format: format, fieldFromName: influxFieldFromName) }
+
+    /// The body of one push of `snapshot` to this target.
+    func render(_ snapshot: MetricsSnapshot) -> [UInt8] {
+        influxFieldFromName
+            ? MetricsRenderer.renderInflux(snapshot, fieldFromName: true) : MetricsRenderer.render(snapshot, as: format)
     }
 
     /// A short name for labels and the summary: `<format>@<host:port>`.
@@ -90,12 +131,9 @@ public struct PushTarget: Sendable, Hashable {
     /// Lets `--push http://host:8428/api/v1/import/prometheus` work without a `--format`; a URL that could be any
     /// collector (a bare host on an unusual port, a webhook) needs an explicit format.
     public static func inferredFormat(for text: String) -> MetricsFormat? {
-        let lowered = text.lowercased()
-        guard let scheme = ["http://", "https://"].first(where: { lowered.hasPrefix($0) }) else { return nil }
-        let rest = lowered.dropFirst(scheme.count)
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        let path = String(rest[authorityEnd...].prefix { $0 != "?" })
-        let port = rest[..<authorityEnd].split(separator: "@").last?.split(separator: ":").last.flatMap { Int($0) }
+        guard let parts = try? components(of: text) else { return nil }
+        let path = parts.path.lowercased()
+        let port = parts.port
         if path.hasPrefix("/metrics/job/") { return .prom }
         if path.hasSuffix("/api/v1/import/prometheus") { return .vm }
         if path.hasSuffix("/api/v1/import") { return .json }
@@ -159,22 +197,6 @@ public struct PushTarget: Sendable, Hashable {
                 }
             }
             index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func percentDecode(_ text: String) -> String {
-        var out: [UInt8] = []
-        var bytes = text.utf8[...]
-        while let byte = bytes.popFirst() {
-            if byte == 0x25, bytes.count >= 2,
-                let value = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16)
-            {
-                out.append(value)
-                bytes = bytes.dropFirst(2)
-            } else {
-                out.append(byte)
-            }
         }
         return String(decoding: out, as: UTF8.self)
     }

@@ -1,7 +1,9 @@
-/// The self-contained `report.html`: verdicts, settings, totals and inline SVG charts over time.
+/// The self-contained `report.html`: verdict and headline figures, thresholds, charts over time, then the tables a
+/// k6 or Gatling user looks for (per persona and game, latencies, errors, rejections, exporter, server).
 ///
 /// No script and no external resource of any kind, so the page opens from a CI artefact store or an email
-/// attachment exactly as it was written, and nothing leaks to the network when it is viewed.
+/// attachment exactly as it was written, and nothing leaks to the network when it is viewed. Charts and tables sit
+/// in grids that fill the width (three charts a row at 1400 px), so the page has no half-empty stretches.
 public enum HTMLReport {
     /// The page for one run.
     public static func render(timeline: RunTimeline, summary: ReportSummary, title: String) -> String {
@@ -16,24 +18,42 @@ public enum HTMLReport {
 
             """
         let verdict = summary.passed ? "PASS" : "FAIL"
-        html += "<p class=\"verdict \(verdict.lowercased())\">\(verdict)"
+        html += "<div class=\"top\"><p class=\"verdict \(verdict.lowercased())\">\(verdict)"
         html += summary.verdicts.isEmpty ? " (no thresholds)</p>\n" : "</p>\n"
+        if !summary.headline.isEmpty {
+            html += "<div class=\"cards\">"
+            for entry in summary.headline {
+                html += "<div class=\"card\"><b>\(escape(entry.value))</b>\(escape(entry.name))</div>"
+            }
+            html += "</div>\n"
+        }
+        html += "</div>\n<div class=\"tables\">\n"
         if !summary.verdicts.isEmpty {
-            html += "<h2>Thresholds</h2>\n<table><tr><th>metric</th><th>expected</th><th>observed</th><th></th></tr>\n"
+            html += "<section><h2>Thresholds</h2>\n<table><tr><th>threshold</th><th>observed</th><th></th></tr>\n"
             for item in summary.verdicts {
                 let mark = item.passed ? "<td class=\"pass\">pass</td>" : "<td class=\"fail\">fail</td>"
-                html += "<tr><td>\(escape(item.name))</td><td>\(escape(item.expectation))</td>"
-                html += "<td>\(escape(item.observed))</td>\(mark)</tr>\n"
+                // `rtt_p99 < 50ms` already names its metric; a health check's detail does not.
+                let threshold =
+                    item.expectation.hasPrefix(item.name) ? item.expectation : "\(item.name): \(item.expectation)"
+                html += "<tr><td>\(escape(threshold))</td><td class=\"n\">\(escape(item.observed))</td>\(mark)</tr>\n"
             }
-            html += "</table>\n"
+            html += "</table></section>\n"
         }
-        html += "<h2>Over time</h2>\n<div class=\"charts\">\n"
+        html += entries("Settings", summary.settings)
+        html += entries("Totals", summary.totals)
+        html += "</div>\n<h2>Over time</h2>\n<div class=\"charts\">\n"
         html += chart(
             "Bots connected", unit: "",
             series: [("bots", "#1f77b4", points.map { ($0.t, Optional($0.bots)) })])
         html += chart(
             "Packets per second (sent + received)", unit: "/s",
             series: [("packets/s", "#2ca02c", points.map { ($0.t, Optional($0.packetsPerSecond)) })])
+        html += chart(
+            "Desyncs and errors (cumulative)", unit: "",
+            series: [
+                ("desyncs", "#d62728", points.map { ($0.t, Optional(Double($0.desyncs))) }),
+                ("errors", "#9467bd", points.map { ($0.t, Optional(Double($0.errors))) }),
+            ])
         html += chart(
             "Round-trip time", unit: "ms",
             series: [
@@ -42,36 +62,69 @@ public enum HTMLReport {
                 ("p99", "#d62728", points.map { ($0.t, $0.rttP99.map { $0 * 1_000 }) }),
             ])
         html += chart(
-            "Desyncs and errors (cumulative)", unit: "",
-            series: [
-                ("desyncs", "#d62728", points.map { ($0.t, Optional(Double($0.desyncs))) }),
-                ("errors", "#9467bd", points.map { ($0.t, Optional(Double($0.errors))) }),
-            ])
+            "Snapshot age p99", unit: "ms",
+            series: [("p99", "#8c564b", points.map { ($0.t, $0.snapshotAgeP99.map { $0 * 1_000 }) })])
+        html += chart(
+            "Tick lateness p99 (bot inputs)", unit: "ms",
+            series: [("p99", "#e377c2", points.map { ($0.t, $0.tickLatenessP99.map { $0 * 1_000 }) })])
         html += "</div>\n"
-        for (heading, entries) in [("Settings", summary.settings), ("Totals", summary.totals)] where !entries.isEmpty {
-            html += "<h2>\(heading)</h2>\n<table>\n"
-            for entry in entries {
-                html += "<tr><th>\(escape(entry.name))</th><td>\(escape(entry.value))</td></tr>\n"
-            }
-            html += "</table>\n"
-        }
-        html += "</body></html>\n"
+        // Wide tables take the full width; the others flow into balanced columns (short ones stack), so no table
+        // stands beside a blank column.
+        for table in summary.tables where table.wide { html += self.table(table) }
+        html += "<div class=\"flow\">\n"
+        for table in summary.tables where !table.wide { html += self.table(table) }
+        html += "</div>\n</body></html>\n"
         return html
     }
 
+    /// A two-column table of named values, or nothing when there are none.
+    private static func entries(_ heading: String, _ entries: [ReportSummary.Entry]) -> String {
+        guard !entries.isEmpty else { return "" }
+        var html = "<section><h2>\(escape(heading))</h2>\n<table>\n"
+        for entry in entries {
+            html += "<tr><th>\(escape(entry.name))</th><td>\(escape(entry.value))</td></tr>\n"
+        }
+        return html + "</table></section>\n"
+    }
+
+    /// A titled table; an empty one says so in a sentence instead of showing a bare header.
+    static func table(_ table: ReportSummary.Table) -> String {
+        var html = "<section\(table.wide ? " class=\"wide\"" : "")><h2>\(escape(table.title))</h2>\n"
+        guard !table.rows.isEmpty else { return html + "<p class=\"empty\">\(escape(table.empty))</p></section>\n" }
+        html += "<table><tr>" + table.columns.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+        for row in table.rows {
+            html +=
+                "<tr>"
+                + row.enumerated().map { index, cell in
+                    index == 0 ? "<td>\(escape(cell))</td>" : "<td class=\"n\">\(escape(cell))</td>"
+                }.joined() + "</tr>\n"
+        }
+        return html + "</table></section>\n"
+    }
+
     private static let style = """
-        body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1240px}\
-        h1{font-size:22px}h2{font-size:17px;margin-top:28px}\
-        table{border-collapse:collapse;font-size:14px}td,th{border:1px solid #ddd;padding:4px 10px;text-align:left}\
-        th{background:#f5f5f5}.verdict{display:inline-block;padding:6px 14px;font-weight:bold;border-radius:4px}\
+        body{font-family:system-ui,sans-serif;margin:20px auto;padding:0 20px;color:#222;max-width:1400px}\
+        h1{font-size:22px;margin:0 0 12px}h2{font-size:16px;margin:22px 0 8px}\
+        table{border-collapse:collapse;font-size:13px;width:100%}\
+        td,th{border:1px solid #ddd;padding:4px 8px;text-align:left}td.n{text-align:right;white-space:nowrap}\
+        th{background:#f5f5f5}.verdict{display:inline-block;padding:10px 18px;font-weight:bold;border-radius:4px;\
+        margin:0;font-size:18px}\
         .verdict.pass,.pass{background:#d8f0d8;color:#1b5e20}.verdict.fail,.fail{background:#f8d7d7;color:#b71c1c}\
-        .charts{display:flex;flex-wrap:wrap;gap:16px}.chart{border:1px solid #ddd;border-radius:4px;background:#fff}\
+        .top{display:flex;gap:16px;align-items:stretch;flex-wrap:wrap}.cards{display:flex;gap:10px;flex-wrap:wrap}\
+        .card{border:1px solid #ddd;border-radius:4px;padding:6px 14px;font-size:12px;color:#555;min-width:110px}\
+        .card b{display:block;font-size:20px;color:#222}\
+        .tables{display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));gap:0 20px;align-items:start}\
+        .empty{color:#1b5e20;margin:4px 0}\
+        .flow{column-width:400px;column-gap:20px}.flow section{break-inside:avoid;display:inline-block;width:100%}\
+        .flow h2:first-child{margin-top:14px}\
+        .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(400px,1fr));gap:14px}\
+        .chart{border:1px solid #ddd;border-radius:4px;background:#fff;width:100%;height:auto}\
         .chart text{font-size:11px;fill:#444}.chart .title{font-size:13px;font-weight:bold;fill:#222}
         """
 
     /// An SVG line chart; `nil` values break a line (no data in that interval).
     static func chart(_ title: String, unit: String, series: [(String, String, [(Double, Double?)])]) -> String {
-        let width = 600.0
+        let width = 460.0
         let height = 240.0
         let left = 60.0
         let right = 16.0
@@ -90,7 +143,7 @@ public enum HTMLReport {
         func px(_ x: Double) -> String { format(left + x / xMax * plotWidth) }
         func py(_ y: Double) -> String { format(top + plotHeight - y / yMax * plotHeight) }
 
-        var svg = "<svg class=\"chart\" width=\"\(Int(width))\" height=\"\(Int(height))\" "
+        var svg = "<svg class=\"chart\" preserveAspectRatio=\"xMinYMin meet\" "
         svg += "viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"\(escape(title))\">\n"
         svg += "<text class=\"title\" x=\"\(Int(left))\" y=\"16\">\(escape(title))</text>\n"
         for value in yAxis.ticks {

@@ -1,4 +1,5 @@
-/// What the HTML report shows besides the charts: the run's settings, totals and threshold verdicts.
+/// What the HTML report shows besides the charts: headline figures, threshold verdicts, the run's settings and
+/// totals, and tables (per persona, per game, latencies, errors, exporter, server).
 ///
 /// `Codable` so the swarm can keep it in `summary.json` and `skirmish report summary.json` can rebuild the page.
 public struct ReportSummary: Sendable, Codable, Equatable {
@@ -36,18 +37,64 @@ public struct ReportSummary: Sendable, Codable, Equatable {
         }
     }
 
+    /// A titled table: a header row and rows of already formatted cells.
+    public struct Table: Sendable, Codable, Equatable {
+        /// The heading above it.
+        public var title: String
+        /// Column headings.
+        public var columns: [String]
+        /// Rows, each with one cell per column.
+        public var rows: [[String]]
+        /// Takes the page's full width (many columns) instead of half of it.
+        public var wide: Bool
+        /// Shown instead of an empty table, saying why there is nothing (`no errors`).
+        public var empty: String
+
+        /// A table; `empty` is what the page says when `rows` is empty.
+        public init(_ title: String, columns: [String], rows: [[String]], wide: Bool = false, empty: String = "none") {
+            self.title = title
+            self.columns = columns
+            self.rows = rows
+            self.wide = wide
+            self.empty = empty
+        }
+    }
+
+    /// The few figures shown large at the top (peak bots, RTT p99, desyncs, …), in display order.
+    public var headline: [Entry]
     /// The run's settings (script, target, bots, duration, seed, …), in display order.
     public var settings: [Entry]
     /// End-of-run totals (packets, desyncs, exporter line, …), in display order.
     public var totals: [Entry]
     /// The threshold verdicts.
     public var verdicts: [Verdict]
+    /// Tables after the charts, in display order.
+    public var tables: [Table]
 
     /// A summary; every part may be empty.
-    public init(settings: [Entry] = [], totals: [Entry] = [], verdicts: [Verdict] = []) {
+    public init(
+        headline: [Entry] = [], settings: [Entry] = [], totals: [Entry] = [], verdicts: [Verdict] = [],
+        tables: [Table] = []
+    ) {
+        self.headline = headline
         self.settings = settings
         self.totals = totals
         self.verdicts = verdicts
+        self.tables = tables
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case headline, settings, totals, verdicts, tables
+    }
+
+    /// Decodes a summary; the headline and tables may be missing (summaries written before they existed).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        headline = try container.decodeIfPresent([Entry].self, forKey: .headline) ?? []
+        settings = try container.decode([Entry].self, forKey: .settings)
+        totals = try container.decode([Entry].self, forKey: .totals)
+        verdicts = try container.decode([Verdict].self, forKey: .verdicts)
+        tables = try container.decodeIfPresent([Table].self, forKey: .tables) ?? []
     }
 
     /// Whether every threshold held (true when there are none).

@@ -1,4 +1,5 @@
-/// Points over a run for the HTML report: bots, packet rate, RTT percentiles, desyncs and errors.
+/// Points over a run for the HTML report: bots, packet rate, RTT, snapshot age and tick lateness percentiles,
+/// desyncs and errors.
 ///
 /// Fed with the same merged snapshots the exporter pushes. Rates and percentiles are per interval (the
 /// difference between two snapshots), so a late spike shows instead of drowning in the run's history. The
@@ -23,11 +24,15 @@ public struct RunTimeline: Sendable, Codable, Equatable {
         public var desyncs: UInt64
         /// Errors so far.
         public var errors: UInt64
+        /// 99th percentile snapshot age over the interval, in seconds (`nil` when no snapshot arrived).
+        public var snapshotAgeP99: Double?
+        /// 99th percentile tick lateness of bot inputs over the interval, in seconds (`nil` when none was sent).
+        public var tickLatenessP99: Double?
 
-        /// A point; every value is given.
+        /// A point; the snapshot age and lateness may be left out (timelines written before they were kept).
         public init(
             t: Double, bots: Double, packetsPerSecond: Double, rttP50: Double?, rttP95: Double?, rttP99: Double?,
-            desyncs: UInt64, errors: UInt64
+            desyncs: UInt64, errors: UInt64, snapshotAgeP99: Double? = nil, tickLatenessP99: Double? = nil
         ) {
             self.t = t
             self.bots = bots
@@ -37,6 +42,8 @@ public struct RunTimeline: Sendable, Codable, Equatable {
             self.rttP99 = rttP99
             self.desyncs = desyncs
             self.errors = errors
+            self.snapshotAgeP99 = snapshotAgeP99
+            self.tickLatenessP99 = tickLatenessP99
         }
     }
 
@@ -49,6 +56,8 @@ public struct RunTimeline: Sendable, Codable, Equatable {
     private var previousMs: Int64 = 0
     private var previousPackets: UInt64 = 0
     private var previousRTT: HistogramValue?
+    private var previousAge: HistogramValue?
+    private var previousLateness: HistogramValue?
 
     private enum CodingKeys: String, CodingKey {
         case capacity, points
@@ -74,6 +83,10 @@ public struct RunTimeline: Sendable, Codable, Equatable {
         let rate = points.isEmpty || elapsed <= 0 ? 0 : Double(packets &- min(previousPackets, packets)) / elapsed
         let rtt = snapshot.histogram(SkirmishMetrics.rtt)
         let interval = rtt.map { current in previousRTT.map { current.subtracting($0) } ?? current }
+        let age = snapshot.histogram(SkirmishMetrics.snapshotAge)
+        let lateness = snapshot.histogram(SkirmishMetrics.tickLateness)
+        let ageInterval = age.map { current in previousAge.map { current.subtracting($0) } ?? current }
+        let latenessInterval = lateness.map { current in previousLateness.map { current.subtracting($0) } ?? current }
         points.append(
             Point(
                 t: Double(snapshot.timestampMs - start) / 1_000,
@@ -83,11 +96,15 @@ public struct RunTimeline: Sendable, Codable, Equatable {
                 rttP95: interval?.quantile(0.95),
                 rttP99: interval?.quantile(0.99),
                 desyncs: snapshot.counterTotal(SkirmishMetrics.desyncs),
-                errors: snapshot.counterTotal(SkirmishMetrics.errors)
+                errors: snapshot.counterTotal(SkirmishMetrics.errors),
+                snapshotAgeP99: ageInterval?.quantile(0.99),
+                tickLatenessP99: latenessInterval?.quantile(0.99)
             ))
         previousMs = snapshot.timestampMs
         previousPackets = packets
         previousRTT = rtt
+        previousAge = age
+        previousLateness = lateness
         if points.count > capacity {
             // Keep the first and the latest point; drop every other one in between.
             points = points.enumerated().filter { $0.offset % 2 == 0 || $0.offset == points.count - 1 }.map(\.element)

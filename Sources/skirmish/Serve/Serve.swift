@@ -29,7 +29,7 @@ struct Serve: AsyncParsableCommand {
               skirmish serve --udp 127.0.0.1:4000 --http 127.0.0.1:8080
               skirmish swarm bots/puck-ladder.yaml --target udp://127.0.0.1:4000
 
-            Its metrics (skirmish_server_*, labelled run="serve-…" and shard="0/1") can also be pushed to a \
+            Its metrics (skirmish_server_*, labelled run="serve-…" and shard="0") can also be pushed to a \
             collector, a final push following the shutdown:
               skirmish serve --push http://127.0.0.1:8428/api/v1/import/prometheus
 

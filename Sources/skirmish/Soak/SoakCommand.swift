@@ -32,7 +32,8 @@ struct SoakCommand: AsyncParsableCommand {
               skirmish soak bots/soak.yaml --duration 1h --out /tmp/soak1h
               skirmish soak bots/soak.yaml --shard 2/8 --target udp://10.0.0.5:4000
 
-            Exit status: 0 when every threshold and health check holds, 99 when one fails, 2 for bad input.
+            Exit status: 0 when every threshold and health check holds, 99 when one fails, 2 for bad input, 130 or \
+            143 when SIGINT or SIGTERM stopped it (after the final push and the results folder).
             """
     )
 
@@ -91,6 +92,7 @@ struct SoakCommand: AsyncParsableCommand {
             let summary = try await run.finish(outcome) { summary in
                 summary.attach(watch.report(state: outcome.interrupted ? .interrupted : .finished))
             }
+            if let status = run.signalExitStatus { throw ExitCode(status) }
             if !summary.passed { throw ExitCode(99) }
         }
     }

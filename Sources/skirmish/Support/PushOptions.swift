@@ -30,8 +30,27 @@ struct PushOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds between pushes (a final push always follows the run).", valueName: "seconds"))
     var pushInterval = 5
 
+    /// Checks every URL, format and interval before anything starts: a mistyped collector is refused at once
+    /// (exit status 2), not discovered by every push of a run.
+    func validate() throws {
+        do {
+            _ = try targets()
+        } catch {
+            throw ValidationError(error.text)
+        }
+    }
+
     /// The exporter for these options, or `nil` when no collector was named.
     func makeExporter(source: any MetricsSource, runID: String, shard: Shard) throws -> Exporter? {
+        let targets = try targets()
+        guard !targets.isEmpty else { return nil }
+        return Exporter(
+            targets: targets, source: source, interval: .seconds(pushInterval), runID: runID,
+            shard: shard.description)
+    }
+
+    /// The targets these options name, each URL parsed strictly by `URLComponents` (`PushTarget.components(of:)`).
+    private func targets() throws(InputError) -> [PushTarget] {
         guard formats.count <= urls.count else {
             throw InputError(
                 "there are more --format options (\(formats.count)) than --push URLs (\(urls.count)); give one "
@@ -43,11 +62,15 @@ struct PushOptions: ParsableArguments {
                     + MetricsFormat.allCases.map(\.rawValue).joined(separator: ", "))
         }
         guard pushInterval >= 1 else { throw InputError("--push-interval must be at least 1 second") }
-        guard !urls.isEmpty else { return nil }
         let token = ProcessInfo.processInfo.environment["SKIRMISH_PUSH_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         var targets: [PushTarget] = []
         for (index, url) in urls.enumerated() {
             let named = index < formats.count ? MetricsFormat(rawValue: formats[index]) : nil
+            do {
+                _ = try PushTarget.components(of: url)
+            } catch {
+                throw InputError(String(describing: error))
+            }
             guard let format = named ?? PushTarget.inferredFormat(for: url) else {
                 throw InputError(
                     "--push \(url): cannot tell which collector this is; add --format prom|vm|influx|otlp|json "
@@ -59,9 +82,7 @@ struct PushOptions: ParsableArguments {
                 throw InputError(String(describing: error))
             }
         }
-        return Exporter(
-            targets: targets, source: source, interval: .seconds(pushInterval), runID: runID,
-            shard: shard.description)
+        return targets
     }
 }
 

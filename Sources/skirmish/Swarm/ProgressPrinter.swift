@@ -14,13 +14,24 @@ final class ProgressPrinter: Sendable {
     private let live: Bool
     private let lastPlain = Mutex<Double>(-5)
     private let drawn = Mutex(false)
+    private let status: @Sendable () -> String?
+    private let lastStatus = Mutex<String?>(nil)
 
-    init(plain: Bool) {
+    /// `status` is asked at every update for a condition to show after the figures while it lasts (a collector
+    /// failing right now); `nil` means all is well and shows nothing.
+    init(plain: Bool, status: @escaping @Sendable () -> String? = { nil }) {
         live = !plain && Console.isTerminal
+        self.status = status
     }
 
     func update(_ progress: SwarmProgress) {
-        let line = progress.line
+        let condition = status()
+        let line = progress.line + (condition.map { " | \($0)" } ?? "")
+        // In plain mode a collector starting or stopping to fail is printed at once, not at the next 5 s line.
+        let changed = lastStatus.withLock { last -> Bool in
+            defer { last = condition }
+            return last != condition
+        }
         if live {
             // Clipped to the terminal's width: a wrapped line would leave its first half behind at every update.
             let width = Console.terminalColumns
@@ -34,7 +45,7 @@ final class ProgressPrinter: Sendable {
                 last = elapsed
                 return true
             }
-            if due { Console.error(line + "\n") }
+            if due || changed { Console.error(line + "\n") }
         }
     }
 

@@ -1,6 +1,8 @@
 import ArgumentParser
+import Foundation
 import NIOCore
 import NIOPosix
+import SkirmishTelemetry
 
 /// The options every run of a script takes: `skirmish swarm` and `skirmish soak` share them.
 struct RunOptions: ParsableArguments {
@@ -28,8 +30,38 @@ struct RunOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "This process's slice of the bots, i/n (default: from JOB_COMPLETION_INDEX / JOB_COMPLETIONS, else 0/1).",
+            discussion: """
+                Kubernetes sets JOB_COMPLETION_INDEX in each pod of an Indexed Job; the manifest must pass the \
+                Job's completions as JOB_COMPLETIONS (deploy/skirmish-job.yaml does). Give every shard the same \
+                --run-id so the collector sums them as one run.
+                """,
             valueName: "i/n"))
     var shard: String?
+
+    @Option(
+        name: .customLong("run-id"),
+        help: ArgumentHelp(
+            "The run's id, the run label of every series (default: SKIRMISH_RUN_ID, else <script>-<time>-<hex>).",
+            discussion: """
+                Every shard of one run must share it. Letters, digits, '.', '_' and '-', at most 128; the \
+                Kubernetes manifest sets SKIRMISH_RUN_ID from the Job's name.
+                """,
+            valueName: "id"))
+    var runID: String?
+
+    /// The run id given by `--run-id` or `SKIRMISH_RUN_ID`, or `nil` to make one.
+    func givenRunID(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        runID ?? environment["SKIRMISH_RUN_ID"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Whether a run id is safe as a label, a Pushgateway grouping value and a folder name.
+    static func isValidRunID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 128 && id != "." && id != ".."
+            && id.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == 0x2E || byte == 0x5F || byte == 0x2D
+            }
+    }
 
     @Option(help: "Seed for bots, personas and emulated links: the same seed replays the same run.")
     var seed: UInt64 = 1
@@ -39,9 +71,65 @@ struct RunOptions: ParsableArguments {
 
     @OptionGroup var push: PushOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Where to serve /metrics while the run lasts, host:port (default: a free loopback port, printed).",
+            discussion: """
+                Give a fixed address when a Prometheus scrapes the run (it needs a known target). At the end the \
+                endpoint serves the final figures and stays up until one more scrape has read them, at most \
+                --metrics-linger seconds; a run nobody scraped ends at once.
+                """,
+            valueName: "host:port"))
+    var metrics = HostPort(host: "127.0.0.1", port: 0)
+
+    @Option(help: ArgumentHelp("Longest wait for a last scrape of /metrics after the run.", valueName: "seconds"))
+    var metricsLinger = 5
+
+    @Option(
+        help: ArgumentHelp(
+            "With --target: the server's Prometheus /metrics URL, read at the end for the report's server figures.",
+            discussion: """
+                The embedded server's figures are always in the report; a server elsewhere (skirmish serve, or one \
+                exposing the same skirmish_server_* series) is scraped once when the run ends.
+                """,
+            valueName: "url"))
+    var serverMetrics: String?
+
     @Option(help: "Event loops (threads) for the bots (default: one per core).")
     var loops = System.coreCount
 
     @Flag(help: "Print a plain progress line every 5 s even on a terminal.")
     var plainProgress = false
+
+    /// Checks the addresses before anything starts: a mistyped one is bad input, never a half-started run.
+    func validate() throws {
+        guard (try? SocketAddress(ipAddress: metrics.host, port: metrics.port)) != nil || metrics.host == "localhost"
+        else {
+            throw ValidationError(
+                "--metrics \(metrics.defaultValueDescription): the host must be an IP address (127.0.0.1, 0.0.0.0, "
+                    + "::1) or localhost")
+        }
+        if let id = givenRunID(), !Self.isValidRunID(id) {
+            let source = runID == nil ? "SKIRMISH_RUN_ID" : "--run-id"
+            throw ValidationError(
+                "\(source) '\(id)': a run id is 1 to 128 letters, digits, '.', '_' or '-' (it becomes a label, a "
+                    + "Pushgateway group and a folder name)")
+        }
+        if let url = serverMetrics {
+            guard target != nil else {
+                throw ValidationError(
+                    "--server-metrics \(url): only with --target (without one, the run reports its in-process "
+                        + "server's figures)")
+            }
+            do {
+                _ = try PushTarget.components(of: url)
+            } catch {
+                throw ValidationError(
+                    "--server-metrics '\(url)': \(error.problem); write it like http://game-server:8080/metrics")
+            }
+        }
+        guard (0...600).contains(metricsLinger) else {
+            throw ValidationError("--metrics-linger \(metricsLinger): give 0 to 600 seconds")
+        }
+    }
 }

@@ -22,7 +22,8 @@ struct SwarmCommand: AsyncParsableCommand {
             report.html. While the run lasts, its metrics are served as Prometheus text at a loopback /metrics \
             URL printed at the start (or pushed with --push).
 
-            Exit status: 0 when every threshold holds, 99 when one fails, 2 for bad input (script, flags, target).
+            Exit status: 0 when every threshold holds, 99 when one fails, 2 for bad input (script, flags, target), \
+            130 or 143 when SIGINT or SIGTERM stopped the run (after the final push and the results folder).
             """
     )
 
@@ -33,6 +34,7 @@ struct SwarmCommand: AsyncParsableCommand {
             let run = try await SwarmRun.start(options, command: "run")
             let outcome = await run.run()
             let summary = try await run.finish(outcome)
+            if let status = run.signalExitStatus { throw ExitCode(status) }
             if !summary.passed { throw ExitCode(99) }
         }
     }

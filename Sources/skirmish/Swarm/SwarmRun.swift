@@ -6,6 +6,7 @@ import SkirmishNet
 import SkirmishServer
 import SkirmishSwarm
 import SkirmishTelemetry
+import Synchronization
 
 /// The run path `skirmish swarm` and `skirmish soak` share: load and plan the script, start the embedded server
 /// (or aim at `--target`), the swarm, the exporter and the loopback `/metrics`; run until the plan ends or SIGINT /
@@ -19,8 +20,13 @@ struct SwarmRun {
     let startedAt: Date
     private let server: ReferenceServer?
     private let metricsEndpoint: MetricsEndpoint
+    private let source: CombinedMetricsSource
+    private let interruption = Interruption()
     private let group: MultiThreadedEventLoopGroup
     private let sideGroup: MultiThreadedEventLoopGroup
+
+    /// The exit status a signal asks for (130 SIGINT, 143 SIGTERM), once ``run(alongside:)`` returned.
+    var signalExitStatus: Int32? { interruption.exitStatus }
 
     /// Starts everything but the bots; bad input throws ``InputError``.
     static func start(_ options: RunOptions, command: String) async throws -> SwarmRun {
@@ -32,7 +38,7 @@ struct SwarmRun {
             throw InputError(String(describing: error))
         }
         let plan = try makePlan(script, options: options)
-        let runID = RunID.make(script: script.name, at: started)
+        let runID = options.givenRunID() ?? RunID.make(script: script.name, at: started)
         let outDirectory = options.out ?? "skirmish-out/\(runID)"
         if let note = try limitNote(plan) { Console.note(note) }
         var targets: (Target, [Transport: Target])?
@@ -43,6 +49,7 @@ struct SwarmRun {
                 throw InputError("--target \(text): \(error)")
             }
         }
+        try ensureWritable(outDirectory)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, options.loops))
         let sideGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var server: ReferenceServer?
@@ -64,26 +71,37 @@ struct SwarmRun {
         let source = CombinedMetricsSource(parts: [swarm.metricsSource] + (server.map { [$0.metricsSource] } ?? []))
         let exporter = try options.push.makeExporter(source: source, runID: runID, shard: plan.shard)
         exporter?.start()
-        let metricsEndpoint = try await MetricsEndpoint.start(source: source, group: sideGroup)
+        let metricsEndpoint: MetricsEndpoint
+        do {
+            metricsEndpoint = try await MetricsEndpoint.start(
+                source: source, host: options.metrics.host, port: options.metrics.port, group: sideGroup)
+        } catch {
+            throw InputError(
+                "--metrics \(options.metrics.defaultValueDescription): cannot listen there (\(error)); pick a free "
+                    + "port or 127.0.0.1:0")
+        }
         Console.note(
             "\(command) \(runID): \(script.name), \(plan.peakClosedBots) bots peak, \(Format.duration(plan.duration)), "
-                + "shard \(plan.shard), seed \(options.seed); metrics at \(metricsEndpoint.url)")
+                + "shard \(plan.shard.fraction), seed \(options.seed); metrics at \(metricsEndpoint.url)")
         return SwarmRun(
             options: options, configuration: configuration, swarm: swarm, exporter: exporter,
             outDirectory: outDirectory, startedAt: started, server: server, metricsEndpoint: metricsEndpoint,
-            group: group, sideGroup: sideGroup)
+            source: source, group: group, sideGroup: sideGroup)
     }
 
     /// Runs the swarm until its plan ends or SIGINT/SIGTERM arrives, with `alongside` (a soak's health checks)
     /// running beside it and cancelled — and awaited — before this returns.
     func run(alongside: (@Sendable () async -> Void)? = nil) async -> SwarmOutcome {
-        let progress = ProgressPrinter(plain: options.plainProgress)
+        let exporter = self.exporter
+        let progress = ProgressPrinter(plain: options.plainProgress) { exporter?.stats.liveStatus }
         let swarm = self.swarm
+        let interruption = self.interruption
         let outcome = await withTaskGroup(of: SwarmOutcome?.self) { tasks in
             let run = Task { await swarm.run { progress.update($0) } }
             tasks.addTask { await run.value }
             tasks.addTask {
                 guard let name = await Signals.firstTermination() else { return nil }
+                interruption.signal.withLock { $0 = name }
                 Console.note("\(name): stopping the run, pushing the final metrics and writing the summary")
                 run.cancel()
                 return nil
@@ -111,13 +129,31 @@ struct SwarmRun {
     @discardableResult
     func finish(_ outcome: SwarmOutcome, amend: (inout RunSummary) -> Void = { _ in }) async throws -> RunSummary {
         if let exporter { await offCooperativePool { exporter.stop(finalPush: true) } }
-        try? await metricsEndpoint.close()
+        // From here /metrics serves the final figures (the embedded server's included, read before it stops).
+        let source = self.source
+        let endpoint = metricsEndpoint
+        let final = Mutex<MetricsSnapshot?>(nil)
+        await offCooperativePool {
+            let snapshot = source.collect()
+            endpoint.freeze(snapshot)
+            final.withLock { $0 = snapshot }
+        }
         let serverStats = try? await server?.metricsText()
         await server?.shutdown()
 
         var summary = RunSummary(
             outcome: outcome, configuration: configuration, scriptPath: options.script, startedAt: startedAt,
             exporter: exporter?.stats)
+        summary.server = final.withLock { $0 }.flatMap(ServerFigures.init(snapshot:))
+        if summary.server == nil, let url = options.serverMetrics {
+            let scraped = Mutex<Result<ServerFigures, ServerFigures.ScrapeError>?>(nil)
+            await offCooperativePool { scraped.withLock { $0 = ServerFigures.scrape(url) } }
+            switch scraped.withLock({ $0 }) {
+            case .success(let figures): summary.server = figures
+            case .failure(let error): Console.note("server figures not in the report: \(error)")
+            case nil: break
+            }
+        }
         amend(&summary)
         let written = try RunOutput.write(
             summary: summary, outcome: outcome, to: outDirectory, serverMetrics: serverStats)
@@ -130,6 +166,9 @@ struct SwarmRun {
         print("results: \(written.joined(separator: ", "))")
         if let warning = summary.generatorWarning { Console.note(warning) }
         if outcome.interrupted { Console.note("stopped early by a signal; the figures cover the run so far") }
+        // A scraper that followed the run reads the final figures once more before the endpoint goes away.
+        await metricsEndpoint.waitForFinalScrape(limit: .seconds(options.metricsLinger))
+        try? await metricsEndpoint.close()
         try? await group.shutdownGracefully()
         try? await sideGroup.shutdownGracefully()
         return summary
@@ -169,12 +208,41 @@ struct SwarmRun {
         }
     }
 
+    /// Checks before anything starts that the results folder can be written (creating it), so a run never plays
+    /// for hours to fail at its last step.
+    private static func ensureWritable(_ directory: String) throws {
+        let probe = URL(fileURLWithPath: directory).appendingPathComponent(".skirmish-write-check-\(getpid())")
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try Data().write(to: probe)
+            try FileManager.default.removeItem(at: probe)
+        } catch {
+            throw InputError(
+                "--out \(directory): cannot write results there (\(error.localizedDescription)); choose a folder you "
+                    + "can write to")
+        }
+    }
+
     private static func limitNote(_ plan: LoadPlan) throws -> String? {
         let peak = plan.peakClosedBots + plan.peakOpenBots
         do {
             return try OpenFileLimit.ensure(peak + 256)
         } catch {
             throw InputError(String(describing: error))
+        }
+    }
+}
+
+/// Which termination signal stopped a run, if one did: the process exits `128 + signo` after writing everything.
+final class Interruption: Sendable {
+    let signal = Mutex<String?>(nil)
+
+    /// 130 after SIGINT, 143 after SIGTERM (the shell's convention), `nil` for a run that ended on its own.
+    var exitStatus: Int32? {
+        switch signal.withLock({ $0 }) {
+        case "SIGINT": 130
+        case "SIGTERM": 143
+        default: nil
         }
     }
 }

@@ -13,6 +13,22 @@ extension Collector {
         return result.compactMap { ($0["value"] as? [Any])?.last as? String }.compactMap(Double.init)
     }
 
+    /// Prometheus: every sample of a range query from `start` to `end` at `step` seconds, one array per series
+    /// (NaN kept, so an empty histogram reads as NaN), or `nil` when the query failed.
+    func queryRange(_ promQL: String, start: Date, end: Date, step: Int = 1) -> [[Double]]? {
+        guard let encoded = promQL.addingPercentEncoding(withAllowedCharacters: .alphanumerics),
+            let answer = get(
+                "/api/v1/query_range?query=\(encoded)&start=\(Int(start.timeIntervalSince1970))"
+                    + "&end=\(Int(end.timeIntervalSince1970.rounded(.up)))&step=\(step)"),
+            answer.status == 200,
+            let json = try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any],
+            let data = json["data"] as? [String: Any], let result = data["result"] as? [[String: Any]]
+        else { return nil }
+        return result.map { series in
+            (series["values"] as? [[Any]] ?? []).compactMap { ($0.last as? String).flatMap(Double.init) }
+        }
+    }
+
     /// Prometheus: the first value of an instant query, polled until it is non-nil (scrapes are periodic).
     func query(_ promQL: String, timeout: TimeInterval = 5) -> Double? {
         Collector.poll(timeout: timeout) { queryValues(promQL)?.first }

@@ -30,8 +30,9 @@ final class Collector {
 
     var base: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts a collector; `port` defaults to a free one, `scrapeTarget` configures Prometheus.
-    init(_ kind: Kind, port: Int? = nil, scrapeTarget: Int? = nil) throws {
+    /// Starts a collector; `port` defaults to a free one, `scrapeTarget` configures Prometheus, which scrapes it
+    /// every `scrapeSeconds` (also its scrape timeout: give a loaded target more than the default second).
+    init(_ kind: Kind, port: Int? = nil, scrapeTarget: Int? = nil, scrapeSeconds: Int = 1) throws {
         self.kind = kind
         self.port = try port ?? Collector.freePort()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-\(kind)-\(UUID())")
@@ -39,7 +40,8 @@ final class Collector {
         let binary = try Collector.binary(kind)
         process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = try Collector.arguments(kind, port: self.port, directory: directory, scrape: scrapeTarget)
+        process.arguments = try Collector.arguments(
+            kind, port: self.port, directory: directory, scrape: scrapeTarget, every: scrapeSeconds)
         let log = directory.appendingPathComponent("log.txt")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
@@ -140,16 +142,23 @@ final class Collector {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    private static func arguments(_ kind: Kind, port: Int, directory: URL, scrape: Int?) throws -> [String] {
+    private static func arguments(
+        _ kind: Kind, port: Int, directory: URL, scrape: Int?, every seconds: Int
+    ) throws -> [String] {
         let listen = "127.0.0.1:\(port)"
         switch kind {
         case .pushgateway:
-            return ["--web.listen-address=\(listen)"]
+            // Debian's default persists every group to /var/lib/prometheus/pushgateway.data, so one test run would
+            // see the groups of the last: each instance keeps its own file in its own temporary directory.
+            return [
+                "--web.listen-address=\(listen)",
+                "--persistence.file=\(directory.appendingPathComponent("pushgateway.data").path)",
+            ]
         case .prometheus:
             let config = directory.appendingPathComponent("prometheus.yml")
             let target = scrape.map { "['127.0.0.1:\($0)']" } ?? "[]"
             try """
-            global: {scrape_interval: 1s, evaluation_interval: 1s}
+            global: {scrape_interval: \(seconds)s, scrape_timeout: \(seconds)s, evaluation_interval: 1s}
             scrape_configs:
               - {job_name: pushgateway, honor_labels: true, static_configs: [{targets: \(target)}]}
 

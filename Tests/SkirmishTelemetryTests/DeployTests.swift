@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `deploy/`: the runtime image built from scratch with Debian's buildah and run with podman, and the Kubernetes
+/// manifest checked against the Kubernetes schemas.
+@Suite(.serialized) struct DeployTests {
+    static let deploy = RealRun.repositoryRoot.appendingPathComponent("deploy")
+
+    /// The image builds with no base image to pull, carries the binary, its libraries and bots/, and its
+    /// `skirmish swarm` plays against a server on the host's loopback, leaving its results in a mounted folder.
+    @Test func theImageBuildsFromScratchAndItsSwarmPlaysAHostServer() throws {
+        let containerfile = try String(
+            contentsOf: Self.deploy.appendingPathComponent("Containerfile"), encoding: .utf8)
+        let bases = containerfile.split(separator: "\n").filter { $0.uppercased().hasPrefix("FROM ") }
+        #expect(!bases.isEmpty && bases.allSatisfy { $0.split(separator: " ").dropFirst().first == "scratch" })
+        for tool in ["/usr/bin/buildah", "/usr/bin/podman", "/usr/sbin/runc", "/usr/bin/strip"]
+        where !FileManager.default.isExecutableFile(atPath: tool) {
+            let other = "/usr/bin/" + (tool.split(separator: "/").last.map(String.init) ?? "")
+            try #require(
+                FileManager.default.isExecutableFile(atPath: other),
+                "\(tool) is not installed: run `make test`, which installs buildah, podman, runc and binutils")
+        }
+
+        // Short: podman refuses a runroot longer than 50 characters.
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "skm-" + UUID().uuidString.prefix(8).lowercased())
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let storage = [
+            "--root", work.appendingPathComponent("storage").path, "--runroot", work.appendingPathComponent("r").path,
+            "--storage-driver", "vfs",
+        ]
+        let podmanOptions = storage + ["--runtime", "runc", "--cgroup-manager", "cgroupfs"]
+        defer {
+            _ = try? Command.run("/usr/bin/podman", podmanOptions + ["rm", "--all", "--force"])
+            _ = try? Command.run("/usr/bin/buildah", storage + ["rmi", "--all", "--force"])
+            try? FileManager.default.removeItem(at: work)
+        }
+        let context = work.appendingPathComponent("context")
+        let assembled = try Command.run(
+            "/bin/sh",
+            [
+                Self.deploy.appendingPathComponent("assemble-rootfs.sh").path, try RealRun.executable().path,
+                context.path,
+            ])
+        try #require(assembled.status == 0, "\(assembled.output)")
+        let size = try Command.run("/usr/bin/du", ["-sm", context.appendingPathComponent("rootfs").path])
+        let megabytes = Int(size.output.split(separator: "\t").first ?? "") ?? .max
+        #expect(megabytes < 300, "the runtime image's files take \(megabytes) MB")
+
+        let tag = "localhost/skirmish-test:\(UUID().uuidString.prefix(8).lowercased())"
+        let built = try Command.run(
+            "/usr/bin/buildah",
+            storage + [
+                "build", "--pull=never", "--isolation", "chroot", "-f",
+                Self.deploy.appendingPathComponent("Containerfile").path, "-t", tag, context.path,
+            ], timeout: 300)
+        try #require(built.status == 0, "\(built.output)")
+
+        let server = try HostServer()
+        defer { server.stop() }
+        let results = work.appendingPathComponent("results")
+        try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
+        chmod(results.path, 0o777)
+        // The container shares the host's network, so the host's loopback server is its loopback server. The
+        // ulimits stay within what an unprivileged CI container may set.
+        let ran = try Command.run(
+            "/usr/bin/podman",
+            podmanOptions + [
+                "run", "--rm", "--network", "host", "--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096",
+                "-v", "\(results.path):/results", tag, "swarm", "bots/quickstart.yaml", "--target",
+                "udp://127.0.0.1:\(server.udpPort)", "--duration", "4s", "--bots", "4", "--out", "/results/run",
+                "--plain-progress",
+            ], timeout: 180)
+        #expect(ran.status == 0, "\(ran.output)")
+        #expect(ran.output.contains("all thresholds hold"), "\(ran.output)")
+        let data = try Data(contentsOf: results.appendingPathComponent("run/summary.json"))
+        let summary = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect((summary["settings"] as? [String: Any])?["target"] as? String == "udp://127.0.0.1:\(server.udpPort)")
+        #expect(((summary["handshakes"] as? [String: Any])?["succeeded"] as? Int ?? 0) > 0)
+        #expect(((summary["packets"] as? [String: Any])?["received"] as? Int ?? 0) > 0)
+    }
+
+    /// The Job manifest passes the Kubernetes schema strictly, and says what sharding needs: an Indexed Job,
+    /// JOB_COMPLETIONS equal to its completions, the run id from the Job's name.
+    @Test func theJobManifestIsValidKubernetes() throws {
+        let manifest = Self.deploy.appendingPathComponent("skirmish-job.yaml")
+        let valid = try Command.run(
+            "/usr/bin/env", ["python3", "-m", "kubernetes_validate", "--strict", manifest.path])
+        #expect(valid.status == 0, "\(valid.output) (make test installs kubernetes-validate)")
+        let script = """
+            import sys, yaml
+            job = yaml.safe_load(open(sys.argv[1]))
+            spec = job['spec']
+            container = spec['template']['spec']['containers'][0]
+            env = {e['name']: e for e in container.get('env', [])}
+            print(spec['completionMode'], spec['completions'] == int(env['JOB_COMPLETIONS']['value']),
+                  env['SKIRMISH_RUN_ID']['valueFrom']['fieldRef']['fieldPath'])
+            """
+        let facts = try Command.run("/usr/bin/env", ["python3", "-c", script, manifest.path])
+        #expect(
+            facts.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                == "Indexed True metadata.labels['batch.kubernetes.io/job-name']", "\(facts.output)")
+        // The validator is not a rubber stamp: a misspelt field fails it.
+        let broken = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-job-\(UUID()).yaml")
+        try String(contentsOf: manifest, encoding: .utf8)
+            .replacingOccurrences(of: "completionMode:", with: "completionMood:")
+            .write(to: broken, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: broken) }
+        let refused = try Command.run(
+            "/usr/bin/env", ["python3", "-m", "kubernetes_validate", "--strict", broken.path])
+        #expect(refused.status != 0, "\(refused.output)")
+    }
+}
+
+/// `skirmish serve` on the host's loopback, for clients outside this process (a container); stopped by SIGINT.
+final class HostServer {
+    let udpPort: Int
+    let httpPort: Int
+    private let process = Process()
+    private let log: URL
+
+    init() throws {
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-serve-\(UUID())")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.executableURL = try RealRun.executable()
+        process.arguments = ["serve", "--udp", "127.0.0.1:0", "--http", "127.0.0.1:0"]
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let log = self.log
+        func port(_ scheme: String) -> Int? {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening \(scheme)://") })
+            else { return nil }
+            return line.split(separator: ":").last.flatMap { Int($0) }
+        }
+        let ports = Collector.poll(timeout: 30) { () -> (Int, Int)? in
+            guard let udp = port("udp"), let http = port("http") else { return nil }
+            return (udp, http)
+        }
+        guard let ports else {
+            process.interrupt()
+            process.waitUntilExit()
+            throw RealRun.Failure(description: "skirmish serve printed no UDP address")
+        }
+        udpPort = ports.0
+        httpPort = ports.1
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.interrupt()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: log)
+    }
+}
