@@ -15,6 +15,12 @@ let package = Package(
         .library(name: "SkirmishWire", targets: ["SkirmishWire"]),
         .library(name: "SkirmishGames", targets: ["SkirmishGames"]),
         .library(name: "SkirmishOpponent", targets: ["SkirmishOpponent"]),
+        // What a program needs to run swarms with behaviours of its own (DocC: "Writing a behaviour"): the runtime
+        // and its scripts, the `Target` it connects to, the metrics it reports and the in-process reference server.
+        .library(name: "SkirmishSwarm", targets: ["SkirmishSwarm"]),
+        .library(name: "SkirmishNet", targets: ["SkirmishNet"]),
+        .library(name: "SkirmishTelemetry", targets: ["SkirmishTelemetry"]),
+        .library(name: "SkirmishServer", targets: ["SkirmishServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
