@@ -107,6 +107,17 @@ let package = Package(
                 "SkirmishOpponent", "SkirmishGames",
             ]
         ),
+        // A user's own package in miniature: a custom behaviour written against the public API only (no `@testable`,
+        // and no `package` access either), run in a swarm against the in-process reference server.
+        .testTarget(
+            name: "SkirmishBehaviorAPITests",
+            dependencies: [
+                "SkirmishSwarm", "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishTelemetry",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            packageAccess: false
+        ),
         .testTarget(name: "SkirmishTelemetryTests", dependencies: ["SkirmishTelemetry"]),
         .testTarget(
             name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),
