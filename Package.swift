@@ -15,6 +15,12 @@ let package = Package(
         .library(name: "SkirmishWire", targets: ["SkirmishWire"]),
         .library(name: "SkirmishGames", targets: ["SkirmishGames"]),
         .library(name: "SkirmishOpponent", targets: ["SkirmishOpponent"]),
+        // What a program needs to run swarms with behaviours of its own (DocC: "Writing a behaviour"): the runtime
+        // and its scripts, the `Target` it connects to, the metrics it reports and the in-process reference server.
+        .library(name: "SkirmishSwarm", targets: ["SkirmishSwarm"]),
+        .library(name: "SkirmishNet", targets: ["SkirmishNet"]),
+        .library(name: "SkirmishTelemetry", targets: ["SkirmishTelemetry"]),
+        .library(name: "SkirmishServer", targets: ["SkirmishServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -100,6 +106,17 @@ let package = Package(
                 "SkirmishSwarm", "SkirmishWire", "SkirmishServer", "SkirmishNet", "SkirmishTelemetry",
                 "SkirmishOpponent", "SkirmishGames",
             ]
+        ),
+        // A user's own package in miniature: a custom behaviour written against the public API only (no `@testable`,
+        // and no `package` access either), run in a swarm against the in-process reference server.
+        .testTarget(
+            name: "SkirmishBehaviorAPITests",
+            dependencies: [
+                "SkirmishSwarm", "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishTelemetry",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            packageAccess: false
         ),
         .testTarget(name: "SkirmishTelemetryTests", dependencies: ["SkirmishTelemetry"]),
         .testTarget(

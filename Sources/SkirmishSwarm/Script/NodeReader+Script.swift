@@ -97,11 +97,18 @@ extension NodeReader {
         return result
     }
 
-    /// A built-in behaviour's name, or one the program registered.
+    /// A built-in behaviour's name, or one the program registered; an unknown name's hint lists (and suggests from)
+    /// both.
     func behaviorName(_ node: Node) throws(ScriptError) -> BehaviorName {
         let text = try string(node, "behavior").trimmed
         if customBehaviors[text] != nil { return BehaviorName(rawValue: text) }
-        return try choice(node, "behavior", BehaviorName.self)
+        let builtIn = BehaviorName(rawValue: text.lowercased())
+        if BehaviorName.allCases.contains(builtIn) { return builtIn }
+        let options = BehaviorName.allCases.map(\.rawValue) + customBehaviors.keys.sorted()
+        throw error(
+            node, "unknown behavior `\(text)`",
+            hint: (suggestion(text, options).map { "did you mean `\($0)`? " } ?? "")
+                + "choose one of: \(options.joined(separator: ", "))")
     }
 
     mutating func persona(_ node: Node) throws(ScriptError) -> Persona {
