@@ -91,3 +91,12 @@ int skirmish_pin_current_thread(int cpu) {
     CPU_SET(cpu, &set);
     return sched_setaffinity(0, sizeof set, &set) == 0 ? 0 : -errno;
 }
+
+#include <pthread.h>
+
+void skirmish_name_current_thread(const char *name) {
+    char shortened[16];
+    strncpy(shortened, name, sizeof shortened - 1);
+    shortened[sizeof shortened - 1] = 0;
+    pthread_setname_np(pthread_self(), shortened);
+}

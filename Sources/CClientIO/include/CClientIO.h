@@ -30,4 +30,7 @@ void skirmish_eventfd_clear(int fd);
 /// Pins the calling thread to CPU `cpu`; 0 or -errno.
 int skirmish_pin_current_thread(int cpu);
 
+/// Names the calling thread (the first 15 bytes of `name`) for top -H, perf and /proc.
+void skirmish_name_current_thread(const char *name);
+
 #endif

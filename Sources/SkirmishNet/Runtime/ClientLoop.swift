@@ -93,6 +93,8 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
             { raw in
                 let box = Unmanaged<StartBox>.fromOpaque(raw!).takeRetainedValue()
                 box.loop.threadID = pthread_self()
+                // Named for `top -H`, `perf` and /proc (the kernel keeps 15 bytes).
+                skirmish_name_current_thread(box.loop.name)
                 box.loop.started = true
                 box.ready.signal()
                 box.loop.run()
