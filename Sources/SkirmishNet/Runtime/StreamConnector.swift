@@ -51,7 +51,7 @@ enum StreamConnector {
                     case .tcp:
                         try channel.pipeline.syncOperations.addHandler(
                             ByteToMessageHandler(PacketFrameCodec.FrameSlicing()))
-                        try channel.pipeline.syncOperations.addHandler(StreamLinkHandler(link: link))
+                        try channel.pipeline.syncOperations.addHandler(FrameLinkHandler(link: link))
                     case .webSocket, .udp:
                         try WebSocketLinkSetup.configure(channel, target: target, link: link)
                     }
@@ -84,21 +84,13 @@ enum StreamConnector {
     }
 }
 
-/// TCP: each frame body is one packet; errors and the end of the channel are reported once.
-final class StreamLinkHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
+/// What both stream handlers share: an error or the end of the channel reaches the session once.
+protocol StreamLinkHandler: ChannelInboundHandler {
+    var link: StreamLink { get }
+    var reported: Bool { get set }
+}
 
-    private let link: StreamLink
-    private var reported = false
-
-    init(link: StreamLink) {
-        self.link = link
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        link.received(unwrapInboundIn(data))
-    }
-
+extension StreamLinkHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         report("\(error)")
         context.close(promise: nil)
@@ -109,20 +101,37 @@ final class StreamLinkHandler: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
-    private func report(_ text: String) {
+    func report(_ text: String) {
         guard !reported else { return }
         reported = true
         link.failed(text)
     }
 }
 
+/// TCP: each frame body is one packet.
+final class FrameLinkHandler: StreamLinkHandler {
+    typealias InboundIn = ByteBuffer
+
+    let link: StreamLink
+    var reported = false
+
+    init(link: StreamLink) {
+        self.link = link
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        link.received(unwrapInboundIn(data))
+    }
+
+}
+
 /// WebSocket: each binary message is one packet; pings are answered; text is an error (RFC 6455 §5.6: this protocol
 /// carries binary only).
-final class WebSocketLinkHandler: ChannelInboundHandler {
+final class WebSocketLinkHandler: StreamLinkHandler {
     typealias InboundIn = WebSocketFrame
 
-    private let link: StreamLink
-    private var reported = false
+    let link: StreamLink
+    var reported = false
 
     init(link: StreamLink) {
         self.link = link
@@ -150,21 +159,6 @@ final class WebSocketLinkHandler: ChannelInboundHandler {
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        report("\(error)")
-        context.close(promise: nil)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        report("the server closed the connection")
-        context.fireChannelInactive()
-    }
-
-    private func report(_ text: String) {
-        guard !reported else { return }
-        reported = true
-        link.failed(text)
-    }
 }
 
 /// The client side of the WebSocket upgrade: an HTTP GET to the target's path, then binary frames.

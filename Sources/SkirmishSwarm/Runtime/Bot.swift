@@ -320,17 +320,25 @@ final class Bot {
             meters.resent(Int(counts.resends - reportedResends))
             reportedResends = counts.resends
         }
-        guard !group.actions.events.isEmpty else { return group.actions.removeAll() }
-        // Taken out of the group while its events are handled: a handler may start the next match, which uses the
-        // group's actions again. Moved, not copied, so its storage is reused and nothing is allocated.
-        var current = group.actions
-        group.actions = ClientConnection.Actions()
+        handleEvents(of: \.actions, now: now, in: group)
+    }
+
+    /// Hands the events of `actions` (one of the group's reused buffers) to ``handle(_:now:in:)`` in order, then
+    /// empties it. The buffer is taken out of the group while its events are handled — a handler may start the next
+    /// match, which uses the group's buffers again — and moved, not copied, so its storage is reused and nothing is
+    /// allocated. An event of a session this bot has since replaced or closed is not delivered.
+    private func handleEvents(
+        of buffer: ReferenceWritableKeyPath<BotGroup, ClientConnection.Actions>, now: NIODeadline, in group: BotGroup
+    ) {
+        guard !group[keyPath: buffer].events.isEmpty else { return group[keyPath: buffer].removeAll() }
+        var current = group[keyPath: buffer]
+        group[keyPath: buffer] = ClientConnection.Actions()
         let epoch = sessionEpoch
         while sessionEpoch == epoch, session != nil, let event = session!.nextEvent(from: &current) {
             handle(event, now: now, in: group)
         }
         current.removeAll()
-        if group.actions.packets.capacity < current.packets.capacity { group.actions = current }
+        if group[keyPath: buffer].packets.capacity < current.packets.capacity { group[keyPath: buffer] = current }
     }
 
     private func handle(_ event: ClientConnection.Event, now: NIODeadline, in group: BotGroup) {
@@ -416,16 +424,8 @@ final class Bot {
         session!.send(message, now: now, into: &group.sending)
         let meters = self.meters
         session!.write(group.sending.packets, on: group.loop, now: now) { type, size in meters.sent(type, bytes: size) }
-        guard !group.sending.events.isEmpty else { return group.sending.removeAll() }
         // A send can end the connection (its reliable queue is full): handled like any other end.
-        var current = group.sending
-        group.sending = ClientConnection.Actions()
-        let epoch = sessionEpoch
-        while sessionEpoch == epoch, session != nil, let event = session!.nextEvent(from: &current) {
-            handle(event, now: now, in: group)
-        }
-        current.removeAll()
-        if group.sending.packets.capacity < current.packets.capacity { group.sending = current }
+        handleEvents(of: \.sending, now: now, in: group)
     }
 
     // MARK: Session events

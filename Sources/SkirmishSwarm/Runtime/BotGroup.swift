@@ -194,15 +194,16 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         spawn(number: arrival.number, oneShot: true, now: now)
     }
 
+    /// A free slot for a new bot: one a retired bot left, or a new one at the end.
+    private func takeSlot() -> Int32 {
+        if let free = freeSlots.popLast() { return free }
+        bots.append(nil)
+        return Int32(bots.count - 1)
+    }
+
     private func spawn(number: Int, oneShot: Bool, now: NIODeadline) {
         let personaIndex = context.personas.index(for: number)
-        let slot: Int32
-        if let free = freeSlots.popLast() {
-            slot = free
-        } else {
-            slot = Int32(bots.count)
-            bots.append(nil)
-        }
+        let slot = takeSlot()
         let bot = Bot(
             number: number, slot: slot, persona: context.personas.personas[personaIndex], meters: meters[personaIndex],
             random: SeededRandom(seed: context.seed).derived(UInt64(number)), oneShot: oneShot)
@@ -216,13 +217,7 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
     func spawn(persona: Persona, override: Bot.Override, number: Int, now: NIODeadline) -> Int32 {
         let meters = adHocMeters[persona] ?? Meters(shard: shard, spec: persona)
         adHocMeters[persona] = meters
-        let slot: Int32
-        if let free = freeSlots.popLast() {
-            slot = free
-        } else {
-            slot = Int32(bots.count)
-            bots.append(nil)
-        }
+        let slot = takeSlot()
         let bot = Bot(
             number: number, slot: slot, persona: persona, meters: meters,
             random: SeededRandom(seed: context.seed).derived(UInt64(number)), oneShot: true, override: override)

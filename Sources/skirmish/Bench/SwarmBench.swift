@@ -120,12 +120,13 @@ struct SwarmBench: AsyncParsableCommand {
 
         var results: [String] = []
         if part == .allocations || part == .all {
-            print("allocations: 500 chasers in this process against an in-process server, heap allocations on the bots' loop")
+            print("allocations: 500 chasers against an in-process server; heap allocations on the bots' loop")
             let probe = try await HotPathProbe.run(bots: 500)
             let perMatch = probe.matches > 0 ? Double(probe.allocations) / Double(probe.matches) : 0
             let line =
                 "allocations: \(probe.allocations) on the bots' loop over \(probe.botTicks) bot-ticks and "
-                + "\(probe.snapshots) snapshots in \(fixed(probe.seconds, 1)) s: \(fixed(probe.perBotTick, 3)) per bot-tick; "
+                + "\(probe.snapshots) snapshots in \(fixed(probe.seconds, 1)) s: "
+                + "\(fixed(probe.perBotTick, 3)) per bot-tick; "
                 + "\(fixed(probe.perBotTickExcludingReads, 4)) once the metric reads (\(probe.perMetricsRead) allocations "
                 + "each, one a second) are set apart; \(probe.matches) matches started in the window"
                 + (probe.matches > 0 ? " (at most \(fixed(perMatch, 0)) allocations each)" : "")
@@ -343,7 +344,8 @@ struct Trial {
             + pad(milliseconds(latenessP99), 10, left: true) + pad(percent(replies), 9, left: true)
             + pad(percent(delivered), 10, left: true)
             + pad("\(Int((swarmCPU * 100).rounded())) %", 10, left: true)
-            + pad("\(Int(botsPerCore.rounded()))", 10, left: true) + pad(fixed(microsecondsPerBotTick, 2), 8, left: true)
+            + pad("\(Int(botsPerCore.rounded()))", 10, left: true)
+            + pad(fixed(microsecondsPerBotTick, 2), 8, left: true)
             + pad("\(Int((serverCPU * 100).rounded())) %", 11, left: true)
             + pad(fixed(Double(peakKiB) / 1_024, 1), 9, left: true)
             + pad(fixed(kibPerBot(baseKiB: baseKiB), 2), 8, left: true)
