@@ -26,10 +26,13 @@ import Testing
         let stats = try await fixture.stats()
         #expect(stats.matchesCompleted[Int(GameKind.puck.rawValue)] == 1)
         // Inputs still in flight when the match ends (or after a player said goodbye) are refused as out of state or
-        // from an unknown peer: a race with the end, at most a second of inputs. Nothing else is ever refused.
+        // from an unknown peer: a race with the end, at most a second of inputs. A client whose process stalled (a
+        // busy CI machine) sends what queued meanwhile at once, and the per-address limiter may refuse the tail of
+        // that burst: the limiter doing its job, bounded the same way. Nothing else is ever refused.
         let racingTheEnd = stats.rejections(.outOfState) + stats.rejections(.unknownPeer)
-        #expect(stats.totalRejected == racingTheEnd, "\(stats.rejected)")
-        #expect(racingTheEnd <= 30, "\(stats.rejected)")
+        let stalledBurst = stats.rejections(.rateLimited)
+        #expect(stats.totalRejected == racingTheEnd + stalledBurst, "\(stats.rejected)")
+        #expect(racingTheEnd + stalledBurst <= 30, "\(stats.rejected)")
         await fixture.stop()
     }
 

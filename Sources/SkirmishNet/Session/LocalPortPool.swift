@@ -29,6 +29,11 @@ public final class LocalPortPool: Sendable {
 
     private let state: Mutex<State>
 
+    /// The pool every client socket of this process shares (swarms, runners, tests running side by side): two pools
+    /// in one process would hand out the same ports and collide on every bind. Seeded by the process id, so two
+    /// processes on one host do not probe the same port sequence either.
+    public static let shared = LocalPortPool(seed: 0x9017 ^ UInt64(UInt32(bitPattern: getpid())))
+
     /// A pool over `range` (default: the kernel's ephemeral range, so no other program's fixed port is taken).
     public init(range: ClosedRange<Int>? = nil, quarantine: Duration = .seconds(15), seed: UInt64 = 1) {
         let range = range ?? Self.systemEphemeralRange()

@@ -35,8 +35,8 @@ struct SwarmContext: Sendable {
         self.constantLabels = constantLabels
         self.target = target
         self.alternates = alternates
-        // Mixed with the process id: two swarms on one host probing the same port sequence would collide on every bind.
-        localPorts = LocalPortPool(seed: seed ^ 0x9017 ^ UInt64(UInt32(bitPattern: getpid())))
+        // One pool for the whole process: swarms and runners side by side must not hand out the same ports.
+        localPorts = .shared
         for each in [target] + alternates.values where each.transport == .udp {
             resolved[each] = try? SocketAddress.makeAddressResolvingHost(each.host, port: each.port)
         }
