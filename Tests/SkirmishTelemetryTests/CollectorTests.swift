@@ -103,7 +103,7 @@ import Testing
     }
 
     /// OTLP JSON parses with the official opentelemetry-proto package into an ExportMetricsServiceRequest.
-    @Test func otlpPayloadParsesWithTheOfficialProtobufParser() throws {
+    @Test func otlpPayloadParsesWithTheOfficialProtobufParser() async throws {
         let payload = MetricsRenderer.render(Fixtures.snapshot(), as: .otlp)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-otlp-\(UUID()).json")
         try Data(payload).write(to: file)
@@ -126,7 +126,7 @@ import Testing
                     extra = f'{point.count} {sum(point.bucket_counts)} {len(point.explicit_bounds)}'
                 print(metric.name, kind, extra)
             """
-        let result = try Command.run("/usr/bin/env", ["python3", "-c", script, file.path])
+        let result = try await Command.run("/usr/bin/env", ["python3", "-c", script, file.path])
         #expect(result.status == 0, "\(result.output)")
         let lines = Set(result.output.split(separator: "\n").map(String.init))
         #expect(lines.contains("skirmish_packets_sent_total sum 1000 True 2"), "\(result.output)")
@@ -207,7 +207,7 @@ import Testing
     }
 
     /// The end-of-run OpenMetrics file loads into a TSDB block with promtool; the push text passes its linter.
-    @Test func openMetricsLoadsWithPromtool() throws {
+    @Test func openMetricsLoadsWithPromtool() async throws {
         let promtool = try Collector.binary(.promtool)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-om-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -216,14 +216,15 @@ import Testing
         let now = Int64(Date().timeIntervalSince1970 * 1_000)
         try Data(MetricsRenderer.renderOpenMetrics(Fixtures.snapshot(at: now))).write(to: file)
         let blocks = directory.appendingPathComponent("blocks")
-        let result = try Command.run(promtool, ["tsdb", "create-blocks-from", "openmetrics", file.path, blocks.path])
+        let result = try await Command.run(
+            promtool, ["tsdb", "create-blocks-from", "openmetrics", file.path, blocks.path])
         #expect(result.status == 0, "\(result.output)")
         let made = (try? FileManager.default.contentsOfDirectory(atPath: blocks.path)) ?? []
         #expect(made.contains { $0.count == 26 }, "no block in \(made): \(result.output)")
 
         let prom = directory.appendingPathComponent("metrics.prom")
         try Data(MetricsRenderer.render(Fixtures.snapshot(at: now), as: .prom)).write(to: prom)
-        let lint = try Command.run("/bin/sh", ["-c", "\(promtool) check metrics < '\(prom.path)'"])
+        let lint = try await Command.run("/bin/sh", ["-c", "\(promtool) check metrics < '\(prom.path)'"])
         #expect(lint.status == 0, "\(lint.output)")
     }
 }

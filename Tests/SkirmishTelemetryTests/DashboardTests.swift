@@ -91,7 +91,7 @@ import Testing
         #expect(used.subtracting(known).isEmpty, "unknown names: \(used.subtracting(known).sorted())")
     }
 
-    @Test func everyPromQLExpressionPassesPromtoolCheckRules() throws {
+    @Test func everyPromQLExpressionPassesPromtoolCheckRules() async throws {
         let promtool = try Collector.binary(.promtool)
         let panels = try Self.load("skirmish-prometheus.json").panels
         var rules = "groups:\n  - name: dashboard\n    rules:\n"
@@ -106,7 +106,7 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-rules-\(UUID()).yml")
         try rules.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try Command.run(promtool, ["check", "rules", file.path])
+        let result = try await Command.run(promtool, ["check", "rules", file.path])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("\(count) rules found"), "\(result.output)")
     }
@@ -180,7 +180,7 @@ import Testing
     /// mixed Puck/Snap/Suns swarm) pushing to Pushgateway (scraped by Prometheus) and to InfluxDB: every query
     /// has data over the run; the panels that should move are non-zero; desyncs and exporter failures exist and
     /// are 0; errors, rejections and reconnects exist.
-    @Test func everyPanelHasDataAfterARealRun() throws {
+    @Test func everyPanelHasDataAfterARealRun() async throws {
         let pushgateway = try Collector(.pushgateway)
         let prometheus = try Collector(.prometheus, scrapeTarget: pushgateway.port)
         let influx = try Collector(.influxdb)
@@ -188,7 +188,7 @@ import Testing
             Issue.record("could not create the database: \(influx.log)")
             return
         }
-        let run = try RealRun.run([
+        let run = try await RealRun.run([
             "--push", pushgateway.base, "--format", "prom",
             "--push", influx.base + "/write?db=skirmish", "--format", "influx", "--push-interval", "1",
         ])

@@ -12,7 +12,7 @@ import Testing
 
     /// The image builds with no base image to pull, carries the binary, its libraries and bots/, and its
     /// `skirmish swarm` plays against a server on the host's loopback, leaving its results in a mounted folder.
-    @Test func theImageBuildsFromScratchAndItsSwarmPlaysAHostServer() throws {
+    @Test func theImageBuildsFromScratchAndItsSwarmPlaysAHostServer() async throws {
         let containerfile = try String(
             contentsOf: Self.deploy.appendingPathComponent("Containerfile"), encoding: .utf8)
         let bases = containerfile.split(separator: "\n").filter { $0.uppercased().hasPrefix("FROM ") }
@@ -35,24 +35,25 @@ import Testing
         ]
         let podmanOptions = storage + ["--runtime", "runc", "--cgroup-manager", "cgroupfs"]
         defer {
-            _ = try? Command.run("/usr/bin/podman", podmanOptions + ["rm", "--all", "--force"])
-            _ = try? Command.run("/usr/bin/buildah", storage + ["rmi", "--all", "--force"])
+            // Clean-up in `defer` cannot await: it blocks a cooperative thread for the few seconds it takes.
+            _ = try? Command.runBlocking("/usr/bin/podman", podmanOptions + ["rm", "--all", "--force"], timeout: 60)
+            _ = try? Command.runBlocking("/usr/bin/buildah", storage + ["rmi", "--all", "--force"], timeout: 60)
             try? FileManager.default.removeItem(at: work)
         }
         let context = work.appendingPathComponent("context")
-        let assembled = try Command.run(
+        let assembled = try await Command.run(
             "/bin/sh",
             [
                 Self.deploy.appendingPathComponent("assemble-rootfs.sh").path, try RealRun.executable().path,
                 context.path,
             ])
         try #require(assembled.status == 0, "\(assembled.output)")
-        let size = try Command.run("/usr/bin/du", ["-sm", context.appendingPathComponent("rootfs").path])
+        let size = try await Command.run("/usr/bin/du", ["-sm", context.appendingPathComponent("rootfs").path])
         let megabytes = Int(size.output.split(separator: "\t").first ?? "") ?? .max
         #expect(megabytes < 300, "the runtime image's files take \(megabytes) MB")
 
         let tag = "localhost/skirmish-test:\(UUID().uuidString.prefix(8).lowercased())"
-        let built = try Command.run(
+        let built = try await Command.run(
             "/usr/bin/buildah",
             storage + [
                 "build", "--pull=never", "--isolation", "chroot", "-f",
@@ -67,7 +68,7 @@ import Testing
         chmod(results.path, 0o777)
         // The container shares the host's network, so the host's loopback server is its loopback server. The
         // ulimits stay within what an unprivileged CI container may set.
-        let ran = try Command.run(
+        let ran = try await Command.run(
             "/usr/bin/podman",
             podmanOptions + [
                 "run", "--rm", "--network", "host", "--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096",
@@ -86,9 +87,9 @@ import Testing
 
     /// The Job manifest passes the Kubernetes schema strictly, and says what sharding needs: an Indexed Job,
     /// JOB_COMPLETIONS equal to its completions, the run id from the Job's name.
-    @Test func theJobManifestIsValidKubernetes() throws {
+    @Test func theJobManifestIsValidKubernetes() async throws {
         let manifest = Self.deploy.appendingPathComponent("skirmish-job.yaml")
-        let valid = try Command.run(
+        let valid = try await Command.run(
             "/usr/bin/env", ["python3", "-m", "kubernetes_validate", "--strict", manifest.path])
         #expect(valid.status == 0, "\(valid.output) (make test installs kubernetes-validate)")
         let script = """
@@ -100,7 +101,7 @@ import Testing
             print(spec['completionMode'], spec['completions'] == int(env['JOB_COMPLETIONS']['value']),
                   env['SKIRMISH_RUN_ID']['valueFrom']['fieldRef']['fieldPath'])
             """
-        let facts = try Command.run("/usr/bin/env", ["python3", "-c", script, manifest.path])
+        let facts = try await Command.run("/usr/bin/env", ["python3", "-c", script, manifest.path])
         #expect(
             facts.output.trimmingCharacters(in: .whitespacesAndNewlines)
                 == "Indexed True metadata.labels['batch.kubernetes.io/job-name']", "\(facts.output)")
@@ -110,7 +111,7 @@ import Testing
             .replacingOccurrences(of: "completionMode:", with: "completionMood:")
             .write(to: broken, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: broken) }
-        let refused = try Command.run(
+        let refused = try await Command.run(
             "/usr/bin/env", ["python3", "-m", "kubernetes_validate", "--strict", broken.path])
         #expect(refused.status != 0, "\(refused.output)")
     }

@@ -83,7 +83,7 @@ import Testing
         return path
     }
 
-    @Test func reportRendersInHeadlessChromiumWithEveryChart() throws {
+    @Test func reportRendersInHeadlessChromiumWithEveryChart() async throws {
         let summary = ReportSummary(
             settings: [.init("script", "bots/quickstart.yaml")], totals: [.init("desyncs", "1")],
             verdicts: [.init(name: "desyncs", expectation: "desyncs == 0", observed: "1", passed: false)])
@@ -100,7 +100,7 @@ import Testing
         ]
 
         // The DOM Chromium built: every chart is there with its lines, and the verdict.
-        let dom = try Command.run(browser, common + ["--dump-dom", page.absoluteString], timeout: 90)
+        let dom = try await Command.run(browser, common + ["--dump-dom", page.absoluteString], timeout: 90)
         #expect(dom.status == 0, "\(dom.output.suffix(2_000))")
         #expect(dom.output.components(separatedBy: "<svg class=\"chart\"").count - 1 == 6)
         #expect(dom.output.components(separatedBy: "<polyline").count - 1 >= 6)
@@ -109,7 +109,7 @@ import Testing
 
         // A screenshot a person can look at (kept when SKIRMISH_KEEP_SCREENSHOTS names a folder).
         let shot = folder.appendingPathComponent("report.png")
-        let capture = try Command.run(
+        let capture = try await Command.run(
             browser, common + ["--screenshot=\(shot.path)", page.absoluteString], timeout: 90)
         #expect(capture.status == 0, "\(capture.output.suffix(2_000))")
         let png = try Data(contentsOf: shot)
@@ -150,8 +150,8 @@ import Testing
     /// The report of a real run (the `skirmish` executable, its embedded server) as a k6 or Gatling user reads it,
     /// in headless Chromium at 1400 px: every table they look for, snapshot age and tick lateness charted beside
     /// RTT, and a page whose right-hand third is not left blank for most of its height.
-    @Test func aRealRunsReportFillsThePageAt1400Pixels() throws {
-        let run = try RealRun.run([])
+    @Test func aRealRunsReportFillsThePageAt1400Pixels() async throws {
+        let run = try await RealRun.run([])
         defer { run.remove() }
         try #require(run.status == 0, "\(run.stderr)")
         let page = run.out.appendingPathComponent("report.html")
@@ -160,7 +160,7 @@ import Testing
             "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
             "--user-data-dir=\(run.directory.path)/profile", "--window-size=1400,1700",
         ]
-        let dom = try Command.run(browser, common + ["--dump-dom", page.absoluteString], timeout: 90)
+        let dom = try await Command.run(browser, common + ["--dump-dom", page.absoluteString], timeout: 90)
         #expect(dom.status == 0, "\(dom.output.suffix(2_000))")
         for heading in [
             "Settings", "Totals", "Personas", "Games", "Latency", "Errors by kind", "Server rejections by reason",
@@ -180,10 +180,10 @@ import Testing
         }
 
         let shot = run.directory.appendingPathComponent("report.png")
-        let capture = try Command.run(
+        let capture = try await Command.run(
             browser, common + ["--screenshot=\(shot.path)", page.absoluteString], timeout: 90)
         #expect(capture.status == 0, "\(capture.output.suffix(2_000))")
-        let filled = try Self.rightThirdFilled(shot)
+        let filled = try await Self.rightThirdFilled(shot)
         #expect(filled >= 0.6, "the right third of the page is blank on \(Int((1 - filled) * 100)) % of its rows")
         if let keep = ProcessInfo.processInfo.environment["SKIRMISH_KEEP_SCREENSHOTS"] {
             try? FileManager.default.copyItem(
@@ -193,7 +193,7 @@ import Testing
 
     /// The share of the page's rows (down to the last non-white one) with anything but white in the right third,
     /// read from the PNG by a few lines of Python (zlib and the PNG row filters, no imaging library).
-    static func rightThirdFilled(_ png: URL) throws -> Double {
+    static func rightThirdFilled(_ png: URL) async throws -> Double {
         let script = """
             import struct, sys, zlib
             data = open(sys.argv[1], 'rb').read()
@@ -225,7 +225,7 @@ import Testing
             last = max((y for y in range(height) if inked(rows[y], 0)), default=0)
             print(sum(1 for y in range(last + 1) if inked(rows[y], width * 2 // 3)) / max(last + 1, 1))
             """
-        let result = try Command.run("/usr/bin/env", ["python3", "-c", script, png.path], timeout: 300)
+        let result = try await Command.run("/usr/bin/env", ["python3", "-c", script, png.path], timeout: 300)
         guard result.status == 0, let share = Double(result.output.trimmingCharacters(in: .whitespacesAndNewlines))
         else { throw Collector.Failure(description: "cannot read \(png.path): \(result.output)") }
         return share

@@ -7,11 +7,11 @@ import Testing
 @Suite(.serialized) struct ScrapeTests {
     /// Prometheus scraping the run's fixed `/metrics` address ends up with the run's final totals: the endpoint
     /// outlives the run until one scrape has read the final figures.
-    @Test func aScraperSeesTheFinalFiguresOfARun() throws {
+    @Test func aScraperSeesTheFinalFiguresOfARun() async throws {
         let port = try Collector.freePort()
         // A generous scrape timeout: on a loaded machine a one-second one can expire on the run's final answer.
         let prometheus = try Collector(.prometheus, scrapeTarget: port, scrapeSeconds: 3)
-        let run = try RealRun.run(["--metrics", "127.0.0.1:\(port)", "--metrics-linger", "30"])
+        let run = try await RealRun.run(["--metrics", "127.0.0.1:\(port)", "--metrics-linger", "30"])
         defer { run.remove() }
         try #require(run.status == 0, "exit \(run.status): \(run.stderr)")
         #expect(run.stderr.contains("metrics at http://127.0.0.1:\(port)/metrics"), "\(run.stderr)")
@@ -36,8 +36,8 @@ import Testing
     }
 
     /// A run nobody scraped does not wait for a scraper that will never come.
-    @Test func aRunNobodyScrapedEndsAtOnce() throws {
-        let run = try RealRun.run(["--metrics-linger", "120"], script: RealRun.oneBotScript)
+    @Test func aRunNobodyScrapedEndsAtOnce() async throws {
+        let run = try await RealRun.run(["--metrics-linger", "120"], script: RealRun.oneBotScript)
         defer { run.remove() }
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.ended.timeIntervalSince(run.started) < 90, "the run waited for a scrape nobody would make")
@@ -45,11 +45,11 @@ import Testing
 
     /// Against an external server (`skirmish serve`), `--server-metrics` reads its `/metrics` at the end: the
     /// summary and the report carry the server's own figures, marked as scraped.
-    @Test func anExternalServersFiguresAreScrapedIntoTheReport() throws {
+    @Test func anExternalServersFiguresAreScrapedIntoTheReport() async throws {
         let server = try HostServer()
         defer { server.stop() }
         let metrics = "http://127.0.0.1:\(server.httpPort)/metrics"
-        let run = try RealRun.run([
+        let run = try await RealRun.run([
             "--target", "udp://127.0.0.1:\(server.udpPort)", "--server-metrics", metrics,
         ])
         defer { run.remove() }

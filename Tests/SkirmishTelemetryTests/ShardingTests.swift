@@ -14,7 +14,7 @@ import Testing
     /// totals, there is one run with N shards, and `histogram_quantile(q, sum by (le) (…))` lands in the bucket
     /// of the same quantile of the shards' HDR histograms merged from their summary.json.
     @Test(arguments: [1, 3])
-    func shardsOfOneRunAddUpInEveryCollector(shards: Int) throws {
+    func shardsOfOneRunAddUpInEveryCollector(shards: Int) async throws {
         let vm = try Collector(.victoriaMetrics)
         let pushgateway = try Collector(.pushgateway)
         let prometheus = try Collector(.prometheus, scrapeTarget: pushgateway.port)
@@ -29,7 +29,7 @@ import Testing
         }
         defer { for process in processes { process.remove() } }
         for process in processes {
-            let status = process.wait(limit: 240)
+            let status = await process.wait(limit: 240)
             try #require(status == 0, "shard \(process.index): exit \(status): \(process.stderr)")
         }
         let summaries = try processes.map { try $0.summary() }
@@ -131,10 +131,15 @@ final class ShardProcess {
     }
 
     /// Waits for the exit, at most `limit` seconds (then kills it); returns the status.
-    func wait(limit: TimeInterval) -> Int32 {
-        if finished.wait(timeout: .now() + limit) == .timedOut { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        return process.terminationStatus
+    func wait(limit: TimeInterval) async -> Int32 {
+        let process = self.process
+        let finished = self.finished
+        return
+            (try? await offPool {
+                if finished.wait(timeout: .now() + limit) == .timedOut { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+                return process.terminationStatus
+            }) ?? -1
     }
 
     func summary() throws -> [String: Any] {

@@ -8,8 +8,8 @@ import Testing
 /// What a person at the terminal sees from the real `skirmish` executable: the version, bad input refused before
 /// anything starts, and a collector's failures on the live line while they last.
 @Suite(.serialized) struct TerminalTests {
-    @Test func versionNamesTheReleaseAndTheWireProtocol() throws {
-        let result = try Command.run(try RealRun.executable().path, ["--version"])
+    @Test func versionNamesTheReleaseAndTheWireProtocol() async throws {
+        let result = try await Command.run(try RealRun.executable().path, ["--version"])
         #expect(result.status == 0)
         #expect(result.output.hasPrefix("skirmish "), "\(result.output)")
         #expect(result.output.contains("wire protocol 1"), "\(result.output)")
@@ -29,14 +29,14 @@ import Testing
         (["--server-metrics", "http://127.0.0.1:9/metrics"], "--target"),
         (["--target", "udp://127.0.0.1:9", "--server-metrics", "http://127.0.0.1:9/a b"], "--server-metrics"),
     ])
-    func badOptionsAreRefusedBeforeAnythingStarts(flags: [String], named: String) throws {
+    func badOptionsAreRefusedBeforeAnythingStarts(flags: [String], named: String) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-bad-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let script = directory.appendingPathComponent("script.yaml")
         try RealRun.oneBotScript.write(to: script, atomically: true, encoding: .utf8)
         let out = directory.appendingPathComponent("out")
-        let result = try Command.run(
+        let result = try await Command.run(
             try RealRun.executable().path, ["swarm", script.path, "--out", out.path] + flags, timeout: 30)
         #expect(result.status == 2, "\(result.output)")
         #expect(result.output.contains(named), "\(result.output)")
@@ -45,7 +45,7 @@ import Testing
     }
 
     /// A results folder that cannot be written is bad input at the start, not a failure after the whole run.
-    @Test func anUnwritableResultsFolderIsRefusedAtTheStart() throws {
+    @Test func anUnwritableResultsFolderIsRefusedAtTheStart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-out-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -54,7 +54,7 @@ import Testing
         // A regular file where the folder should be: no user, root included, can create a folder inside it.
         let blocker = directory.appendingPathComponent("file")
         try Data("x".utf8).write(to: blocker)
-        let result = try Command.run(
+        let result = try await Command.run(
             try RealRun.executable().path, ["swarm", script.path, "--out", blocker.appendingPathComponent("out").path],
             timeout: 30)
         #expect(result.status == 2, "\(result.output)")
@@ -64,13 +64,13 @@ import Testing
 
     /// Without `--run-id`, the run id comes from `SKIRMISH_RUN_ID` (the Kubernetes manifest sets it from the Job's
     /// name), so every pod of one Job labels its series with the same run.
-    @Test func theRunIDComesFromTheEnvironment() throws {
+    @Test func theRunIDComesFromTheEnvironment() async throws {
         let id = "job-" + UUID().uuidString.prefix(8).lowercased()
-        let run = try RealRun.run([], script: RealRun.oneBotScript, environment: ["SKIRMISH_RUN_ID": id])
+        let run = try await RealRun.run([], script: RealRun.oneBotScript, environment: ["SKIRMISH_RUN_ID": id])
         defer { run.remove() }
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try run.summary()["run"] as? String == id)
-        let flagged = try RealRun.run(
+        let flagged = try await RealRun.run(
             ["--run-id", "flag-wins"], script: RealRun.oneBotScript, environment: ["SKIRMISH_RUN_ID": id])
         defer { flagged.remove() }
         #expect(try flagged.summary()["run"] as? String == "flag-wins")

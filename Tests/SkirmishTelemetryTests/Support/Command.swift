@@ -11,7 +11,13 @@ enum Command {
         let output: String
     }
 
-    static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60) throws -> Result {
+    static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60) async throws -> Result {
+        try await offPool { try runBlocking(executable, arguments, timeout: timeout) }
+    }
+
+    static func runBlocking(_ executable: String, _ arguments: [String], timeout: TimeInterval) throws
+        -> Result
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

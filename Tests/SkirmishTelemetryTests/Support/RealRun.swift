@@ -49,6 +49,12 @@ struct RealRun {
     static func run(
         _ arguments: [String], script: String = RealRun.script, environment: [String: String] = [:],
         limit: TimeInterval = 180
+    ) async throws -> RealRun {
+        try await offPool { try runBlocking(arguments, script: script, environment: environment, limit: limit) }
+    }
+
+    private static func runBlocking(
+        _ arguments: [String], script: String, environment: [String: String], limit: TimeInterval
     ) throws -> RealRun {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-run-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
