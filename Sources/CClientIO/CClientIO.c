@@ -31,9 +31,20 @@ int skirmish_epoll_add(int epfd, int fd, uint64_t tag) {
 int skirmish_epoll_wait(int epfd, skirmish_ready *ready, int capacity, int64_t timeout_ns) {
     struct epoll_event events[256];
     if (capacity > 256) capacity = 256;
-    struct timespec timeout = {.tv_sec = timeout_ns / 1000000000, .tv_nsec = timeout_ns % 1000000000};
-    int count = epoll_pwait2(epfd, events, capacity, timeout_ns < 0 ? NULL : &timeout, NULL);
-    if (count < 0) return -errno;
+    // epoll_pwait2 (Linux 5.11) takes a nanosecond timeout; an older kernel, or a seccomp profile that does not know
+    // it, refuses it with ENOSYS or EPERM, and from then on epoll_wait's milliseconds (rounded up) do.
+    static int no_pwait2 = 0;
+    int count = -1;
+    if (!no_pwait2) {
+        struct timespec timeout = {.tv_sec = timeout_ns / 1000000000, .tv_nsec = timeout_ns % 1000000000};
+        count = epoll_pwait2(epfd, events, capacity, timeout_ns < 0 ? NULL : &timeout, NULL);
+        if (count < 0 && (errno == ENOSYS || errno == EPERM)) no_pwait2 = 1;
+    }
+    if (no_pwait2) {
+        int milliseconds = timeout_ns < 0 ? -1 : (int)((timeout_ns + 999999) / 1000000);
+        count = epoll_wait(epfd, events, capacity, milliseconds);
+    }
+    if (count < 0) return errno == EINTR ? 0 : -errno;
     for (int i = 0; i < count; i++) {
         ready[i].events = events[i].events;
         ready[i].tag = events[i].data.u64;

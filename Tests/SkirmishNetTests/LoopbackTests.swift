@@ -46,15 +46,23 @@ import Testing
                 session.send(.ping(Ping(player: 0, count: UInt32(index), sendTime: now)))
             }
         }
+        // The Pings' echoes trail the Chats' by up to a round trip and a resend: the run ends once every Chat is back
+        // and either enough Pings are, or two seconds have passed since the last Ping left (keepalive Pongs keep
+        // events coming meanwhile).
+        let pingsDone = NIODeadline.now() + .milliseconds(Int64(count / 5) * 50) + .seconds(2)
         let run = try await within(.seconds(40)) { () -> EchoRun in
             var run = EchoRun()
+            func finished() -> Bool {
+                run.echoes.count == count && (run.pingRTTs.count >= count / 5 / 2 || NIODeadline.now() > pingsDone)
+            }
             for await event in session.events {
                 switch event {
                 case .message(.chat(let chat), _):
                     run.echoes.append(chat.text)
-                    if run.echoes.count == count { return run }
+                    if finished() { return run }
                 case .rtt(let rtt):
                     run.pingRTTs.append(rtt)
+                    if finished() { return run }
                 case .stateChanged(.closed(let cause)):
                     throw TestFailure(description: "disconnected: \(cause)")
                 default:

@@ -41,12 +41,16 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
         var tasks: [@Sendable () -> Void] = []
         var stopping = false
         var woken = false
+        /// The thread has ended: nothing queued now would ever run.
+        var ended = false
     }
 
     private struct Timer {
         var due: UInt64
         var sequence: UInt64
         var task: () -> Void
+        /// Fails the timer's promise when the loop stops before it is due.
+        var abandon: () -> Void
     }
 
     private let shared = Mutex(Shared())
@@ -118,15 +122,31 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
 
     // MARK: EventLoop
 
-    public var inEventLoop: Bool { started && pthread_equal(pthread_self(), threadID) != 0 }
+    /// On the loop's thread — or any thread once that thread has ended: a stopped loop has no owner left, so whoever
+    /// completes its last futures (a task that fails a promise, a caller awaiting one) does so in its place.
+    public var inEventLoop: Bool {
+        started && (pthread_equal(pthread_self(), threadID) != 0 || ended.load(ordering: .acquiring))
+    }
+
+    private let ended = Atomic<Bool>(false)
 
     public func execute(_ task: @escaping @Sendable () -> Void) {
-        let wake = shared.withLock { state -> Bool in
+        let wake = shared.withLock { state -> Bool? in
+            guard !state.ended else { return nil }
             state.tasks.append(task)
             defer { state.woken = true }
             return !state.woken
         }
-        if wake { signal() }
+        switch wake {
+        case nil:
+            // The loop's thread has ended, so nothing else can touch its state: run the task here. (NIO resolves a
+            // promise on its loop through `execute`; dropping the task would leave a future pending forever.)
+            task()
+        case true?:
+            signal()
+        case false?:
+            break
+        }
     }
 
     public var now: NIODeadline { .now() }
@@ -134,25 +154,58 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
     @discardableResult
     public func scheduleTask<T>(deadline: NIODeadline, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
         let promise = makePromise(of: T.self)
+        guard !hasEnded else {
+            promise.fail(EventLoopError.shutdown)
+            return Scheduled(promise: promise) {}
+        }
         let identity = ScheduledIdentity()
         let schedule: @Sendable () -> Void = { [self] in
+            // Cancelled before it reached the loop: never pushed.
+            guard identity.state == .waiting else { return }
             sequence &+= 1
-            identity.value = sequence
+            identity.state = .pushed(sequence)
             push(
-                Timer(due: deadline.uptimeNanoseconds, sequence: sequence) {
-                    do { promise.succeed(try task()) } catch { promise.fail(error) }
-                })
+                Timer(
+                    due: deadline.uptimeNanoseconds, sequence: sequence,
+                    task: {
+                        identity.state = .done
+                        do { promise.succeed(try task()) } catch { promise.fail(error) }
+                    },
+                    abandon: {
+                        identity.state = .done
+                        promise.fail(EventLoopError.shutdown)
+                    }))
         }
         if inEventLoop { schedule() } else { execute(schedule) }
         return Scheduled(promise: promise) { [self] in
             let cancel: @Sendable () -> Void = { [self] in
-                guard identity.value != 0 else { return }
-                cancelled.insert(identity.value)
+                switch identity.state {
+                case .waiting:
+                    identity.state = .done
+                case .pushed(let sequence):
+                    identity.state = .done
+                    cancelled.insert(sequence)
+                case .done:
+                    // Fired, cancelled or abandoned already: nothing to remember.
+                    return
+                }
                 promise.fail(EventLoopError.cancelled)
             }
             if inEventLoop { cancel() } else { execute(cancel) }
         }
     }
+
+    public func submit<T>(_ task: @escaping @Sendable () throws -> T) -> EventLoopFuture<T> {
+        guard !hasEnded else { return makeFailedFuture(EventLoopError.shutdown) }
+        let promise = makePromise(of: T.self)
+        execute {
+            do { promise.succeed(try task()) } catch { promise.fail(error) }
+        }
+        return promise.futureResult
+    }
+
+    /// Whether the loop's thread has ended (after ``stop()``).
+    private var hasEnded: Bool { ended.load(ordering: .acquiring) }
 
     @discardableResult
     public func scheduleTask<T>(in delay: TimeAmount, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
@@ -252,13 +305,23 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
             for task in running { task() }
             running.removeAll(keepingCapacity: true)
             if stopping {
-                // Tasks queued while stopping still run once; timers are abandoned (their promises never resolve,
-                // as with any loop that shuts down).
+                // Tasks queued while stopping still run once.
                 let late = shared.withLock { state -> [@Sendable () -> Void] in
                     defer { state.tasks.removeAll() }
                     return state.tasks
                 }
                 for task in late { task() }
+                // What was still scheduled fails instead of waiting forever, and nothing queued later is kept.
+                shared.withLock { $0.ended = true }
+                ended.store(true, ordering: .releasing)
+                for timer in timers { timer.abandon() }
+                timers.removeAll()
+                cancelled.removeAll()
+                let stranded = shared.withLock { state -> [@Sendable () -> Void] in
+                    defer { state.tasks.removeAll() }
+                    return state.tasks
+                }
+                for task in stranded { task() }
                 return
             }
             wait()
@@ -401,8 +464,18 @@ private final class StartBox {
 
 /// The sequence number a scheduled task got on the loop (0 until it is pushed); touched only on the loop.
 private final class ScheduledIdentity: @unchecked Sendable {
-    // @unchecked: written and read only on the owning ClientLoop's thread (both the push and the cancel run there).
-    var value: UInt64 = 0
+    // @unchecked: written and read only on the owning ClientLoop's thread (the push, the firing and the cancel all
+    // run there).
+    enum State: Equatable {
+        /// Not on the loop's heap yet (scheduled from another thread).
+        case waiting
+        /// On the heap under this sequence number.
+        case pushed(UInt64)
+        /// Fired, cancelled or abandoned.
+        case done
+    }
+
+    var state = State.waiting
 }
 
 /// A counting semaphore over a POSIX one.

@@ -47,8 +47,9 @@ public final class AgentRunner: Sendable {
             personas: PersonaTable([Persona(name: "agent", game: .puck, behavior: .idle)]), seed: seed,
             constantLabels: Labels([:]), target: Target(transport: .udp, host: "127.0.0.1", port: 1), alternates: [:])
         context.streamLoops = streamLoops
+        let settled = context
         let made = try loop.submit {
-            let group = BotGroup(loop: loop, index: 0, groupCount: 1, context: context)
+            let group = BotGroup(loop: loop, index: 0, groupCount: 1, context: settled)
             loop.delegate = group
             group.start()
             return NIOLoopBound(group, eventLoop: loop)
@@ -70,13 +71,16 @@ public final class AgentRunner: Sendable {
     {
         let number = numbers.next()
         let group = self.group
+        // Resolved here, never on the loop, where a name lookup would stall every player on it.
+        let target = configuration.target
+        let address =
+            target.transport == .udp
+            ? try? SocketAddress.makeAddressResolvingHost(target.host, port: target.port) : nil
         let slot = try await loop.submit {
-            var resolved = configuration.target
-            resolved.host = configuration.target.host
-            return group.value.spawn(
+            group.value.spawn(
                 persona: configuration.persona,
                 override: Bot.Override(
-                    target: resolved, match: configuration.match, makeAgent: makeAgent,
+                    target: target, address: address, match: configuration.match, makeAgent: makeAgent,
                     pingInterval: .nanoseconds(Int64(configuration.pingInterval.nanoseconds))),
                 number: number, now: .now())
         }.get()

@@ -77,6 +77,8 @@ final class Bot {
     /// What a player started by an ``AgentRunner`` brings besides its persona: its own server, match and agent.
     struct Override {
         var target: Target
+        /// The target's address, resolved off the loop (`nil`: the session resolves it).
+        var address: SocketAddress?
         var match: UInt32
         var makeAgent: BehaviorRegistry.Factory
         var pingInterval: TimeAmount
@@ -156,6 +158,11 @@ final class Bot {
             if now - since >= group.handshakeTimeout {
                 meters.shard.add(meters.handshakeFailures)
                 meters.error("handshake_timeout")
+                if override != nil {
+                    // A runner's player plays one match: it ends, and its agent hears why.
+                    runAgent(now: now, in: group, .disconnected("the handshake timed out"))
+                    return finish(in: group, now: now)
+                }
                 closeSession(in: group, now: now)
                 backoff(now: now)
             }

@@ -141,6 +141,11 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         bots[Int(bot.slot)] = nil
         freeSlots.append(bot.slot)
         bot.generation &+= 1
+        // The next bot in this slot numbers its heap entries on from here, so the old ones never match it.
+        if slotGenerations.count <= Int(bot.slot) {
+            slotGenerations.append(contentsOf: repeatElement(0, count: Int(bot.slot) + 1 - slotGenerations.count))
+        }
+        slotGenerations[Int(bot.slot)] = bot.generation
         if bot.oneShot {
             openCount -= 1
         } else if closed[bot.number] == bot.slot {
@@ -201,13 +206,22 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         return Int32(bots.count - 1)
     }
 
+    /// The last heap generation of each slot's previous bot.
+    private var slotGenerations: [UInt32] = []
+
+    /// Puts a new bot in its slot, its heap generation continuing the previous occupant's.
+    private func place(_ bot: Bot) {
+        if Int(bot.slot) < slotGenerations.count { bot.generation = slotGenerations[Int(bot.slot)] &+ 1 }
+        bots[Int(bot.slot)] = bot
+    }
+
     private func spawn(number: Int, oneShot: Bool, now: NIODeadline) {
         let personaIndex = context.personas.index(for: number)
         let slot = takeSlot()
         let bot = Bot(
             number: number, slot: slot, persona: context.personas.personas[personaIndex], meters: meters[personaIndex],
             random: SeededRandom(seed: context.seed).derived(UInt64(number)), oneShot: oneShot)
-        bots[Int(slot)] = bot
+        place(bot)
         if !oneShot { closed[number] = slot }
         bot.wake(now: now, in: self)
         afterActivity(bot)
@@ -221,7 +235,7 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         let bot = Bot(
             number: number, slot: slot, persona: persona, meters: meters,
             random: SeededRandom(seed: context.seed).derived(UInt64(number)), oneShot: true, override: override)
-        bots[Int(slot)] = bot
+        place(bot)
         openCount += 1
         bot.wake(now: now, in: self)
         afterActivity(bot)
@@ -266,11 +280,12 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         var configuration = Session.Configuration(target: target, connection: connection)
         configuration.seed = context.seed ^ UInt64(bot.number) &* 0x9E37_79B9
         configuration.link = LinkProfile(bot.persona.link)
-        configuration.resolvedAddress = context.resolved[target]
+        configuration.resolvedAddress = bot.override?.address ?? context.resolved[target]
         configuration.localPorts = context.localPorts
         configuration.streamLoops = context.streamLoops
         sessionsOpened &+= 1
-        configuration.firstGeneration = sessionsOpened &* 1_024
+        // Apart in the low byte too, which is all a datagram token carries.
+        configuration.firstGeneration = sessionsOpened &* 1_024 &+ (sessionsOpened & 0x7F) &* 2
         return configuration
     }
 

@@ -28,17 +28,26 @@ public final class Swarm: Sendable {
             alternates: configuration.alternates)
         context.behaviors = configuration.behaviors
         context.streamLoops = group
+        let settled = context
         var loops: [ClientLoop] = []
-        for index in 0..<max(1, configuration.loops) { loops.append(try ClientLoop(name: "skirmish-bots-\(index)")) }
         var groups: [NIOLoopBound<BotGroup>] = []
-        for (index, loop) in loops.enumerated() {
-            let count = loops.count
-            groups.append(
-                try await loop.submit {
-                    let group = BotGroup(loop: loop, index: index, groupCount: count, context: context)
-                    loop.delegate = group
-                    return NIOLoopBound(group, eventLoop: loop)
-                }.get())
+        do {
+            for index in 0..<max(1, configuration.loops) {
+                loops.append(try ClientLoop(name: "skirmish-bots-\(index)"))
+            }
+            for (index, loop) in loops.enumerated() {
+                let count = loops.count
+                groups.append(
+                    try await loop.submit {
+                        let group = BotGroup(loop: loop, index: index, groupCount: count, context: settled)
+                        loop.delegate = group
+                        return NIOLoopBound(group, eventLoop: loop)
+                    }.get())
+            }
+        } catch {
+            // A later loop that could not start must not leave the earlier ones' threads behind.
+            for loop in loops { loop.stop() }
+            throw error
         }
         self.groups = groups
         self.loops = loops
