@@ -258,6 +258,8 @@ final class Bot {
         advance(now: now, in: group)
     }
 
+    /// Closes the session (a goodbye if it is still seated; nothing if the connection already ended by itself) and
+    /// forgets the match.
     private func closeSession(in group: BotGroup, now: NIODeadline) {
         uncount()
         let meters = self.meters
@@ -476,7 +478,7 @@ final class Bot {
         case .connecting:
             meters.shard.add(meters.handshakeFailures)
             meters.error(Self.errorKind(cause))
-            dropSession(in: group, now: now)
+            closeSession(in: group, now: now)
             backoff(now: now)
         case .playing:
             if resumeStarted != nil {
@@ -487,24 +489,12 @@ final class Bot {
                 meters.error(Self.errorKind(cause))
                 if Self.isOutage(cause) { outageSince = outageSince ?? now }
             }
-            dropSession(in: group, now: now)
+            closeSession(in: group, now: now)
             backoff(now: now)
         default:
             break
         }
         resumeStarted = nil
-    }
-
-    /// The connection ended by itself: close the socket, forget the match.
-    private func dropSession(in group: BotGroup, now: NIODeadline) {
-        session?.close(reason: .quit, on: group.loop, now: now)
-        session = nil
-        sessionEpoch &+= 1
-        agent = nil
-        noteAgent()
-        nextPing = nil
-        nextChat = nil
-        nextDrop = nil
     }
 
     /// The server said it is going away (a restart or a deploy): rejoin after a backoff, timed as a reconnect.
