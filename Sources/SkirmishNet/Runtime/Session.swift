@@ -94,6 +94,10 @@ public struct Session {
             resends: counts.resends, generation: generation)
     }
 
+    /// The current socket's generation, read in place for the same reason as ``status()`` but without building the
+    /// rest: it is checked on every datagram.
+    public mutating func socketGeneration() -> UInt32 { generation }
+
     /// Whether a datagram or stream event with this generation belongs to the current socket.
     public func isCurrent(_ generation: UInt32) -> Bool { generation == self.generation }
 

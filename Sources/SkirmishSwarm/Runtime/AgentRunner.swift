@@ -93,22 +93,11 @@ public final class AgentRunner: Sendable {
         try? await loop.submit { group.value.retire(slot: player.slot, number: player.number, now: .now()) }.get()
     }
 
-    /// Whether `player` is still connecting or playing.
-    public func isRunning(_ player: Player) async -> Bool {
-        let group = self.group
-        return (try? await loop.submit { group.value.isAlive(slot: player.slot, number: player.number) }.get()) ?? false
-    }
-
     /// The figures of every player so far (packets, round trips, desyncs, ...).
     public func snapshot() async -> MetricsSnapshot {
         let group = self.group
         return (try? await loop.submit { group.value.shard.snapshot(at: WallClock.milliseconds()) }.get())
             ?? MetricsSnapshot()
-    }
-
-    /// Runs `body` on the runner's loop, where agents live: for reading what an agent keeps without a lock.
-    public func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
-        try await loop.submit(body).get()
     }
 }
 

@@ -112,11 +112,11 @@ final class Bot {
 
     /// Whether the current socket has this generation (its low 8 bits: a datagram token carries no more).
     func hasSocket(generationBits bits: UInt32) -> Bool {
-        session != nil && session!.status().generation & 0xFF == bits
+        session != nil && session!.socketGeneration() & 0xFF == bits
     }
 
     /// Whether the current socket has exactly this generation (stream events carry all of it).
-    func hasSocket(generation: UInt32) -> Bool { session != nil && session!.status().generation == generation }
+    func hasSocket(generation: UInt32) -> Bool { session != nil && session!.socketGeneration() == generation }
 
     private var isResuming: Bool { session != nil && session!.status().isResuming }
 
@@ -125,9 +125,12 @@ final class Bot {
     /// The earliest time this bot needs the loop: its steps, its agent, its extras and its session's timers.
     func nextWake(handshakeTimeout: TimeAmount) -> NIODeadline? {
         var wake: NIODeadline?
+        // One status read serves both the session's deadline and whether a resume is in flight.
+        var resuming = false
         if session != nil {
-            let due = session!.status().deadline
-            if due != .distantFuture { wake = due }
+            let status = session!.status()
+            resuming = status.isResuming
+            if status.deadline != .distantFuture { wake = status.deadline }
         }
         func consider(_ time: NIODeadline?) {
             guard let time else { return }
@@ -139,7 +142,7 @@ final class Bot {
         case .playing(let until):
             consider(until)
             // While a resume's handshake is in flight the agent waits: what it sent could not leave yet.
-            if !isResuming { consider(agentWake) }
+            if !resuming { consider(agentWake) }
             consider(nextPing)
             consider(nextChat)
             consider(nextDrop)

@@ -249,9 +249,6 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         release(bot)
     }
 
-    /// Whether the player in `slot` is still alive.
-    func isAlive(slot: Int32, number: Int) -> Bool { Int(slot) < bots.count && bots[Int(slot)]?.number == number }
-
     private var adHocMeters: [Persona: Meters] = [:]
     /// Counts sessions, so that each starts its socket numbers apart from the last (see `Session.firstGeneration`).
     private var sessionsOpened: UInt32 = 0
