@@ -227,7 +227,9 @@ import Testing
             #expect([0, 99].contains(status), "\(cell): \(swarm.stderr)")
             let summary = try SkirmishProcess.summary(in: out)
             let figures = NetemFigures(summary: summary, server: metrics)
-            print("NetemMatrixTests: path \(emulated ? "emulated (link emulator)" : "kernel netem") \(cell): \(figures.line)")
+            print(
+                "NetemMatrixTests: path \(emulated ? "emulated (link emulator)" : "kernel netem") \(cell): \(figures.line)"
+            )
             figures.check(cell)
         }
     }
