@@ -3,6 +3,7 @@ import SkirmishTelemetry
 import SkirmishWire
 import Testing
 
+@testable import SkirmishScript
 @testable import SkirmishSwarm
 
 /// `skirmish compare`'s statistics on runs made by hand: a real change is flagged in the right direction, noise is

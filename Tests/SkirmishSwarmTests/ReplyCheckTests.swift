@@ -7,6 +7,7 @@ import SkirmishWire
 import Synchronization
 import Testing
 
+@testable import SkirmishScript
 @testable import SkirmishServer
 @testable import SkirmishSwarm
 

@@ -2,6 +2,7 @@ import Foundation
 import SkirmishTelemetry
 import Testing
 
+@testable import SkirmishScript
 @testable import SkirmishSwarm
 
 /// Thresholds judged while a run lasts: windows, the run so far, abort_on_fail — with time as a parameter and

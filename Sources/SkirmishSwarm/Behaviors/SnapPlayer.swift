@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import SkirmishGames
+import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 

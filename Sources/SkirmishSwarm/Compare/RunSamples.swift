@@ -1,3 +1,4 @@
+import SkirmishScript
 import SkirmishTelemetry
 
 /// A run cut into consecutive blocks of time, with each persona's figures per block: what `skirmish compare`

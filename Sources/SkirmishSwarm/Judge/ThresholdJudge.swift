@@ -1,3 +1,4 @@
+import SkirmishScript
 import SkirmishTelemetry
 
 /// Judges a script's thresholds while the run lasts: each sliding window of a windowed threshold, and the run so

@@ -1,3 +1,4 @@
+import SkirmishScript
 import SkirmishTelemetry
 
 /// The cumulative figures one threshold is computed from, read from a merged snapshot of the legitimate personas.

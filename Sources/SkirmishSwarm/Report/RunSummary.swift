@@ -1,5 +1,6 @@
 import Foundation
 import SkirmishNet
+import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import SkirmishOpponent
+import SkirmishScript
 import SkirmishSwarm
 
 /// `skirmish ai-eval`: how well the AI opponent plays across latency, measured through the real protocol.

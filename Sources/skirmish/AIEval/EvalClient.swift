@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import SkirmishNet
 import SkirmishOpponent
+import SkirmishScript
 import SkirmishSwarm
 import SkirmishWire
 import Synchronization

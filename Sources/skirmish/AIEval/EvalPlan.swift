@@ -1,5 +1,6 @@
 import NIOCore
 import SkirmishOpponent
+import SkirmishScript
 
 /// What an `ai-eval` run plays, in three phases one after the other (so they do not compete for the CPU): shots at
 /// every latency, the difficulty curve, then the matches.

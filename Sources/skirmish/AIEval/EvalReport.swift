@@ -1,5 +1,6 @@
 import Foundation
 import SkirmishOpponent
+import SkirmishScript
 
 /// The figures of an `ai-eval` run: the table it prints and the JSON it writes.
 struct EvalReport: Codable, Sendable {

@@ -3,6 +3,7 @@ import NIOPosix
 import SkirmishGames
 import SkirmishNet
 import SkirmishOpponent
+import SkirmishScript
 import SkirmishServer
 import SkirmishSwarm
 import SkirmishWire
@@ -96,7 +97,7 @@ struct EvalRunner: Sendable {
             probe: OpponentProbe(seat: 1, shotTarget: shots), progress: progress
         ) { seat in Opponent(seat: seat, configuration: configuration, seed: seedForAI) }
         let result = try await ai.run(until: deadline)
-        _ = try await feeder.stop()
+        _ = await feeder.stop()
         guard let probe = result.probe else { throw EvalError("the AI's measurements were lost") }
         return ShotSession(
             probe: probe, decisionNanos: result.decisionNanos, lateNanos: result.lateNanos,
@@ -150,7 +151,7 @@ struct EvalRunner: Sendable {
                 probe: nil
             ) { seat in ScriptedPuckAgent(style: .chaser, seat: seat, inputRate: 30, seed: rivalSeed) }
             result = try await ai.run(until: deadline)
-            _ = try await other.stop()
+            _ = await other.stop()
         case .noPrediction:
             var withoutPrediction = configuration
             withoutPrediction.predicts = false
@@ -160,7 +161,7 @@ struct EvalRunner: Sendable {
                 probe: nil
             ) { seat in Opponent(seat: seat, configuration: blind, seed: rivalSeed) }
             result = try await ai.run(until: deadline)
-            _ = try await other.stop()
+            _ = await other.stop()
         }
         let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
         progress.add(.matches, 1)

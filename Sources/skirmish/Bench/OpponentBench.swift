@@ -1,6 +1,7 @@
 import ArgumentParser
 import SkirmishGames
 import SkirmishOpponent
+import SkirmishScript
 import SkirmishWire
 
 /// `skirmish bench opponent`: the cost of one AI decision, per difficulty, and its heap allocations.

@@ -2,6 +2,7 @@ import ArgumentParser
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import SkirmishScript
 import SkirmishServer
 import SkirmishWire
 

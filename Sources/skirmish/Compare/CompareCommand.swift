@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SkirmishScript
 import SkirmishSwarm
 
 /// `skirmish compare BASE.json NEW.json`: did this run regress against the baseline?

@@ -2,7 +2,7 @@ import Foundation
 import SkirmishWire
 import Testing
 
-@testable import SkirmishSwarm
+@testable import SkirmishScript
 
 /// The repository's `bots/` folder, found from this file's location.
 let botsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

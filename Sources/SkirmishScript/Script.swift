@@ -199,7 +199,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         case equal = "=="
         case notEqual = "!="
 
-        func holds(_ value: Double, _ limit: Double) -> Bool {
+        package func holds(_ value: Double, _ limit: Double) -> Bool {
             switch self {
             case .less: value < limit
             case .lessOrEqual: value <= limit
