@@ -79,6 +79,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // `skirmish ai-eval`'s method: seeded shots and matches against the reference server over emulated links,
+        // the AI's measurements (saves, intercept and prediction errors, decisions), intervals and the report.
+        .target(
+            name: "SkirmishEvaluation",
+            dependencies: [
+                "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishOpponent", "SkirmishSwarm",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
         .target(name: "CAllocCounter"),
         .executableTarget(
@@ -92,6 +102,7 @@ let package = Package(
                 "SkirmishTelemetry",
                 "SkirmishOpponent",
                 "SkirmishPractice",
+                "SkirmishEvaluation",
                 "CAllocCounter",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -106,6 +117,9 @@ let package = Package(
             dependencies: ["SkirmishServer", "SkirmishWire", "SkirmishGames", "SkirmishNet"]),
         .testTarget(name: "SkirmishNetTests", dependencies: ["SkirmishNet", "SkirmishWire"]),
         .testTarget(name: "SkirmishScriptTests", dependencies: ["SkirmishScript", "SkirmishWire"]),
+        .testTarget(
+            name: "SkirmishEvaluationTests",
+            dependencies: ["SkirmishEvaluation", "SkirmishGames", "SkirmishOpponent", "SkirmishWire"]),
         .testTarget(
             name: "SkirmishSwarmTests",
             dependencies: [

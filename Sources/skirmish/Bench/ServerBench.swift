@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import SkirmishScript
 import SkirmishServer
+import SkirmishTelemetry
 import SkirmishWire
 
 /// `skirmish bench server`: how many Puck matches the reference server runs on one core within the DESIGN budget.
