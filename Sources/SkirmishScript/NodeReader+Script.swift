@@ -132,7 +132,7 @@ extension NodeReader {
         }
         let game: GameKind
         if let gameNode = f.take("game") {
-            game = try choice(gameNode, "game", GameName.self).kind
+            game = try self.game(gameNode)
         } else if let games = declaredGames, games.count == 1, let only = games.first {
             game = only
         } else {
@@ -176,7 +176,7 @@ extension NodeReader {
             try l.finish(self, known: ["latency", "jitter", "loss", "duplicate", "reorder"])
         }
         let transport = try f.take("transport").map { (n) throws(ScriptError) in
-            try choice(n, "transport", TransportKind.self)
+            try choice(n, "transport", Transport.self)
         }
         var unusable: [String: String] = [:]
         func option<T>(_ key: String, for owner: BehaviorName, _ read: (Node) throws(ScriptError) -> T)
@@ -363,19 +363,6 @@ extension NodeReader {
         case "true", "yes", "on": return true
         case "false", "no", "off": return false
         default: throw error(node, "\(what) must be true or false")
-        }
-    }
-}
-
-/// Game names as scripts write them.
-enum GameName: String, CaseIterable {
-    case puck, snap, suns
-
-    var kind: GameKind {
-        switch self {
-        case .puck: .puck
-        case .snap: .snap
-        case .suns: .suns
         }
     }
 }

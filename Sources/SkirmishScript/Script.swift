@@ -92,11 +92,6 @@ public enum Difficulty: String, Sendable, Hashable, CaseIterable {
     case easy, medium, hard, expert
 }
 
-/// Which transport a persona's bots connect over; `nil` in a persona means the target's.
-public enum TransportKind: String, Sendable, Hashable, CaseIterable {
-    case udp, tcp, ws
-}
-
 /// Emulated network conditions on a bot's side of the link, both directions.
 public struct LinkSpec: Sendable, Hashable {
     public var latency: Duration = .zero
@@ -147,7 +142,7 @@ public struct Persona: Sendable, Hashable {
     /// How often the bot sends input (Puck `PaddleState`s; Suns strikes).
     public var inputRate: Double
     public var link: LinkSpec
-    public var transport: TransportKind?
+    public var transport: Transport?
     public var difficulty: Difficulty?
     public var snapReaction: ReactionSpec?
     /// `chatter`: time between chat lines.
@@ -166,7 +161,7 @@ public struct Persona: Sendable, Hashable {
     /// after match).
     public init(
         name: String, weight: Int = 1, game: GameKind, behavior: BehaviorName, seats: Int = 2,
-        inputRate: Double? = nil, link: LinkSpec = LinkSpec(), transport: TransportKind? = nil,
+        inputRate: Double? = nil, link: LinkSpec = LinkSpec(), transport: Transport? = nil,
         difficulty: Difficulty? = nil, snapReaction: ReactionSpec? = nil, chatEvery: ClosedRange<Duration>? = nil,
         reconnectEvery: ClosedRange<Duration>? = nil, offlineFor: ClosedRange<Duration>? = nil,
         rogueRate: Double? = nil, steps: [Step] = [.playUntilMatchOver, .repeat(times: nil)]

@@ -214,13 +214,23 @@ struct NodeReader {
 
     func choice<T: RawRepresentable & CaseIterable>(_ node: Node, _ what: String, _: T.Type) throws(ScriptError) -> T
     where T.RawValue == String {
+        try choice(node, what, T.allCases.map { ($0.rawValue, $0) })
+    }
+
+    /// A game, by the name its metrics carry (`puck`, `snap`, `suns`).
+    func game(_ node: Node) throws(ScriptError) -> GameKind {
+        try choice(node, "game", GameKind.allCases.map { ($0.description, $0) })
+    }
+
+    private func choice<T>(_ node: Node, _ what: String, _ options: [(name: String, value: T)]) throws(ScriptError) -> T
+    {
         let text = try string(node, what)
-        guard let value = T(rawValue: text.trimmed.lowercased()) else {
-            let options = T.allCases.map(\.rawValue)
+        guard let value = options.first(where: { $0.name == text.trimmed.lowercased() })?.value else {
+            let names = options.map(\.name)
             throw error(
                 node, "unknown \(what) `\(text)`",
-                hint: (suggestion(text, options).map { "did you mean `\($0)`? " } ?? "")
-                    + "choose one of: \(options.joined(separator: ", "))")
+                hint: (suggestion(text, names).map { "did you mean `\($0)`? " } ?? "")
+                    + "choose one of: \(names.joined(separator: ", "))")
         }
         return value
     }

@@ -91,12 +91,13 @@ import Testing
         #expect(verdicts["rtt_p50"] == "worse")
         #expect(verdicts["rtt_p99"] == "worse")
 
-        // The same script run twice: nothing changed. On a machine shared with other work one run's tail can sit a
-        // few milliseconds above the other's, so latencies must move by 5 ms to count here; the regression is 60 ms.
+        // The same script run twice: nothing changed. On a machine shared with other work one run can be slowed
+        // while the other is not, which moves its tail latency and throughput for real; what this guarantees is
+        // that such noise (under 25 ms and 25 %) is no change, while the regression (+60 ms) is flagged above.
         let same = try await CommandLineTests.run(
             [
                 "compare", baseSummary, rerun.appendingPathComponent("summary.json").path, "--fail-on", "worse",
-                "--min-latency-change", "5ms", "--all",
+                "--min-latency-change", "25ms", "--tolerance", "25%", "--all",
             ])
         #expect(same.status == 0, "stdout: \(same.stdout)")
         #expect(!same.stdout.contains(" worse\n") && !same.stdout.contains(" better\n"), "\(same.stdout)")

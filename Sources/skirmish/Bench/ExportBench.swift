@@ -7,6 +7,7 @@ import SkirmishScript
 import SkirmishServer
 import SkirmishSwarm
 import SkirmishTelemetry
+import SkirmishWire
 
 /// `skirmish bench export`: serialisation cost per format, and whether pushing disturbs a running swarm.
 struct ExportBench: AsyncParsableCommand {

@@ -7,6 +7,7 @@ import SkirmishScript
 import SkirmishServer
 import SkirmishSwarm
 import SkirmishTelemetry
+import SkirmishWire
 
 /// `skirmish bench swarm --part allocations`: heap allocations on the bots' loop per bot-tick, in steady play.
 ///

@@ -7,6 +7,7 @@ import SkirmishScript
 import SkirmishServer
 import SkirmishSwarm
 import SkirmishTelemetry
+import SkirmishWire
 import Synchronization
 
 /// The run path `skirmish swarm` and `skirmish soak` share: load and plan the script, start the embedded server
