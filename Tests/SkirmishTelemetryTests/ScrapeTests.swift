@@ -73,7 +73,7 @@ import Testing
         shard.add(shard.counter(SkirmishMetrics.serverRejectedPackets, ["reason": "bad \"magic\", really"]), 3)
         shard.add(shard.counter(SkirmishMetrics.serverMatchesStarted, ["game": "puck"]), 4)
         shard.set(shard.gauge(SkirmishMetrics.serverSessions), 12)
-        let ticks = shard.histogram(SkirmishMetrics.serverTickDuration)
+        let ticks = shard.histogram(SkirmishMetrics.serverTickSeconds)
         for step in 0..<1_000 { shard.record(ticks, seconds: 0.0001 + Double(step) * 0.000_001) }
         let snapshot = shard.snapshot(at: 0)
         let direct = try #require(ServerFigures(snapshot: snapshot))

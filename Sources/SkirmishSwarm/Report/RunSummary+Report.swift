@@ -19,6 +19,13 @@ extension RunSummary {
         if let exporter {
             entries.append(ReportSummary.Entry("exporter failures", Self.count(exporter.failures)))
         }
+        if let traffic = botBytesPerSecond, traffic.sent.samples > 0 {
+            entries.append(ReportSummary.Entry("bot out p50", RateFigures.format(traffic.sent.p50)))
+            entries.append(ReportSummary.Entry("bot in p50", RateFigures.format(traffic.received.p50)))
+        }
+        if let tick = server?.tickDurationP99 {
+            entries.append(ReportSummary.Entry("server tick p99", Self.ms(tick)))
+        }
         return entries
     }
 
@@ -91,6 +98,7 @@ extension RunSummary {
         // In an order that balances the page's three columns: tall tables beside stacks of short ones.
         tables += [latencyTable, errorsTable] + (server.map { [$0.rejectionsTable, $0.table] } ?? [])
         tables += [trafficTable, exporterTable, gamesTable]
+        tables.append(bandwidthTable)
         if let checks, !checks.isEmpty {
             tables.append(
                 Table(

@@ -63,7 +63,7 @@ extension ServerFigures {
         desyncs = breakdown(SkirmishMetrics.serverDesyncs, by: "game")
         rejections = breakdown(SkirmishMetrics.serverRejectedPackets, by: "reason")
         var buckets: [Double: Double] = [:]
-        for sample in samples where sample.name == SkirmishMetrics.serverTickDuration.name + "_bucket" {
+        for sample in samples where sample.name == SkirmishMetrics.serverTickSeconds.name + "_bucket" {
             guard let bound = sample.labels["le"].flatMap({ $0 == "+Inf" ? Double.infinity : Double($0) }) else {
                 continue
             }
