@@ -89,7 +89,7 @@ import Testing
         // The figures reach the table and the report.
         let table = summary.table()
         #expect(table.contains("bandwidth per connected bot: out "), "\(table)")
-        #expect(table.contains("server: tick p50 ") && table.contains("per puck match out "), "\(table)")
+        #expect(table.contains("server tick: p50 ") && table.contains("bandwidth per match (server): puck out "))
         let report = RunOutput.reportSummary(of: summary)
         let bandwidth = try #require(report.tables.first { $0.title.hasPrefix("Bandwidth") })
         #expect(bandwidth.rows.count == 4, "\(bandwidth.rows)")

@@ -20,11 +20,13 @@ extension RunSummary {
             entries.append(ReportSummary.Entry("exporter failures", Self.count(exporter.failures)))
         }
         if let traffic = botBytesPerSecond, traffic.sent.samples > 0 {
-            entries.append(ReportSummary.Entry("bot out p50", RateFigures.format(traffic.sent.p50)))
-            entries.append(ReportSummary.Entry("bot in p50", RateFigures.format(traffic.received.p50)))
-        }
-        if let tick = server?.tickDurationP99 {
-            entries.append(ReportSummary.Entry("server tick p99", Self.ms(tick)))
+            // `589 / 595 B/s`: the unit once when both share it, so the card stays narrow.
+            var out = RateFigures.format(traffic.sent.p50)
+            let into = RateFigures.format(traffic.received.p50)
+            if let unit = out.split(separator: " ").last, into.hasSuffix(" " + unit) {
+                out.removeLast(unit.count + 1)
+            }
+            entries.append(ReportSummary.Entry("per bot out / in p50", out + " / " + into))
         }
         return entries
     }

@@ -1,3 +1,4 @@
+import Foundation
 import SkirmishTelemetry
 
 /// The bandwidth lines of the end-of-run table and the report: per connected bot, and the server's own tick time
@@ -18,12 +19,15 @@ extension RunSummary {
                     + "(\(Self.count(traffic.sent.samples)) bot-seconds)")
         }
         if let server {
-            var line = "server: tick p50 \(Self.ms(server.tickDurationP50)), p99 \(Self.ms(server.tickDurationP99))"
-            if let longest = server.tickDurationMax { line += ", max \(Self.ms(longest))" }
-            for (game, traffic) in (server.matchBytesPerSecond ?? [:]).sorted(by: { $0.key < $1.key }) {
-                line += "; per \(game) match \(Self.trafficText(traffic))"
+            let perMatch = (server.matchBytesPerSecond ?? [:]).sorted { $0.key < $1.key }
+            for (index, (game, traffic)) in perMatch.enumerated() {
+                let lead = index == 0 ? "bandwidth per match (server):" : ""
+                lines.append(
+                    lead.padding(toLength: 30, withPad: " ", startingAt: 0) + "\(game) \(Self.trafficText(traffic))")
             }
-            lines.append(line)
+            var tick = "server tick: p50 \(Self.ms(server.tickDurationP50)), p99 \(Self.ms(server.tickDurationP99))"
+            if let longest = server.tickDurationMax { tick += ", max \(Self.ms(longest))" }
+            lines.append(tick + " (a 60 Hz tick has 16.7 ms)")
         }
         return lines
     }

@@ -43,9 +43,4 @@ public struct RateFigures: Sendable, Codable, Hashable {
         if digits == 0, text.hasSuffix(".0") { text.removeLast(2) }
         return text + " " + unit
     }
-
-    /// `p50 / p99 / max` formatted as rates.
-    public var percentilesText: String {
-        [p50, p99, max].map(Self.format).joined(separator: " / ")
-    }
 }

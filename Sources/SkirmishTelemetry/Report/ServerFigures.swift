@@ -108,10 +108,6 @@ public struct ServerFigures: Sendable, Codable, Equatable {
                 "\(game) matches started / completed / abandoned", counts.map(String.init).joined(separator: " / "),
             ])
         }
-        for (game, traffic) in (matchBytesPerSecond ?? [:]).sorted(by: { $0.key < $1.key }) {
-            rows.append(["\(game) match sent/s p50 / p99 / max", traffic.sent.percentilesText])
-            rows.append(["\(game) match received/s p50 / p99 / max", traffic.received.percentilesText])
-        }
         let title = scrapedFrom.map { "Server (scraped from \($0))" } ?? "Server (embedded)"
         return ReportSummary.Table(title, columns: ["figure", "value"], rows: rows)
     }
