@@ -100,4 +100,21 @@ import Testing
         #expect(harness.core.traffic.rates(.puck, sent: true).count == counted)
         #expect(harness.core.traffic.count == 0)
     }
+
+    /// A stream's codec tells the core no packet sizes, so a match with a player on TCP or WebSocket is not sampled:
+    /// it would read as a match that moves nothing.
+    @Test func aMatchPlayedOverStreamsIsNotSampled() throws {
+        var harness = ServerCoreTests.Harness()
+        let players: [ConnectionID] = [.stream(1), .stream(2)]
+        for player in players {
+            let hello = Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2)))
+            harness.core.receive(hello, size: 0, from: player, now: harness.now)
+        }
+        #expect(harness.drain().filter { $0.packet.message.type == .welcome }.count == 2)
+        harness.advance(.seconds(3), step: .nanoseconds(1_000_000_000 / 60))
+        #expect(harness.core.stats.matchesStarted[Int(GameKind.puck.rawValue)] == 1)
+        #expect(harness.core.stats.packetsSent[MessageType.tableSnapshot.index] > 100)
+        #expect(harness.core.traffic.count == 0)
+        #expect(harness.core.traffic.rates(.puck, sent: true).count == 0)
+    }
 }

@@ -6,7 +6,7 @@ import SkirmishWire
 /// second sample per direction about once a second (`skirmish_server_match_bytes_per_second{game,direction}`).
 ///
 /// A value type the ``ServerCore`` owns, with time as a parameter like the core. A match's window opens on the tick
-/// it starts (its players seated, play under way); each ``sample(now:isRunning:)`` closes every window at least
+/// it starts (its players seated, play under way; only when they are all on UDP, whose sizes the core is told); each ``sample(now:isRunning:)`` closes every window at least
 /// ``minimumWindow`` long into a sample (bytes over the window's length) and opens the next one. The part of a window
 /// left when a match ends is not sampled, so every sample covers between ``minimumWindow`` and about a second and a
 /// half of play. Counting is an addition to a dictionary entry the match already has: nothing is allocated per packet.

@@ -415,13 +415,22 @@ package struct ServerCore: Sendable {
         switch notice {
         case .started:
             stats.matchesStarted[game] &+= 1
-            if let kind = gameOf(match) { traffic.started(match, game: kind, now: now) }
+            if let kind = gameOf(match), playsOverDatagrams(match) { traffic.started(match, game: kind, now: now) }
         case .completed: stats.matchesCompleted[game] &+= 1
         case .forfeited: stats.forfeits &+= 1
         case .tallyCompared(let agreed):
             stats.sunsTalliesCompared &+= 1
             if !agreed { stats.sunsDesyncs &+= 1 }
         }
+    }
+
+    /// Whether every seated player of `match` is on UDP: only datagrams have sizes the core is told, so a match with
+    /// a player on a stream would read as less traffic than it has, and its bandwidth is not sampled.
+    private mutating func playsOverDatagrams(_ match: UInt32) -> Bool {
+        for case let id? in seating[match] ?? [] {
+            guard let slot = peers.index(forKey: id), peek(slot, { $0.connection.isDatagram }) else { return false }
+        }
+        return true
     }
 
     private func gameOf(_ match: UInt32) -> GameKind? {
