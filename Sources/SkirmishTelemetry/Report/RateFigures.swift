@@ -23,6 +23,15 @@ public struct RateFigures: Sendable, Codable, Hashable {
         max = histogram?.quantile(1)
     }
 
+    /// Figures as they are (read back from a page of buckets, where the largest sample is unknown).
+    public init(samples: UInt64, mean: Double?, p50: Double?, p99: Double?, max: Double?) {
+        self.samples = samples
+        self.mean = mean
+        self.p50 = p50
+        self.p99 = p99
+        self.max = max
+    }
+
     /// A rate for people: `812 B/s`, `3.4 KB/s`, `1.25 MB/s` (decimal units, as network rates are quoted).
     public static func format(_ value: Double?) -> String {
         guard let value else { return "—" }
