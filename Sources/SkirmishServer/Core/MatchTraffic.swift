@@ -23,13 +23,12 @@ package struct MatchTraffic: Sendable {
     package static let minimumWindow = TimeAmount.milliseconds(500)
 
     private var windows: [UInt32: Window] = [:]
-    /// One distribution per game and direction, at `game.rawValue * 2 + direction` (sent 0, received 1).
+    /// One distribution per game and direction, at ``slot(_:sent:)``.
     private var rates: [HistogramValue]
     private var finished: [UInt32] = []
 
     package init() {
-        let slots = (GameKind.allCases.map { Int($0.rawValue) }.max() ?? 0) * 2 + 2
-        rates = Array(repeating: HistogramValue(scale: .bytesPerSecond), count: slots)
+        rates = Array(repeating: HistogramValue(scale: .bytesPerSecond), count: GameKind.allCases.count * 2)
     }
 
     /// Matches whose bytes are being counted.
@@ -64,9 +63,8 @@ package struct MatchTraffic: Sendable {
             } else if now - windows.values[index].since >= Self.minimumWindow {
                 let window = windows.values[index]
                 let seconds = Double((now - window.since).nanoseconds) / 1e9
-                let slot = Int(window.game.rawValue) * 2
-                rates[slot].record(Double(window.sent) / seconds)
-                rates[slot + 1].record(Double(window.received) / seconds)
+                rates[Self.slot(window.game, sent: true)].record(Double(window.sent) / seconds)
+                rates[Self.slot(window.game, sent: false)].record(Double(window.received) / seconds)
                 windows.values[index] = Window(game: window.game, since: now)
             }
             windows.formIndex(after: &index)
@@ -76,6 +74,11 @@ package struct MatchTraffic: Sendable {
 
     /// The samples of `game`'s matches in one direction (`sent` true: server to players).
     package func rates(_ game: GameKind, sent: Bool) -> HistogramValue {
-        rates[Int(game.rawValue) * 2 + (sent ? 0 : 1)]
+        rates[Self.slot(game, sent: sent)]
+    }
+
+    /// Sent then received for each game, in the catalogue's order of games.
+    private static func slot(_ game: GameKind, sent: Bool) -> Int {
+        (GameKind.allCases.firstIndex(of: game) ?? 0) * 2 + (sent ? 0 : 1)
     }
 }
