@@ -41,16 +41,18 @@ import Testing
             exporter: nil)
         summary.server = ServerFigures(snapshot: serverSnapshot)
 
-        // Per bot: one sample per connected bot, direction and second. Each bot is seated for at most the run's
-        // length and, once the ramp (1 s) and its handshake are behind it, for at least the hold's 3 s less a second.
+        // Per bot: one sample per connected bot, direction and second (bots × seconds × 2 at most). Each bot is
+        // seated for at most the run's length and, once the ramp (1 s) and its handshake are behind it, for most of
+        // the hold's 3 s: every bot is sampled at least once each way even on a busy machine.
         let bots = 4
         let seconds = elapsed.components.seconds + 1
         let traffic = try #require(summary.botBytesPerSecond)
         #expect(traffic.sent.samples == traffic.received.samples)
-        #expect(traffic.sent.samples >= UInt64(bots * 2), "\(traffic.sent.samples) bot-seconds")
+        #expect(traffic.sent.samples >= UInt64(bots), "\(traffic.sent.samples) bot-seconds")
         #expect(traffic.sent.samples <= UInt64(bots) * UInt64(seconds), "\(traffic.sent.samples) bot-seconds")
         // The samples add up to the bytes counted, less what no whole second covered (each bot's handshake and the
-        // part of a second before it left): at most the counted bytes, at least half of them.
+        // part of a second before it left). A sample covers at least a second, so the samples' sum (bytes over
+        // seconds) is at most the bytes counted; and most of each bot's time is covered.
         let snapshot = outcome.snapshot
         let sentHistogram = try #require(
             snapshot.histogram(SkirmishMetrics.botBytesPerSecond, where: ["direction": "sent"]))
@@ -58,19 +60,19 @@ import Testing
             snapshot.histogram(SkirmishMetrics.botBytesPerSecond, where: ["direction": "received"]))
         let bytesSent = Double(summary.packets.bytesSent)
         let bytesReceived = Double(summary.packets.bytesReceived)
-        #expect(sentHistogram.sum <= 1.05 * bytesSent && sentHistogram.sum >= 0.5 * bytesSent, "\(sentHistogram.sum)")
+        #expect(sentHistogram.sum <= bytesSent + 1 && sentHistogram.sum >= 0.3 * bytesSent, "\(sentHistogram.sum)")
         #expect(
-            receivedHistogram.sum <= 1.05 * bytesReceived && receivedHistogram.sum >= 0.5 * bytesReceived,
+            receivedHistogram.sum <= bytesReceived + 1 && receivedHistogram.sum >= 0.3 * bytesReceived,
             "\(receivedHistogram.sum) of \(bytesReceived)")
         // And each sample is what the packets say a chaser moves in a second: 30 inputs out, 30 snapshots in.
         let input = try Packet(number: 1, .paddleState(PaddleState(inputStep: 1, x: 1, y: 1, vx: 0, vy: 0))).encoded()
         let median = try #require(traffic.sent.p50)
-        #expect(median >= 0.8 * Double(30 * input.count) && median <= 1.5 * Double(30 * input.count), "\(median) B/s")
+        #expect(median >= 0.5 * Double(30 * input.count) && median <= 1.5 * Double(30 * input.count), "\(median) B/s")
         let snapshotsReceived = Double(summary.packets.receivedByType["TableSnapshot"] ?? 0)
         let snapshotBytes = snapshotsReceived == 0 ? 0 : Double(summary.packets.bytesReceived) / snapshotsReceived
         let receivedMedian = try #require(traffic.received.p50)
         #expect(
-            receivedMedian >= 0.8 * 30 * snapshotBytes && receivedMedian <= 1.5 * 30 * snapshotBytes,
+            receivedMedian >= 0.5 * 30 * snapshotBytes && receivedMedian <= 1.5 * 30 * snapshotBytes,
             "\(receivedMedian) B/s against \(snapshotBytes) B per snapshot")
 
         // The server's tick time: one sample per tick it ran, read in one snapshot.
@@ -82,9 +84,9 @@ import Testing
         let match = try #require(summary.server?.matchBytesPerSecond?["puck"])
         #expect(match.sent.samples >= 2 && match.sent.samples == match.received.samples)
         let matchSent = try #require(match.sent.p50)
-        #expect(matchSent >= 0.8 * 2 * 30 * snapshotBytes && matchSent <= 1.5 * 2 * 30 * snapshotBytes, "\(matchSent)")
+        #expect(matchSent >= 0.5 * 2 * 30 * snapshotBytes && matchSent <= 1.5 * 2 * 30 * snapshotBytes, "\(matchSent)")
         let matchReceived = try #require(match.received.p50)
-        #expect(matchReceived >= 0.8 * 2 * 30 * Double(input.count), "\(matchReceived)")
+        #expect(matchReceived >= 0.5 * 2 * 30 * Double(input.count), "\(matchReceived)")
 
         // The figures reach the table and the report.
         let table = summary.table()
