@@ -36,6 +36,9 @@ final class Meters {
     let handshake: HistogramID
     let reconnect: HistogramID
     let predictionError: HistogramID
+    /// One connected bot's bytes per second each way, sampled once a second (``Bot``'s traffic sample).
+    let bytesSentPerSecond: HistogramID
+    let bytesReceivedPerSecond: HistogramID
     private var desyncs: [String: CounterID] = [:]
     private var errors: [String: CounterID] = [:]
     private var rogue: [String: CounterID] = [:]
@@ -87,6 +90,9 @@ final class Meters {
         handshake = shard.histogram(SkirmishMetrics.handshake, base)
         reconnect = shard.histogram(SkirmishMetrics.reconnect, base)
         predictionError = shard.histogram(SkirmishMetrics.predictionError, base)
+        bytesSentPerSecond = shard.histogram(SkirmishMetrics.botBytesPerSecond, base.adding(["direction": "sent"]))
+        bytesReceivedPerSecond = shard.histogram(
+            SkirmishMetrics.botBytesPerSecond, base.adding(["direction": "received"]))
         // Dashboards and alerts on desyncs and errors need these series at 0 on a clean run ("No data" reads as
         // "not measured"), so the parts this game's replica checks and the error kinds any bot can meet exist from
         // the first push.

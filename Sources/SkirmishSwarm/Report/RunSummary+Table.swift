@@ -46,6 +46,7 @@ extension RunSummary {
             "latency: rtt p99 \(Self.ms(latency.rtt.p99)), snapshot age p99 \(Self.ms(latency.snapshotAge.p99)), "
                 + "tick lateness p99 \(Self.ms(latency.tickLateness.p99)), handshake p99 \(Self.ms(latency.handshake.p99))"
                 + (latency.reconnect.count > 0 ? ", reconnect p99 \(Self.ms(latency.reconnect.p99))" : ""))
+        lines += trafficLines
         lines.append(
             "handshakes: \(handshakes.succeeded) ok, \(handshakes.failed) failed; \(reconnects) reconnects; "
                 + (predictionErrorPixels.count > 0

@@ -72,6 +72,8 @@ public struct RunSummary: Codable, Sendable {
         public var tickLatenessP99: Double?
         public var desyncs: UInt64
         public var errors: UInt64
+        /// One connected bot's bytes per second each way (`skirmish_bot_bytes_per_second`).
+        public var bytesPerSecond: TrafficFigures?
     }
 
     public struct Verdict: Codable, Sendable, Hashable {
@@ -150,6 +152,9 @@ public struct RunSummary: Codable, Sendable {
     public var comparison: Comparison?
     /// The embedded server's own figures at the end (`nil` against an external `--target`).
     public var server: ServerFigures?
+    /// One connected bot's bytes per second each way, one sample per bot and second
+    /// (`skirmish_bot_bytes_per_second`, legitimate personas only).
+    public var botBytesPerSecond: TrafficFigures?
 }
 
 extension RunSummary {
@@ -173,6 +178,7 @@ extension RunSummary {
         interrupted = outcome.interrupted
         peakBots = outcome.peakBots
         timeline = outcome.timeline
+        botBytesPerSecond = TrafficFigures(SkirmishMetrics.botBytesPerSecond, in: outcome.snapshot)
 
         let ok = reader.total(SkirmishMetrics.handshakes, where: ["outcome": "ok"])
         let failed = reader.total(SkirmishMetrics.handshakes, where: ["outcome": "failed"])
@@ -241,7 +247,8 @@ extension RunSummary {
                 snapshotAgeP99: all.quantile(SkirmishMetrics.snapshotAge, 0.99, where: only),
                 tickLatenessP99: all.quantile(SkirmishMetrics.tickLateness, 0.99, where: only),
                 desyncs: all.total(SkirmishMetrics.desyncs, where: only),
-                errors: all.total(SkirmishMetrics.errors, where: only))
+                errors: all.total(SkirmishMetrics.errors, where: only),
+                bytesPerSecond: TrafficFigures(SkirmishMetrics.botBytesPerSecond, in: outcome.snapshot, where: only))
         }
         self.exporter = exporter.map {
             Exporter(

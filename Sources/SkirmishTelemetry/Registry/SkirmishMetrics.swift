@@ -75,10 +75,13 @@ public enum SkirmishMetrics {
         "skirmish_server_packets_sent_total", "Packets the server sent.", .counter, ["type"])
     /// 60 Hz ticks the server loop ran (each one steps every running Puck match).
     public static let serverTicks = server("skirmish_server_ticks_total", "60 Hz server ticks run.", .counter)
-    /// Time the server loop took per wake-up.
-    public static let serverTickDuration = server(
-        "skirmish_server_tick_duration_seconds",
-        "Server loop time per wake-up: its due ticks (one, or a few catching up) and their sends.",
+    /// Time one 60 Hz server tick took: stepping every match, the reliability timers, and writing what they sent.
+    ///
+    /// One sample per tick, so its count equals ``serverTicks``; a wake-up that catches up several ticks records
+    /// each of them as an equal share of its time.
+    public static let serverTickSeconds = server(
+        "skirmish_server_tick_seconds",
+        "Time one 60 Hz server tick took: every match stepped and its packets written.",
         .histogram(.seconds))
 
     /// Pushes a collector accepted, by target.
@@ -96,7 +99,8 @@ public enum SkirmishMetrics {
         reliableResends, matchesStarted, matchesCompleted, reconnects, errors, checks, checksFailed, rtt, snapshotAge,
         tickLateness,
         handshake, predictionError, serverRejectedPackets, serverSessions, serverMatches, serverPacketsReceived,
-        serverPacketsSent, serverTicks, serverTickDuration, exporterPushes, exporterFailures,
+        serverPacketsSent, serverTicks, serverTickSeconds, exporterPushes, exporterFailures,
+        botBytesPerSecond, serverMatchBytesPerSecond,
     ]
 
     private static func bot(
