@@ -314,13 +314,29 @@ extension NodeReader {
             }
             limitNode = node
             if let node = options.take("window") {
-                window = try duration(node, "threshold `\(key)` window", positive: true)
+                let length = try duration(node, "threshold `\(key)` window", positive: true)
+                guard length >= .seconds(1), length.components.attoseconds == 0 else {
+                    throw error(
+                        node, "threshold `\(key)` window `\(length.scriptText)` is not whole seconds",
+                        hint: "windows are judged once a second: write 1s or more in whole seconds (30s, 5m)")
+                }
+                window = length
             }
             if let node = options.take("abort_on_fail") {
                 abortOnFail = try flag(node, "threshold `\(key)` abort_on_fail")
             }
             if let node = options.take("delay_abort_eval") {
+                guard abortOnFail else {
+                    throw error(
+                        node, "threshold `\(key)` has delay_abort_eval without abort_on_fail",
+                        hint: "it delays stopping the run; add `abort_on_fail: true` or remove it")
+                }
                 delayAbortEval = try duration(node, "threshold `\(key)` delay_abort_eval")
+            }
+            if metric == .count(.exporterFailures), window != nil || abortOnFail {
+                throw error(
+                    value, "threshold `\(key)` is judged over the whole run only",
+                    hint: "the exporter's failures are counted apart from the bots' figures; write \(key): \"== 0\"")
             }
             try options.finish(self, known: Self.thresholdKeys)
         }
@@ -352,6 +368,15 @@ extension NodeReader {
             throw error(
                 value, "threshold `\(key)` has a limit `\(operand)` in the wrong unit",
                 hint: "write \(key): \(metric.example)")
+        }
+        // A count only grows over the run: a `>` limit on the run so far fails at the start and may pass later, so
+        // stopping at its first failure would stop every run at once.
+        if case .count = metric, abortOnFail, window == nil, delayAbortEval == .zero,
+            comparison == .greater || comparison == .greaterOrEqual
+        {
+            throw error(
+                keyNode, "threshold `\(key)` \(text) with abort_on_fail would stop the run at its first second",
+                hint: "a count grows during the run: add a window (`window: 1m`) or `delay_abort_eval: 5m`")
         }
         return Threshold(
             metric: metric, comparison: comparison, limit: limit, text: text, window: window,

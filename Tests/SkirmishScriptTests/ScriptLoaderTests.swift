@@ -106,6 +106,38 @@ let botsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().del
             3, "must be true or false", nil
         ),
         (
+            "name: x\npersonas: [{name: a, game: puck}]\nthresholds: {rtt_p99: {limit: \"< 1s\", window: 500ms}}", 3,
+            "is not whole seconds", "once a second"
+        ),
+        (
+            "name: x\npersonas: [{name: a, game: puck}]\nthresholds: {errors: {limit: \"< 3\", delay_abort_eval: 1m}}",
+            3, "without abort_on_fail", "abort_on_fail: true"
+        ),
+        (
+            "name: x\npersonas: [{name: a, game: puck}]\nthresholds: {exporter_failures: {limit: \"== 0\", window: 1m}}",
+            3, "whole run only", nil
+        ),
+        (
+            "name: x\npersonas: [{name: a, game: puck}]\nthresholds: {matches_completed: {limit: \"> 9\", abort_on_fail: true}}",
+            3, "would stop the run at its first second", "delay_abort_eval"
+        ),
+        (
+            "name: x\npersonas: [{name: a, game: puck}]\nthresholds: {rtt_p99: {limit: \"< 1s\", window: 500ms}}", 3,
+            "is not whole seconds", "once a second"
+        ),
+        (
+            "name: x\npersonas: [{name: a, game: puck}]\nthresholds: {errors: {limit: \"< 3\", delay_abort_eval: 1m}}",
+            3, "without abort_on_fail", "abort_on_fail: true"
+        ),
+        (
+            "name: x\npersonas: [{name: a, game: puck}]\nthresholds: {exporter_failures: {limit: \"== 0\", window: 1m}}",
+            3, "whole run only", nil
+        ),
+        (
+            "name: x\npersonas: [{name: a, game: puck}]\nthresholds: {matches_completed: {limit: \"> 9\", abort_on_fail: true}}",
+            3, "would stop the run at its first second", "delay_abort_eval"
+        ),
+        (
             "name: x\npersonas:\n  - {name: a, game: puck}\n  - {name: a, game: snap}", 4, "two personas are named `a`",
             nil
         ),

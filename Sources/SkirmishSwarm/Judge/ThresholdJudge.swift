@@ -19,8 +19,9 @@ public struct ThresholdJudge: Sendable {
         /// The failing window (start and end, seconds into the run); for an unwindowed threshold, the run so far.
         public var windowStartSeconds: Double
         public var windowEndSeconds: Double
-        /// The figure that failed it, in the metric's base unit.
-        public var value: Double
+        /// The figure that failed it, in the metric's base unit; `nil` for a percentile window with no sample at all
+        /// while bots were connected (no Pong, no snapshot: a stall).
+        public var value: Double?
     }
 
     /// How one windowed threshold fared over all its windows.
@@ -76,8 +77,8 @@ public struct ThresholdJudge: Sendable {
             defer { previous[index] = reading }
             guard let window = threshold.window?.seconds else {
                 // The run so far.
-                if let value = threshold.metric.value(of: reading), !threshold.holds(value),
-                    seconds >= threshold.delayAbortEval.seconds, abort == nil
+                if threshold.metric.isJudgeable(reading), let value = threshold.metric.value(of: reading),
+                    !threshold.holds(value), seconds >= threshold.delayAbortEval.seconds, abort == nil
                 {
                     abort = Breach(
                         threshold: threshold.description, atSeconds: seconds, windowStartSeconds: 0,
@@ -95,7 +96,7 @@ public struct ThresholdJudge: Sendable {
             }
             let start = slots[index].steps.first.map { _ in seconds - window } ?? seconds
             guard seconds >= window else { continue }
-            if let breach = judge(index, from: max(0, start), to: seconds), threshold.abortOnFail,
+            if let breach = judge(index, from: max(0, start), to: seconds, final: false), threshold.abortOnFail,
                 seconds >= threshold.delayAbortEval.seconds, abort == nil
             {
                 abort = breach
@@ -109,15 +110,30 @@ public struct ThresholdJudge: Sendable {
     public mutating func finish(_ snapshot: MetricsSnapshot, at seconds: Double) {
         _ = observe(snapshot, at: seconds)
         for index in slots.indices where slots[index].threshold.window != nil && slots[index].record.judged == 0 {
-            _ = judge(index, from: 0, to: seconds)
+            _ = judge(index, from: 0, to: seconds, final: true)
         }
     }
 
-    /// Judges the current window of slot `index`; returns its breach when it failed.
-    private mutating func judge(_ index: Int, from start: Double, to end: Double) -> Breach? {
+    /// Judges the current window of slot `index`; returns its breach when it failed. `final` judges the whole of
+    /// a run shorter than one window, whatever it holds.
+    private mutating func judge(_ index: Int, from start: Double, to end: Double, final: Bool) -> Breach? {
         let threshold = slots[index].threshold
-        // A window with no sample (no ping answered in it) is not judged: the whole-run verdict covers "no sample".
-        guard let value = threshold.metric.value(of: slots[index].window) else { return nil }
+        let window = slots[index].window
+        guard final || threshold.metric.isJudgeable(window) else {
+            // A percentile window with no sample while bots stayed connected the whole time is a stall, and fails;
+            // one with no bot (the ramp up, the ramp down) or a rate over too few events is not judged.
+            guard case .percentile = threshold.metric, slots[index].steps.allSatisfy({ $0.reading.bots > 0 }) else {
+                return nil
+            }
+            slots[index].record.judged += 1
+            slots[index].record.failed += 1
+            let breach = Breach(
+                threshold: threshold.description, atSeconds: end, windowStartSeconds: start, windowEndSeconds: end,
+                value: nil)
+            if slots[index].record.firstFailure == nil { slots[index].record.firstFailure = breach }
+            return breach
+        }
+        guard let value = threshold.metric.value(of: window) else { return nil }
         slots[index].record.judged += 1
         let worse: Bool
         switch threshold.comparison {

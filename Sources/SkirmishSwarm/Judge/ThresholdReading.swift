@@ -12,6 +12,8 @@ struct ThresholdReading: Sendable, Equatable {
     var numerator: UInt64 = 0
     /// A rate's denominator (unused for counts and percentiles).
     var denominator: UInt64 = 0
+    /// Bots connected when the reading was taken (a level, not a total: never subtracted).
+    var bots: Double = 0
 
     /// The figures recorded after `earlier` (an older reading of the same threshold).
     func subtracting(_ earlier: ThresholdReading) -> ThresholdReading {
@@ -19,13 +21,34 @@ struct ThresholdReading: Sendable, Equatable {
             distribution: distribution.map { current in earlier.distribution.map { current.subtracting($0) } ?? current
             },
             numerator: numerator - min(numerator, earlier.numerator),
-            denominator: denominator - min(denominator, earlier.denominator))
+            denominator: denominator - min(denominator, earlier.denominator), bots: bots)
     }
 }
 
 extension ThresholdMetric {
-    /// What this metric is computed from, in `reader`'s snapshot.
+    /// What this metric is computed from, in `reader`'s snapshot, with the bots connected then.
     func reading(_ reader: SnapshotReader) -> ThresholdReading {
+        var reading = figures(reader)
+        reading.bots =
+            reader.legit.map { personas in
+                personas.reduce(0) {
+                    $0 + reader.snapshot.gaugeTotal(SkirmishMetrics.botsConnected, where: ["persona": $1])
+                }
+            } ?? reader.snapshot.gaugeTotal(SkirmishMetrics.botsConnected)
+        return reading
+    }
+
+    /// Whether a reading holds enough to be judged while the run lasts: a rate over fewer than 20 events (pings
+    /// still in flight, the first handshakes) says nothing yet; a percentile needs one sample, a count none.
+    func isJudgeable(_ reading: ThresholdReading) -> Bool {
+        switch self {
+        case .percentile: (reading.distribution?.total ?? 0) > 0
+        case .count: true
+        case .rate: reading.denominator >= 20
+        }
+    }
+
+    private func figures(_ reader: SnapshotReader) -> ThresholdReading {
         switch self {
         case .percentile(let histogram, _):
             return ThresholdReading(

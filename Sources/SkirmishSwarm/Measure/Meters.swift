@@ -130,6 +130,9 @@ final class Meters {
     /// plus the game's own range of the catalogue, in a direction the protocol allows.
     static func expected(_ type: MessageType, game: GameKind, from sender: Role) -> Bool {
         guard type.direction.allows(sender) else { return false }
+        // The quit messages sit in Snap's range but end a session of any game (ServerQuit at shutdown; Suns relays
+        // OtherClientQuit too).
+        if type == .serverQuit || type == .otherClientQuit || type == .clientQuit { return true }
         switch type.rawValue {
         case ..<0x0064: return true
         case 0x0064..<0x00C8: return game == .snap

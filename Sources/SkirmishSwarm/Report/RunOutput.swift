@@ -98,11 +98,19 @@ public enum RunOutput {
             totals.append(Entry("exporter pushes / failures", "\(exporter.pushes) / \(exporter.failures)"))
         }
         if let warning = summary.generatorWarning { totals.append(Entry("warning", warning)) }
-        let verdicts = summary.thresholds.map { verdict in
+        var verdicts = summary.thresholds.map { verdict in
             ReportSummary.Verdict(
                 name: verdict.name, expectation: verdict.expression,
-                observed: verdict.value.map { RunSummary.figure($0, for: verdict.name) } ?? "no sample",
+                observed: verdict.measured(
+                    verdict.value.map { RunSummary.figure($0, for: verdict.name) } ?? "no sample"),
                 passed: verdict.passed)
+        }
+        // A run stopped by abort_on_fail failed, whatever the verdicts of the run so far say.
+        if let aborted = summary.aborted {
+            verdicts.append(
+                ReportSummary.Verdict(
+                    name: "aborted", expectation: "\(aborted.threshold) (abort_on_fail)", observed: aborted.line,
+                    passed: false))
         }
         // A soak's health checks sit beside the thresholds; a check still waiting for data is left out.
         let health = (summary.soak?.verdicts ?? []).filter { $0.status != .pending }.map { verdict in

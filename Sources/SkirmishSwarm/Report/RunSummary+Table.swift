@@ -91,13 +91,7 @@ extension RunSummary {
                 lines.append("\(verdict.passed ? "PASS" : "FAIL")  \(verdict.expression)  (\(verdict.measured(value)))")
             }
         }
-        if let aborted {
-            lines.append(
-                "aborted at \(Self.seconds(aborted.atSeconds)): \(aborted.threshold) failed (abort_on_fail), measured "
-                    + Self.figure(
-                        aborted.value, for: aborted.threshold.split(separator: " ").first.map(String.init) ?? "")
-                    + " over \(Self.seconds(aborted.windowStartSeconds))–\(Self.seconds(aborted.windowEndSeconds))")
-        }
+        if let aborted { lines.append(aborted.line) }
         if let comparison {
             lines.append("")
             lines.append(comparison.table())
@@ -165,8 +159,22 @@ extension RunSummary.Verdict {
         if let failed = windowsFailed, failed > 0, let first = firstFailingWindow {
             text +=
                 "; \(failed) failed, first \(RunSummary.seconds(first.windowStartSeconds))–"
-                + "\(RunSummary.seconds(first.windowEndSeconds)) with \(RunSummary.figure(first.value, for: name))"
+                + "\(RunSummary.seconds(first.windowEndSeconds)) with \(first.figure)"
         }
         return text
+    }
+}
+
+extension ThresholdJudge.Breach {
+    /// The failing figure in its unit, or `no sample` for a stalled window.
+    var figure: String {
+        value.map { RunSummary.figure($0, for: threshold.split(separator: " ").first.map(String.init) ?? "") }
+            ?? "no sample while bots were connected"
+    }
+
+    /// `aborted at 12.0 s: rtt_p99 < 20ms over every 2s window failed (abort_on_fail), measured 102.3 ms over …`.
+    var line: String {
+        "aborted at \(RunSummary.seconds(atSeconds)): \(threshold) failed (abort_on_fail), measured \(figure) over "
+            + "\(RunSummary.seconds(windowStartSeconds))–\(RunSummary.seconds(windowEndSeconds))"
     }
 }
