@@ -102,7 +102,7 @@ final class DatagramListener {
         for outgoing in outbox {
             guard case .datagram(let address) = outgoing.connection else { continue }
             if sending.isFull { bytes += sendBatch() }
-            sending.append(to: address) { (try? outgoing.packet.encode(into: $0)) ?? 0 }
+            sending.append(to: address) { outgoing.encode(into: $0) } // with the session trailer
         }
         bytes += sendBatch()
         return bytes
