@@ -91,6 +91,15 @@ extension RunSummary {
         // In an order that balances the page's three columns: tall tables beside stacks of short ones.
         tables += [latencyTable, errorsTable] + (server.map { [$0.rejectionsTable, $0.table] } ?? [])
         tables += [trafficTable, exporterTable, gamesTable]
+        if let checks, !checks.isEmpty {
+            tables.append(
+                Table(
+                    "Checks", columns: ["check", "replies judged", "failed"],
+                    rows: checks.sorted { $0.key < $1.key }.map {
+                        [$0.key, Self.count($0.value.judged), Self.count($0.value.failed)]
+                    }))
+        }
+        if let comparison { tables.append(comparison.reportTable) }
         return tables
     }
 }

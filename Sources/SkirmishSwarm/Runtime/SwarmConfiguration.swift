@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import SkirmishNet
+import SkirmishScript
 import SkirmishTelemetry
 
 /// Everything a swarm run is told before it starts.

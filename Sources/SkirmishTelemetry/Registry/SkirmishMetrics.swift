@@ -40,6 +40,12 @@ public enum SkirmishMetrics {
     public static let reconnects = bot("skirmish_reconnects_total", "Sessions resumed after a drop.", .counter)
     /// Errors seen by bots, by kind.
     public static let errors = bot("skirmish_errors_total", "Errors seen by bots.", .counter, ["kind"])
+    /// Replies a check judged (a behaviour's or the runtime's rule for a correct reply), by check.
+    public static let checks = bot(
+        "skirmish_checks_total", "Replies judged by a check.", .counter, ["check"])
+    /// Replies that broke a check's rule, by check (`reply_type`, `welcome_tick_rate`, `score_monotonic`, …).
+    public static let checksFailed = bot(
+        "skirmish_checks_failed_total", "Replies that failed a check.", .counter, ["check"])
     /// Ping to Pong round trip.
     public static let rtt = bot("skirmish_rtt_seconds", "Ping to Pong round-trip time.", .histogram(.seconds))
     /// Receive time minus the server's tick time.
@@ -87,7 +93,8 @@ public enum SkirmishMetrics {
     /// Every family above, in declaration order (dashboards and tests check names against it).
     public static let all: [MetricFamily] = [
         botsConnected, packetsSent, packetsReceived, bytesSent, bytesReceived, desyncs, mispredictions, packetsLost,
-        reliableResends, matchesStarted, matchesCompleted, reconnects, errors, rtt, snapshotAge, tickLateness,
+        reliableResends, matchesStarted, matchesCompleted, reconnects, errors, checks, checksFailed, rtt, snapshotAge,
+        tickLateness,
         handshake, predictionError, serverRejectedPackets, serverSessions, serverMatches, serverPacketsReceived,
         serverPacketsSent, serverTicks, serverTickDuration, exporterPushes, exporterFailures,
     ]

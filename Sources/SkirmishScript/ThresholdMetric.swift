@@ -23,6 +23,7 @@ public enum ThresholdMetric: Sendable, Hashable {
         case matchesCompleted = "matches_completed"
         case handshakeFailures = "handshake_failures"
         case exporterFailures = "exporter_failures"
+        case checksFailed = "checks_failed"
     }
 
     public enum Rate: String, Sendable, Hashable, CaseIterable {
@@ -31,6 +32,7 @@ public enum ThresholdMetric: Sendable, Hashable {
         case errorRate = "error_rate"
         case onTimeSendRate = "on_time_send_rate"
         case replyRate = "reply_rate"
+        case checkFailureRate = "check_failure_rate"
     }
 
     /// A quantile in (0, 1], 1 meaning the maximum.

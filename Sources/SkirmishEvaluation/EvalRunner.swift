@@ -3,6 +3,7 @@ import NIOPosix
 import SkirmishGames
 import SkirmishNet
 import SkirmishOpponent
+import SkirmishScript
 import SkirmishServer
 import SkirmishSwarm
 import SkirmishWire
@@ -10,16 +11,16 @@ import Synchronization
 
 /// Plays evaluation sessions through the real protocol: each session gets its own embedded reference server on
 /// loopback (UDP only), so seating needs no coordination, and its clients run on a separate event loop.
-struct EvalRunner: Sendable {
+package struct EvalRunner: Sendable {
     /// Who the AI plays a match against.
-    enum Rival: String, Sendable, CaseIterable {
+    package enum Rival: String, Sendable, CaseIterable {
         case chaser
         /// The same AI with prediction switched off.
         case noPrediction = "no-prediction"
     }
 
     /// What one shot session measured.
-    struct ShotSession: Sendable {
+    package struct ShotSession: Sendable {
         var probe: OpponentProbe
         var decisionNanos: Samples
         var lateNanos: Samples
@@ -28,7 +29,7 @@ struct EvalRunner: Sendable {
     }
 
     /// What one match measured, from the AI's side.
-    struct MatchSession: Sendable {
+    package struct MatchSession: Sendable {
         var myScore: Int
         var theirScore: Int
         var completed: Bool
@@ -42,14 +43,21 @@ struct EvalRunner: Sendable {
         var played = true
     }
 
-    let serverLoop: any EventLoopGroup
+    package let serverLoop: any EventLoopGroup
     /// Where every evaluation player runs: the swarm's runtime, one client loop.
-    let clients: AgentRunner
-    let seed: UInt64
-    let progress: EvalProgress
+    package let clients: AgentRunner
+    package let seed: UInt64
+    package let progress: EvalProgress
+
+    package init(serverLoop: any EventLoopGroup, clients: AgentRunner, seed: UInt64, progress: EvalProgress) {
+        self.serverLoop = serverLoop
+        self.clients = clients
+        self.seed = seed
+        self.progress = progress
+    }
 
     /// The link of a latency row: the one-way latency, ±20 % jitter (at least 1 ms) and 2 % loss, in both directions.
-    static func link(latencyMilliseconds: Int) -> LinkProfile {
+    package static func link(latencyMilliseconds: Int) -> LinkProfile {
         LinkProfile(
             latency: .milliseconds(Int64(latencyMilliseconds)),
             jitter: .milliseconds(Int64(max(1, latencyMilliseconds / 5))), loss: 0.02)
@@ -58,7 +66,7 @@ struct EvalRunner: Sendable {
     // MARK: Shots
 
     /// `shots` seeded shots at an AI of `configuration` behind `link`; stops early at `deadline`.
-    func shots(
+    package func shots(
         _ shots: Int, configuration: OpponentConfiguration, link: LinkProfile, session index: Int, deadline: NIODeadline
     ) async throws -> ShotSession {
         var server = ServerConfiguration()
@@ -96,7 +104,7 @@ struct EvalRunner: Sendable {
             probe: OpponentProbe(seat: 1, shotTarget: shots), progress: progress
         ) { seat in Opponent(seat: seat, configuration: configuration, seed: seedForAI) }
         let result = try await ai.run(until: deadline)
-        _ = try await feeder.stop()
+        _ = await feeder.stop()
         guard let probe = result.probe else { throw EvalError("the AI's measurements were lost") }
         return ShotSession(
             probe: probe, decisionNanos: result.decisionNanos, lateNanos: result.lateNanos,
@@ -106,7 +114,7 @@ struct EvalRunner: Sendable {
     // MARK: Matches
 
     /// One match of the AI (seat 0) against `rival`, both behind `link`, to 7 goals or `limit`.
-    func match(
+    package func match(
         configuration: OpponentConfiguration, rival: Rival, link: LinkProfile, session index: Int, limit: Duration
     ) async throws -> MatchSession {
         var server = ServerConfiguration()
@@ -150,7 +158,7 @@ struct EvalRunner: Sendable {
                 probe: nil
             ) { seat in ScriptedPuckAgent(style: .chaser, seat: seat, inputRate: 30, seed: rivalSeed) }
             result = try await ai.run(until: deadline)
-            _ = try await other.stop()
+            _ = await other.stop()
         case .noPrediction:
             var withoutPrediction = configuration
             withoutPrediction.predicts = false
@@ -160,7 +168,7 @@ struct EvalRunner: Sendable {
                 probe: nil
             ) { seat in Opponent(seat: seat, configuration: blind, seed: rivalSeed) }
             result = try await ai.run(until: deadline)
-            _ = try await other.stop()
+            _ = await other.stop()
         }
         let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
         progress.add(.matches, 1)
@@ -195,20 +203,22 @@ struct EvalRunner: Sendable {
 }
 
 /// Counts finished work across sessions for the progress line.
-final class EvalProgress: Sendable {
-    enum Unit: Sendable { case shots, matches }
+package final class EvalProgress: Sendable {
+    package enum Unit: Sendable { case shots, matches }
 
     private let shots = Atomic<Int>(0)
     private let matches = Atomic<Int>(0)
 
-    func add(_ unit: Unit, _ count: Int) {
+    package init() {}
+
+    package func add(_ unit: Unit, _ count: Int) {
         switch unit {
         case .shots: shots.add(count, ordering: .relaxed)
         case .matches: matches.add(count, ordering: .relaxed)
         }
     }
 
-    var counts: (shots: Int, matches: Int) {
+    package var counts: (shots: Int, matches: Int) {
         (shots.load(ordering: .relaxed), matches.load(ordering: .relaxed))
     }
 }

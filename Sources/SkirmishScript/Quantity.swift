@@ -54,24 +54,24 @@ public enum Quantity {
 }
 
 extension String {
-    var trimmed: String { trimmingCharacters(in: .whitespaces) }
+    package var trimmed: String { trimmingCharacters(in: .whitespaces) }
 }
 
 extension Duration {
     /// The whole duration in nanoseconds.
-    var nanoseconds: Int64 {
+    package var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     /// Seconds as a `Double`.
-    var seconds: Double {
+    package var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds / 1_000_000_000) / 1e9
     }
 
     /// The way scripts write it: `250ms`, `30s`, `5m`, `1.5h`.
-    var scriptText: String {
+    package var scriptText: String {
         let s = seconds
         func trim(_ value: Double) -> String {
             let rounded = (value * 1_000).rounded() / 1_000

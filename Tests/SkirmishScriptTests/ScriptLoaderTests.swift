@@ -2,7 +2,7 @@ import Foundation
 import SkirmishWire
 import Testing
 
-@testable import SkirmishSwarm
+@testable import SkirmishScript
 
 /// The repository's `bots/` folder, found from this file's location.
 let botsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -89,6 +89,22 @@ let botsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().del
         ),
         ("name: x\npersonas: [{name: a, game: puck}]\nthresholds: {rtt_p99: 120}", 3, "must start with", "< 120ms"),
         ("name: x\npersonas: [{name: a, game: puck}]\nthresholds: {desyncs: \"== 0ms\"}", 3, "wrong unit", "== 0"),
+        (
+            "name: x\npersonas: [{name: a, game: puck}]\nthresholds: {rtt_p99: {window: 1m}}", 3, "has no `limit`",
+            "window: 5m"
+        ),
+        (
+            "name: x\npersonas: [{name: a, game: puck}]\nthresholds: {rtt_p99: {limit: \"< 1s\", windw: 1m}}", 3,
+            "unknown key `windw`", "did you mean `window`?"
+        ),
+        (
+            "name: x\npersonas: [{name: a, game: puck}]\nthresholds: {rtt_p99: {limit: \"< 1s\", window: 0s}}", 3,
+            "must be longer than zero", nil
+        ),
+        (
+            "name: x\npersonas: [{name: a, game: puck}]\nthresholds: {errors: {limit: \"== 0\", abort_on_fail: maybe}}",
+            3, "must be true or false", nil
+        ),
         (
             "name: x\npersonas:\n  - {name: a, game: puck}\n  - {name: a, game: snap}", 4, "two personas are named `a`",
             nil

@@ -199,7 +199,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         case equal = "=="
         case notEqual = "!="
 
-        func holds(_ value: Double, _ limit: Double) -> Bool {
+        package func holds(_ value: Double, _ limit: Double) -> Bool {
             switch self {
             case .less: value < limit
             case .lessOrEqual: value <= limit
@@ -217,9 +217,33 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
     public var limit: Double
     /// As written in the script, for reports.
     public var text: String
+    /// Judge the threshold over every sliding window of this length while the run lasts (each second, once a
+    /// whole window has passed), not only over the whole run; `nil` judges the whole run.
+    public var window: Duration?
+    /// Stop the run as soon as the threshold fails (the run so far, or a window), write everything and exit 99.
+    public var abortOnFail: Bool
+    /// With ``abortOnFail``: a failure before this much of the run has passed does not stop it (a figure that needs
+    /// time to settle, such as `matches_completed > 10`).
+    public var delayAbortEval: Duration
+
+    public init(
+        metric: ThresholdMetric, comparison: Comparison, limit: Double, text: String, window: Duration? = nil,
+        abortOnFail: Bool = false, delayAbortEval: Duration = .zero
+    ) {
+        self.metric = metric
+        self.comparison = comparison
+        self.limit = limit
+        self.text = text
+        self.window = window
+        self.abortOnFail = abortOnFail
+        self.delayAbortEval = delayAbortEval
+    }
 
     /// Whether `value` passes.
     public func holds(_ value: Double) -> Bool { comparison.holds(value, limit) }
 
-    public var description: String { "\(metric.name) \(text)" }
+    /// `rtt_p99 < 120ms`, with `over every 5m window` when windowed.
+    public var description: String {
+        "\(metric.name) \(text)" + (window.map { " over every \($0.scriptText) window" } ?? "")
+    }
 }

@@ -8,13 +8,13 @@ import SkirmishWire
 ///   predictor is run from the newest earlier snapshot at least that many ticks older (3–4, 6–7, 12–13 ticks, since
 ///   snapshots come every second tick) — with the AI's own inputs and the other paddle dead-reckoned, exactly as it
 ///   plays — and compared with S's puck. Spans across a goal, a pause or a serve are skipped.
-/// - **Shots** (with the server's shot machine): each `shot … served` Chat gives the served puck; the shared physics
+/// - **Shots** (with the server's shot machine): each served ``ShotEvent`` gives the served puck; the shared physics
 ///   gives where its free path crosses the defence line. When the puck reaches the AI's paddle or that line, the
 ///   *intercept error* is |crossing the AI had planned − real crossing|, taking the newest plan that reached the
 ///   server by then and was made from a snapshot after the serve (or, without one, the guess of the plan in effect).
 ///   `shot … saved` / `missed` gives the result.
-struct OpponentProbe: Sendable {
-    struct Shot: Sendable {
+package struct OpponentProbe: Sendable {
+    package struct Shot: Sendable {
         var number: Int
         var bounces: Int
         var servedTick: UInt32
@@ -24,35 +24,35 @@ struct OpponentProbe: Sendable {
         var saved: Bool?
     }
 
-    static let horizons = [3, 6, 12]
+    package static let horizons = [3, 6, 12]
 
-    let seat: Int
+    package let seat: Int
     /// Shots to play before the session is complete; `nil` in a match.
-    let shotTarget: Int?
+    package let shotTarget: Int?
     private(set) var predictionErrors: [Samples] = Array(repeating: Samples(), count: horizons.count)
     private(set) var shots: [Shot] = []
     private var recent: [TableSnapshot] = []
     private var plans: [(step: UInt32, plan: Plan)] = []
     private var current: Int?
 
-    init(seat: Int, shotTarget: Int?) {
+    package init(seat: Int, shotTarget: Int?) {
         self.seat = seat
         self.shotTarget = shotTarget
     }
 
-    var completedShots: Int { shots.filter { $0.saved != nil }.count }
+    package var completedShots: Int { shots.filter { $0.saved != nil }.count }
 
-    var isComplete: Bool { shotTarget.map { completedShots >= $0 } ?? false }
+    package var isComplete: Bool { shotTarget.map { completedShots >= $0 } ?? false }
 
     /// After each decision: the plan, by input step.
-    mutating func decided(_ opponent: Opponent) {
+    package mutating func decided(_ opponent: Opponent) {
         let step = opponent.lastInputStep
         if plans.last?.step != step { plans.append((step, opponent.plan)) }
         if plans.count > 512 { plans.removeFirst(256) }
     }
 
     /// A snapshot, before the AI sees it.
-    mutating func snapshot(_ snapshot: TableSnapshot, opponent: Opponent) {
+    package mutating func snapshot(_ snapshot: TableSnapshot, opponent: Opponent) {
         if let newest = recent.last, !SerialNumber.follows(snapshot.tick, newest.tick) { return }
         if shotTarget == nil { measurePrediction(snapshot, opponent: opponent) }
         recent.append(snapshot)
@@ -75,37 +75,25 @@ struct OpponentProbe: Sendable {
         }
     }
 
-    /// A Chat line from the server: the shot machine's announcements.
-    mutating func chat(_ text: String) {
-        let words = text.split(separator: " ")
-        guard words.count >= 3, words[0] == "shot", let number = Int(words[1]) else { return }
-        switch words[2] {
-        case "served":
-            var fields: [Substring: Substring] = [:]
-            for word in words.dropFirst(3) {
-                let pair = word.split(separator: "=", maxSplits: 1)
-                if pair.count == 2 { fields[pair[0]] = pair[1] }
-            }
-            guard let tick = fields["tick"].flatMap({ UInt32($0) }), let x = fields["x"].flatMap({ Float($0) }),
-                let y = fields["y"].flatMap({ Float($0) }), let vx = fields["vx"].flatMap({ Float($0) }),
-                let vy = fields["vy"].flatMap({ Float($0) }), let bounces = fields["bounces"].flatMap({ Int($0) })
-            else { return }
-            let puck = TableSnapshot.Puck(x: x, y: y, vx: vx, vy: vy, angle: 0, spin: 0)
+    /// A Chat line from the server: the shot machine's announcements (``ShotEvent``); other text is ignored.
+    package mutating func chat(_ text: String) {
+        switch ShotEvent(text: text) {
+        case .served(let number, let tick, let puck, let bounces):
             let path = PuckPath(following: puck, defender: seat, line: Opponent.defenceLine, maxTicks: 300)
             shots.append(
                 Shot(
-                    number: number, bounces: bounces, servedTick: tick, crossingX: path.crossingX,
+                    number: Int(number), bounces: bounces, servedTick: tick, crossingX: path.crossingX,
                     crossingTicks: path.crossingTicks))
             current = shots.count - 1
             // Snapshots of the shot that arrived before its announcement.
             for snapshot in recent where SerialNumber.follows(snapshot.tick, tick) {
                 measureIntercept(shot: shots.count - 1, at: snapshot)
             }
-        case "saved", "missed":
-            guard let index = shots.lastIndex(where: { $0.number == number }) else { return }
-            shots[index].saved = words[2] == "saved"
+        case .ended(let number, let saved):
+            guard let index = shots.lastIndex(where: { $0.number == Int(number) }) else { return }
+            shots[index].saved = saved
             if current == index { current = nil }
-        default:
+        case nil:
             break
         }
     }

@@ -1,9 +1,11 @@
 import Foundation
 import SkirmishOpponent
+import SkirmishScript
+import SkirmishTelemetry
 
 /// The figures of an `ai-eval` run: the table it prints and the JSON it writes.
-struct EvalReport: Codable, Sendable {
-    struct Percentiles: Codable, Sendable {
+package struct EvalReport: Codable, Sendable {
+    package struct Percentiles: Codable, Sendable {
         var count: Int
         var p50: Double?
         var p95: Double?
@@ -17,7 +19,7 @@ struct EvalReport: Codable, Sendable {
         }
     }
 
-    struct ShotRow: Codable, Sendable {
+    package struct ShotRow: Codable, Sendable {
         var latencyMs: Int
         /// `all`, `0`, `1` or `2+` side-wall bounces.
         var bounces: String
@@ -29,7 +31,7 @@ struct EvalReport: Codable, Sendable {
         var interceptErrorPx: Percentiles
     }
 
-    struct PredictionRow: Codable, Sendable {
+    package struct PredictionRow: Codable, Sendable {
         var latencyMs: Int
         var horizonMs: Int
         var errorPx: Percentiles
@@ -37,7 +39,7 @@ struct EvalReport: Codable, Sendable {
         var mispredictionRate: Double
     }
 
-    struct MatchRow: Codable, Sendable {
+    package struct MatchRow: Codable, Sendable {
         var latencyMs: Int
         var rival: String
         var matches: Int
@@ -53,7 +55,7 @@ struct EvalReport: Codable, Sendable {
         var meanSeconds: Double
     }
 
-    struct DecisionTime: Codable, Sendable {
+    package struct DecisionTime: Codable, Sendable {
         var decisions: Int
         var p50Us: Double?
         var p99Us: Double?
@@ -61,14 +63,14 @@ struct EvalReport: Codable, Sendable {
     }
 
     /// How late the AI clients' ticks ran: the event loop's own delay on top of the emulated link.
-    struct Lateness: Codable, Sendable {
+    package struct Lateness: Codable, Sendable {
         var ticks: Int
         var p50Ms: Double?
         var p99Ms: Double?
         var maxMs: Double?
     }
 
-    struct CurvePoint: Codable, Sendable {
+    package struct CurvePoint: Codable, Sendable {
         var difficulty: String
         var shots: Int
         var saved: Int
@@ -78,33 +80,33 @@ struct EvalReport: Codable, Sendable {
         var interceptErrorP95Px: Double?
     }
 
-    struct Curve: Codable, Sendable {
+    package struct Curve: Codable, Sendable {
         var latencyMs: Int
         var points: [CurvePoint]
         /// Whether the save rate never falls from easy to expert.
-        var monotone: Bool
+        package var monotone: Bool
     }
 
-    struct TargetCheck: Codable, Sendable {
+    package struct TargetCheck: Codable, Sendable {
         var name: String
         var value: Double?
         var goal: String
         var met: Bool
     }
 
-    var difficulty: String
-    var seed: UInt64
-    var matchSeconds: Int
-    var link = "one-way latency ±20 % jitter (at least 1 ms), 2 % loss, each direction"
-    var shots: [ShotRow] = []
-    var predictions: [PredictionRow] = []
-    var matches: [MatchRow] = []
-    var decisionTime = DecisionTime(decisions: 0)
-    var tickLateness = Lateness(ticks: 0)
-    var curve: Curve?
-    var targets: [TargetCheck] = []
+    package var difficulty: String
+    package var seed: UInt64
+    package var matchSeconds: Int
+    package var link = "one-way latency ±20 % jitter (at least 1 ms), 2 % loss, each direction"
+    package var shots: [ShotRow] = []
+    package var predictions: [PredictionRow] = []
+    package var matches: [MatchRow] = []
+    package var decisionTime = DecisionTime(decisions: 0)
+    package var tickLateness = Lateness(ticks: 0)
+    package var curve: Curve?
+    package var targets: [TargetCheck] = []
     /// Sessions that stopped before their shots were played or their match was decided, by reason.
-    var cutShort: [String: Int] = [:]
+    package var cutShort: [String: Int] = [:]
     private var decisionSamples = Samples()
     private var lateSamples = Samples()
 
@@ -113,7 +115,7 @@ struct EvalReport: Codable, Sendable {
             targets, cutShort
     }
 
-    init(difficulty: String, seed: UInt64, matchSeconds: Int) {
+    package init(difficulty: String, seed: UInt64, matchSeconds: Int) {
         self.difficulty = difficulty
         self.seed = seed
         self.matchSeconds = matchSeconds
@@ -121,7 +123,7 @@ struct EvalReport: Codable, Sendable {
 
     // MARK: Building
 
-    mutating func addShots(_ sessions: [EvalRunner.ShotSession], latency: Int) {
+    package mutating func addShots(_ sessions: [EvalRunner.ShotSession], latency: Int) {
         let all = sessions.flatMap(\.probe.shots).filter { $0.saved != nil }
         for (label, filter) in [
             ("all", { (_: OpponentProbe.Shot) in true }), ("0", { $0.bounces == 0 }), ("1", { $0.bounces == 1 }),
@@ -140,7 +142,7 @@ struct EvalReport: Codable, Sendable {
         }
     }
 
-    mutating func addCurve(_ levels: [(String, [EvalRunner.ShotSession])], latency: Int) {
+    package mutating func addCurve(_ levels: [(String, [EvalRunner.ShotSession])], latency: Int) {
         var points: [CurvePoint] = []
         for (name, sessions) in levels {
             let all = sessions.flatMap(\.probe.shots).filter { $0.saved != nil }
@@ -158,7 +160,7 @@ struct EvalReport: Codable, Sendable {
         curve = Curve(latencyMs: latency, points: points, monotone: monotone)
     }
 
-    mutating func addMatches(_ sessions: [EvalRunner.MatchSession], rival: EvalRunner.Rival, latency: Int) {
+    package mutating func addMatches(_ sessions: [EvalRunner.MatchSession], rival: EvalRunner.Rival, latency: Int) {
         guard !sessions.isEmpty else { return }
         let wins = sessions.filter { $0.myScore > $0.theirScore }.count
         let losses = sessions.filter { $0.myScore < $0.theirScore }.count
@@ -173,7 +175,7 @@ struct EvalReport: Codable, Sendable {
                 meanSeconds: sessions.reduce(0) { $0 + $1.seconds } / Double(sessions.count)))
     }
 
-    mutating func addPredictions(_ probes: [OpponentProbe], latency: Int) {
+    package mutating func addPredictions(_ probes: [OpponentProbe], latency: Int) {
         for (index, horizon) in OpponentProbe.horizons.enumerated() {
             var errors = Samples()
             for probe in probes { errors.merge(probe.predictionErrors[index]) }
@@ -185,7 +187,7 @@ struct EvalReport: Codable, Sendable {
         }
     }
 
-    mutating func addDecisions(_ samples: [Samples]) {
+    package mutating func addDecisions(_ samples: [Samples]) {
         for sample in samples { decisionSamples.merge(sample) }
         decisionTime = DecisionTime(
             decisions: decisionSamples.count, p50Us: decisionSamples.percentile(0.5).map { $0 / 1000 },
@@ -195,14 +197,14 @@ struct EvalReport: Codable, Sendable {
 
     /// Notes sessions that ended for another reason than finishing: shot sessions that did not play all their
     /// shots, matches that neither reached 7 goals nor the time limit.
-    mutating func addEndings(shots: [String], matches: [String]) {
+    package mutating func addEndings(shots: [String], matches: [String]) {
         for reason in shots where reason != "done" { cutShort["shots: \(reason)", default: 0] += 1 }
         for reason in matches where reason != "over" && reason != "time limit" {
             cutShort["match: \(reason)", default: 0] += 1
         }
     }
 
-    mutating func addLateness(_ samples: [Samples]) {
+    package mutating func addLateness(_ samples: [Samples]) {
         for sample in samples { lateSamples.merge(sample) }
         tickLateness = Lateness(
             ticks: lateSamples.count, p50Ms: lateSamples.percentile(0.5).map { $0 / 1e6 },
@@ -210,7 +212,7 @@ struct EvalReport: Codable, Sendable {
     }
 
     /// The targets, at 150 ms when that row was played.
-    mutating func checkTargets() {
+    package mutating func checkTargets() {
         targets = []
         if let row = shots.first(where: { $0.latencyMs == 150 && $0.bounces == "all" }) {
             targets.append(
@@ -232,13 +234,13 @@ struct EvalReport: Codable, Sendable {
 
     // MARK: Output
 
-    func json() throws -> Data {
+    package func json() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(self)
     }
 
-    func tableLines() -> [String] {
+    package func tableLines() -> [String] {
         var lines: [String] = []
         lines.append("ai-eval: the \(difficulty) AI over the real protocol (seed \(seed)); links: \(link)")
         lines.append("")

@@ -2,12 +2,13 @@ import NIOCore
 import NIOPosix
 import SkirmishNet
 import SkirmishOpponent
+import SkirmishScript
 import SkirmishSwarm
 import SkirmishWire
 import Synchronization
 
 /// Seconds on the local monotonic clock: the time base every agent is given.
-func seconds(_ deadline: NIODeadline) -> Double { Double(deadline.uptimeNanoseconds) / 1e9 }
+package func seconds(_ deadline: NIODeadline) -> Double { Double(deadline.uptimeNanoseconds) / 1e9 }
 
 /// One player of an evaluation: a ``SkirmishOpponent/PuckAgent`` as an ``SkirmishSwarm/Agent`` on the swarm's
 /// runtime (UDP on loopback, through the persona's emulated link), acting once per server tick on deadlines fixed in
@@ -15,7 +16,7 @@ func seconds(_ deadline: NIODeadline) -> Double { Double(deadline.uptimeNanoseco
 ///
 /// What it measures lives in its ``EvalRecord``, which the evaluation reads from its own task. The decision time of
 /// every `act` is timed here, outside the agent, which never reads a clock.
-struct EvalAgent<Inner: PuckAgent>: Agent {
+package struct EvalAgent<Inner: PuckAgent>: Agent {
     private let record: EvalRecord
     private let acts: Bool
     private let makeInner: @Sendable (Int) -> Inner
@@ -27,29 +28,30 @@ struct EvalAgent<Inner: PuckAgent>: Agent {
     private var dueTick: NIODeadline { tickStart + .nanoseconds(ticks * 1_000_000_000 / 60) }
     private var heardSamples = 0
 
-    init(record: EvalRecord, acts: Bool, progress: EvalProgress?, makeInner: @escaping @Sendable (Int) -> Inner) {
+    package init(record: EvalRecord, acts: Bool, progress: EvalProgress?, makeInner: @escaping @Sendable (Int) -> Inner)
+    {
         self.record = record
         self.acts = acts
         self.progress = progress
         self.makeInner = makeInner
     }
 
-    var isMatchOver: Bool { record.isDone }
+    package var isMatchOver: Bool { record.isDone }
 
-    var nextWake: NIODeadline? { acts && inner != nil && !record.isDone ? dueTick : nil }
+    package var nextWake: NIODeadline? { acts && inner != nil && !record.isDone ? dueTick : nil }
 
-    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+    package mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
         inner = makeInner(Int(welcome.seat))
         tickStart = context.now
         ticks = 1
         record.seated(welcome)
     }
 
-    mutating func disconnected(_ reason: String, context: inout AgentContext) {
+    package mutating func disconnected(_ reason: String, context: inout AgentContext) {
         record.finish(reason)
     }
 
-    mutating func received(_ message: Message, context: inout AgentContext) {
+    package mutating func received(_ message: Message, context: inout AgentContext) {
         switch message {
         case .tableSnapshot(let snapshot):
             let time = context.seconds
@@ -86,7 +88,7 @@ struct EvalAgent<Inner: PuckAgent>: Agent {
         }
     }
 
-    mutating func wake(context: inout AgentContext) {
+    package mutating func wake(context: inout AgentContext) {
         guard inner != nil, !record.isDone else { return }
         let now = context.now
         let late = Double((now - dueTick).nanoseconds)
@@ -114,9 +116,9 @@ struct EvalAgent<Inner: PuckAgent>: Agent {
 }
 
 /// What one evaluation player measured, shared between its agent (on the runner's loop) and the evaluation.
-final class EvalRecord: Sendable {
+package final class EvalRecord: Sendable {
     /// What the client saw of its match.
-    struct Result: Sendable {
+    package struct Result: Sendable {
         var seat: Int?
         var myScore: UInt8 = 0
         var theirScore: UInt8 = 0
@@ -129,30 +131,30 @@ final class EvalRecord: Sendable {
         var probe: OpponentProbe?
     }
 
-    let welcomed: EventLoopPromise<Welcome>
-    let finished: EventLoopPromise<Void>
+    package let welcomed: EventLoopPromise<Welcome>
+    package let finished: EventLoopPromise<Void>
     private let state: Mutex<Result>
     private let done = Atomic<Bool>(false)
 
-    init(probe: OpponentProbe?) {
+    package init(probe: OpponentProbe?) {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         welcomed = loop.makePromise()
         finished = loop.makePromise()
         state = Mutex(Result(probe: probe))
     }
 
-    var isDone: Bool { done.load(ordering: .acquiring) }
-    var result: Result { state.withLock { $0 } }
+    package var isDone: Bool { done.load(ordering: .acquiring) }
+    package var result: Result { state.withLock { $0 } }
 
-    func update<T>(_ body: (inout Result) -> T) -> T { state.withLock { body(&$0) } }
+    package func update<T>(_ body: (inout Result) -> T) -> T { state.withLock { body(&$0) } }
 
-    func seated(_ welcome: Welcome) {
+    package func seated(_ welcome: Welcome) {
         state.withLock { $0.seat = Int(welcome.seat) }
         welcomed.succeed(welcome)
     }
 
     /// Ends the record once: later reasons are ignored.
-    func finish(_ reason: String) {
+    package func finish(_ reason: String) {
         guard done.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
             return
         }
@@ -166,12 +168,12 @@ final class EvalRecord: Sendable {
 }
 
 /// An evaluation player seen from async code.
-struct ClientHandle: Sendable {
-    let record: EvalRecord
-    let runner: AgentRunner
-    let player: AgentRunner.Player
+package struct ClientHandle: Sendable {
+    package let record: EvalRecord
+    package let runner: AgentRunner
+    package let player: AgentRunner.Player
 
-    func welcome(role: String) async throws -> Welcome {
+    package func welcome(role: String) async throws -> Welcome {
         do {
             return try await record.welcomed.futureResult.get()
         } catch {
@@ -181,7 +183,7 @@ struct ClientHandle: Sendable {
 
     /// Waits until the player finishes (its shots are done, its match is over, its connection ended) or `deadline`,
     /// then stops it and returns what it measured.
-    func run(until deadline: NIODeadline) async throws -> EvalRecord.Result {
+    package func run(until deadline: NIODeadline) async throws -> EvalRecord.Result {
         let record = self.record
         let timer = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(deadline: deadline) {
             record.finish("time limit")
@@ -191,7 +193,7 @@ struct ClientHandle: Sendable {
         return await stop()
     }
 
-    func stop() async -> EvalRecord.Result {
+    package func stop() async -> EvalRecord.Result {
         record.finish("stopped")
         await runner.stop(player)
         return record.result
@@ -199,7 +201,7 @@ struct ClientHandle: Sendable {
 }
 
 /// An evaluation that could not run as asked.
-struct EvalError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+package struct EvalError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

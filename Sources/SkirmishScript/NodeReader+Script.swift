@@ -3,6 +3,7 @@ import Yams
 
 extension NodeReader {
     static let scriptKeys = ["name", "description", "profile", "personas", "thresholds"]
+    static let thresholdKeys = ["limit", "window", "abort_on_fail", "delay_abort_eval"]
     static let personaKeys = [
         "name", "weight", "game", "behavior", "seats", "input_rate", "link", "transport", "difficulty",
         "snap_reaction", "chat_every", "reconnect_every", "offline_for", "rogue_rate", "steps",
@@ -43,7 +44,14 @@ extension NodeReader {
             var entries = try self.fields(node, "thresholds", depth: 1)
             for entry in entries.entries {
                 _ = entries.take(entry.key)
-                thresholds.append(try threshold(entry.key, keyNode: entry.keyNode, value: entry.value))
+                // One condition, or a list of them on the same figure (`rtt_p99: ["< 50ms", {limit: …, window: 1m}]`).
+                if case .sequence = entry.value {
+                    for item in try sequence(entry.value, "threshold `\(entry.key)`", depth: 2, limit: 8) {
+                        thresholds.append(try threshold(entry.key, keyNode: entry.keyNode, value: item))
+                    }
+                } else {
+                    thresholds.append(try threshold(entry.key, keyNode: entry.keyNode, value: entry.value))
+                }
             }
         }
         try fields.finish(self, known: Self.scriptKeys)
@@ -284,7 +292,7 @@ extension NodeReader {
         }
     }
 
-    func threshold(_ key: String, keyNode: Node, value: Node) throws(ScriptError) -> Threshold {
+    mutating func threshold(_ key: String, keyNode: Node, value: Node) throws(ScriptError) -> Threshold {
         guard let metric = ThresholdMetric(name: key) else {
             let names = ThresholdMetric.allNames
             throw error(
@@ -293,6 +301,30 @@ extension NodeReader {
                     + "thresholds name a percentile (rtt_p99, snapshot_age_p99, tick_lateness_p99, handshake_p95), "
                     + "a count (desyncs, errors, mispredictions) or a rate (handshake_failure_rate, packet_loss_rate)")
         }
+        var window: Duration?
+        var abortOnFail = false
+        var delayAbortEval = Duration.zero
+        var limitNode = value
+        if case .mapping = value {
+            var options = try fields(value, "threshold `\(key)`", depth: 3)
+            guard let node = options.take("limit") else {
+                throw error(
+                    value, "threshold `\(key)` has no `limit`",
+                    hint: "write \(key): {limit: \(metric.example), window: 5m, abort_on_fail: true}")
+            }
+            limitNode = node
+            if let node = options.take("window") {
+                window = try duration(node, "threshold `\(key)` window", positive: true)
+            }
+            if let node = options.take("abort_on_fail") {
+                abortOnFail = try flag(node, "threshold `\(key)` abort_on_fail")
+            }
+            if let node = options.take("delay_abort_eval") {
+                delayAbortEval = try duration(node, "threshold `\(key)` delay_abort_eval")
+            }
+            try options.finish(self, known: Self.thresholdKeys)
+        }
+        let value = limitNode
         let text = try string(value, "threshold `\(key)`").trimmed
         guard
             let comparison = Threshold.Comparison.allCases.sorted(by: { $0.rawValue.count > $1.rawValue.count })
@@ -321,7 +353,17 @@ extension NodeReader {
                 value, "threshold `\(key)` has a limit `\(operand)` in the wrong unit",
                 hint: "write \(key): \(metric.example)")
         }
-        return Threshold(metric: metric, comparison: comparison, limit: limit, text: text)
+        return Threshold(
+            metric: metric, comparison: comparison, limit: limit, text: text, window: window,
+            abortOnFail: abortOnFail, delayAbortEval: delayAbortEval)
+    }
+
+    func flag(_ node: Node, _ what: String) throws(ScriptError) -> Bool {
+        switch try string(node, what).trimmed.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: throw error(node, "\(what) must be true or false")
+        }
     }
 }
 

@@ -1,24 +1,41 @@
 import NIOCore
 import SkirmishOpponent
+import SkirmishScript
 
 /// What an `ai-eval` run plays, in three phases one after the other (so they do not compete for the CPU): shots at
 /// every latency, the difficulty curve, then the matches.
-struct EvalPlan: Sendable {
-    var shots: Int
-    var matches: Int
-    var matchSeconds: Int
-    var latencies: [Int]
-    var difficulty: Opponent.Difficulty
-    var curveShots: Int
-    var curveLatency: Int
-    var sessions: Int
-    var parallel: Int
-    var seed: UInt64
+package struct EvalPlan: Sendable {
+    package var shots: Int
+    package var matches: Int
+    package var matchSeconds: Int
+    package var latencies: [Int]
+    package var difficulty: Opponent.Difficulty
+    package var curveShots: Int
+    package var curveLatency: Int
+    package var sessions: Int
+    package var parallel: Int
+    package var seed: UInt64
 
-    var totalShots: Int { shots * latencies.count + curveShots * Opponent.Difficulty.allCases.count }
-    var totalMatches: Int { matches * EvalRunner.Rival.allCases.count * latencies.count }
+    package init(
+        shots: Int, matches: Int, matchSeconds: Int, latencies: [Int], difficulty: Opponent.Difficulty,
+        curveShots: Int, curveLatency: Int, sessions: Int, parallel: Int, seed: UInt64
+    ) {
+        self.shots = shots
+        self.matches = matches
+        self.matchSeconds = matchSeconds
+        self.latencies = latencies
+        self.difficulty = difficulty
+        self.curveShots = curveShots
+        self.curveLatency = curveLatency
+        self.sessions = sessions
+        self.parallel = parallel
+        self.seed = seed
+    }
 
-    func run(with runner: EvalRunner) async throws -> EvalReport {
+    package var totalShots: Int { shots * latencies.count + curveShots * Opponent.Difficulty.allCases.count }
+    package var totalMatches: Int { matches * EvalRunner.Rival.allCases.count * latencies.count }
+
+    package func run(with runner: EvalRunner) async throws -> EvalReport {
         var report = EvalReport(difficulty: difficulty.rawValue, seed: seed, matchSeconds: matchSeconds)
         let configuration = OpponentConfiguration(difficulty: difficulty)
         let levels = Opponent.Difficulty.allCases
@@ -91,7 +108,7 @@ struct EvalPlan: Sendable {
         return report
     }
 
-    struct ShotJob: Sendable {
+    package struct ShotJob: Sendable {
         var row: Int
         var shots: Int
         var configuration: OpponentConfiguration
@@ -108,7 +125,7 @@ struct EvalPlan: Sendable {
         }
     }
 
-    struct MatchJob: Sendable {
+    package struct MatchJob: Sendable {
         var latency: Int
         var rival: EvalRunner.Rival
     }
@@ -127,19 +144,19 @@ struct EvalPlan: Sendable {
     }
 
     /// Shots one session plays at most (about a minute of play); small runs use smaller sessions, at least 10 shots.
-    static let shotsPerSession = 50
+    package static let shotsPerSession = 50
 
     /// Sessions for `shots` shots of `size` each.
-    static func chunks(_ shots: Int, of size: Int) -> Int { max(1, (shots + size - 1) / size) }
+    package static func chunks(_ shots: Int, of size: Int) -> Int { max(1, (shots + size - 1) / size) }
 
     /// `total` split into `parts` near-equal positive counts (fewer parts when `total` is small).
-    static func split(_ total: Int, into parts: Int) -> [Int] {
+    package static func split(_ total: Int, into parts: Int) -> [Int] {
         let parts = max(1, min(parts, total))
         return (0..<parts).map { total / parts + ($0 < total % parts ? 1 : 0) }
     }
 
     /// Runs `body` for every job, at most `parallel` at once, and returns the results in completion order.
-    static func bounded<Job: Sendable, Output: Sendable>(
+    package static func bounded<Job: Sendable, Output: Sendable>(
         _ jobs: [Job], parallel: Int, _ body: @escaping @Sendable (Int, Job) async throws -> Output
     ) async throws -> [Output] {
         try await withThrowingTaskGroup(of: Output.self) { group in
