@@ -163,6 +163,44 @@ import Testing
         }
     }
 
+    /// The finding's blind sweep, with forged source addresses: a raw socket (root only) sends a `Disconnect` to the
+    /// server from 127.0.0.1 and every port from 1,024 to 65,535 — the players' among them. Returns datagrams sent.
+    static func rawSweep(serverPort: Int) throws -> Int {
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_RAW.rawValue), Int32(IPPROTO_RAW))
+        guard fd >= 0 else { throw Failure("raw socket: errno \(errno)") }
+        defer { close(fd) }
+        let payload = try Packet(.disconnect(Disconnect(reason: .quit))).encoded()
+        var datagram = [UInt8](repeating: 0, count: 20 + 8 + payload.count)
+        // IPv4 header (the kernel fills in the checksum and, when 0, the id): 127.0.0.1 → 127.0.0.1, UDP, TTL 64.
+        datagram[0] = 0x45
+        datagram[2] = UInt8(datagram.count >> 8)
+        datagram[3] = UInt8(datagram.count & 0xFF)
+        datagram[8] = 64
+        datagram[9] = UInt8(IPPROTO_UDP)
+        for offset in [12, 16] { datagram.replaceSubrange(offset..<(offset + 4), with: [127, 0, 0, 1]) }
+        // UDP header: the destination and length fixed, the checksum 0 (none, allowed over IPv4).
+        datagram[22] = UInt8(serverPort >> 8)
+        datagram[23] = UInt8(serverPort & 0xFF)
+        datagram[24] = UInt8((8 + payload.count) >> 8)
+        datagram[25] = UInt8((8 + payload.count) & 0xFF)
+        datagram.replaceSubrange(28..., with: payload)
+        var server = loopback(port: UInt16(serverPort))
+        var sent = 0
+        for source in 1_024...65_535 where source != serverPort {
+            datagram[20] = UInt8(source >> 8)
+            datagram[21] = UInt8(source & 0xFF)
+            let count = datagram.withUnsafeBytes { bytes in
+                withUnsafePointer(to: &server) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        sendto(fd, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+            }
+            if count == datagram.count { sent += 1 }
+        }
+        return sent
+    }
+
     struct Outcome: Sendable {
         var victimClosed: String?
         var stepAtAttack: UInt32
@@ -172,7 +210,7 @@ import Testing
 
     /// Two players seat and play; once inputs flow, the attack is sent; then the victim must see the server apply
     /// an input it sent after the attack, within `limit` (a deadline, generous for a busy machine).
-    static func run(serverPort: Int, sameAddress: Bool, limit: Duration) throws -> Outcome {
+    static func run(serverPort: Int, sameAddress: Bool, raw: Bool = false, limit: Duration) throws -> Outcome {
         let victim = try Player(serverPort: serverPort, name: "victim")
         let other = try Player(serverPort: serverPort, name: "other")
         let deadline = ContinuousClock.now + limit
@@ -188,7 +226,11 @@ import Testing
         }
         try pumpUntil { victim.seated && other.seated && victim.lastApplied > 0 }
         let stepAtAttack = victim.step
-        try attack(serverPort: serverPort, sourcePort: sameAddress ? victim.port : 0)
+        if raw {
+            guard try rawSweep(serverPort: serverPort) > 60_000 else { throw Failure("the raw sweep was not sent") }
+        } else {
+            try attack(serverPort: serverPort, sourcePort: sameAddress ? victim.port : 0)
+        }
         var outcome = Outcome(
             victimClosed: nil, stepAtAttack: stepAtAttack, lastApplied: 0, spoofedFromSamePort: sameAddress)
         do {
@@ -200,12 +242,13 @@ import Testing
         return outcome
     }
 
-    static func runOnThread(serverPort: Int, sameAddress: Bool) async throws -> Outcome {
+    static func runOnThread(serverPort: Int, sameAddress: Bool, raw: Bool = false) async throws -> Outcome {
         let result: Result<Outcome, any Error> = await withCheckedContinuation { continuation in
             let thread = Thread {
                 continuation.resume(
-                    returning: Result { try run(serverPort: serverPort, sameAddress: sameAddress, limit: .seconds(30)) }
-                )
+                    returning: Result {
+                        try run(serverPort: serverPort, sameAddress: sameAddress, raw: raw, limit: .seconds(30))
+                    })
             }
             thread.start()
         }
@@ -239,6 +282,25 @@ import Testing
         let stats = try await fixture.stats()
         #expect(stats.rejections(.badMAC) == 3)
         #expect(stats.rejections(.farFuture) == 0, "the forged number was never read")
+        #expect(stats.sessionsClosed == 0)
+        await fixture.stop()
+    }
+
+    /// The finding's blind sweep with forged sources (a raw socket needs root, so this runs only as root; the
+    /// `SO_REUSEPORT` test above forges the victim's exact address for everyone): both players play on.
+    @Test(.enabled(if: geteuid() == 0, "forging source addresses with a raw socket needs root"))
+    func aBlindSweepOfSpoofedDisconnectsFromEveryPortEndsNoSession() async throws {
+        let fixture = try await ServerFixture.start()
+        let port = try #require(fixture.server.addresses.udp?.port)
+        let outcome = try await Self.runOnThread(serverPort: port, sameAddress: true, raw: true)
+        print("spoofing path: raw socket as root, 127.0.0.1 ports 1024-65535 swept")
+        #expect(outcome.victimClosed == nil)
+        #expect(outcome.lastApplied > outcome.stepAtAttack, "inputs sent after the sweep were applied")
+        let stats = try await fixture.stats()
+        // The server read the sweep (the kernel may drop part of a burst this size when the socket buffer fills):
+        // at most the two players' own addresses held sessions, and what came from those failed the trailer.
+        #expect(stats.rejections(.unknownPeer) + stats.rejections(.rateLimited) > 1_000)
+        #expect(stats.rejections(.badMAC) <= 2)
         #expect(stats.sessionsClosed == 0)
         await fixture.stop()
     }
