@@ -25,6 +25,8 @@ import Testing
             var cookie = Cookie.zero
             var number: UInt32 = 0
             var lastHello = ContinuousClock.now
+            /// From the Welcome: every later datagram both ways carries its trailer.
+            var key: SessionKey?
         }
 
         var clients: [Client] = []
@@ -52,7 +54,8 @@ import Testing
         }
 
         func send(_ packet: Packet, from index: Int) {
-            guard let size = try? packet.encode(into: buffer) else { return }
+            guard var size = try? packet.encode(into: buffer) else { return }
+            if let key = clients[index].key { size = key.seal(buffer, length: size, from: .client) ?? 0 }
             _ = Glibc.send(clients[index].fd, buffer.baseAddress, size, Int32(MSG_DONTWAIT))
         }
 
@@ -77,7 +80,7 @@ import Testing
                     while true {
                         let size = recv(clients[index].fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
                         guard size > 0 else { break }
-                        guard let packet = try? Packet.decode(UnsafeRawBufferPointer(rebasing: buffer[..<size]))
+                        guard let packet = open(UnsafeRawBufferPointer(rebasing: buffer[..<size]), for: index)
                         else { continue }
                         handle(packet, for: index)
                     }
@@ -97,6 +100,21 @@ import Testing
                 }
             }
             return clients.filter { $0.state == 3 }.count
+        }
+
+        /// The packet in a datagram: checked with the client's key once it has one; before, a Challenge comes bare
+        /// and the Welcome is sealed with the key it carries.
+        private func open(_ datagram: UnsafeRawBufferPointer, for index: Int) -> Packet? {
+            if let key = clients[index].key {
+                return key.open(datagram, from: .server).flatMap { try? Packet.decode($0) }
+            }
+            if let bare = try? Packet.decode(datagram) { return bare }
+            guard datagram.count > SessionKey.trailerSize,
+                let packet = try? Packet.decode(UnsafeRawBufferPointer(rebasing: datagram.dropLast(8))),
+                case .welcome(let welcome) = packet.message, welcome.sessionKey.open(datagram, from: .server) != nil
+            else { return nil }
+            clients[index].key = welcome.sessionKey
+            return packet
         }
 
         private func handle(_ packet: Packet, for index: Int) {

@@ -11,20 +11,34 @@ import Testing
     struct Harness {
         var core = ServerCore(configuration: ServerConfiguration())
         var now = NIODeadline.uptimeNanoseconds(10_000_000_000)
+        /// Each player's session key, from its Welcome: what it seals its datagrams with, as a real client does.
+        var keys: [ConnectionID: SessionKey] = [:]
+        /// The newest reliable number the server sent each player, seen in ``drain()``.
+        var newestReliable: [ConnectionID: UInt32] = [:]
 
+        /// Sends `packet` from `connection` as its client would: sealed with its session key once it has one
+        /// (every packet but a Hello).
         mutating func send(_ packet: Packet, from connection: ConnectionID) {
             let bytes = encode(packet)
-            bytes.withUnsafeBytes { core.receive($0, from: connection, now: now) }
+            if packet.message.type == .hello { return sendUnsealed(bytes, from: connection) }
+            sendRaw(bytes, from: connection)
         }
 
+        /// Sends bytes with the session trailer of `connection`, when it has a session key.
         mutating func sendRaw(_ bytes: [UInt8], from connection: ConnectionID) {
+            sendUnsealed(keys[connection].map { sealed(bytes, with: $0, from: .client) } ?? bytes, from: connection)
+        }
+
+        /// Sends bytes exactly as given: what a spoofer without the key can do.
+        mutating func sendUnsealed(_ bytes: [UInt8], from connection: ConnectionID) {
             bytes.withUnsafeBytes { core.receive($0, from: connection, now: now) }
         }
 
         /// What a live client does: answers with an unreliable packet and acknowledges everything so far.
         mutating func keepAlive(_ connection: ConnectionID, number: UInt32) {
             send(Packet(number: number, .pong(Ping(player: 0, count: 0, sendTime: 0))), from: connection)
-            send(Packet(.ack(Ack(cumulative: 1_000_000, bitfield: 0))), from: connection)
+            _ = drain()
+            send(Packet(.ack(Ack(cumulative: newestReliable[connection] ?? 0, bitfield: 0))), from: connection)
             _ = drain()
         }
 
@@ -47,6 +61,16 @@ import Testing
 
         mutating func drain() -> [Outgoing] {
             defer { core.outbox.removeAll() }
+            for outgoing in core.outbox {
+                if case .welcome(let welcome) = outgoing.packet.message, welcome.sessionKey != .zero {
+                    keys[outgoing.connection] = welcome.sessionKey
+                }
+                if outgoing.packet.message.type.delivery == .reliable {
+                    let number = outgoing.packet.number
+                    let newest = newestReliable[outgoing.connection] ?? 0
+                    if SerialNumber.follows(number, newest) { newestReliable[outgoing.connection] = number }
+                }
+            }
             return core.outbox
         }
 
@@ -58,18 +82,20 @@ import Testing
             }
         }
 
-        /// Runs the UDP handshake for a player at `address` and returns its Welcome.
-        mutating func join(_ address: ConnectionID, game: GameKind = .puck, seats: UInt8 = 2, token: UInt64 = 0)
-            throws -> Welcome
-        {
+        /// Runs the UDP handshake for a player at `address` and returns its Welcome; a resume (`token`) seals its
+        /// Hellos with `proof`, as a real client proves the session key it holds.
+        mutating func join(
+            _ address: ConnectionID, game: GameKind = .puck, seats: UInt8 = 2, token: UInt64 = 0,
+            proof: SessionKey? = nil
+        ) throws -> Welcome {
             send(Packet(.hello(hello(game: game, seats: seats, token: token))), from: address)
             let challenge = try #require(drain().first)
             guard case .challenge(let cookie) = challenge.packet.message else {
                 Issue.record("expected a challenge, got \(challenge.packet.message)")
                 throw PlayError(text: "no challenge")
             }
-            send(
-                Packet(.hello(hello(game: game, seats: seats, cookie: cookie.cookie, token: token))), from: address)
+            let second = encode(Packet(.hello(hello(game: game, seats: seats, cookie: cookie.cookie, token: token))))
+            sendUnsealed(proof.map { sealed(second, with: $0, from: .client) } ?? second, from: address)
             for outgoing in drain() where outgoing.connection == address {
                 if case .welcome(let welcome) = outgoing.packet.message { return welcome }
             }
@@ -201,8 +227,9 @@ import Testing
         _ = harness.drain()
         #expect(harness.core.stats.forfeits == 1)
 
+        // b's old address still counts as live (it is not yet silent for 5 s): its resume proves the session key.
         let back = try Self.address(45_002)
-        let resumed = try harness.join(back, token: welcomeB.resumeToken)
+        let resumed = try harness.join(back, token: welcomeB.resumeToken, proof: harness.keys[b])
         #expect(resumed.peer == welcomeB.peer && resumed.seat == welcomeB.seat)
         #expect(harness.core.stats.rejections(.resumeExpired) == 0)
         harness.advance(.milliseconds(100))
@@ -252,6 +279,12 @@ import Testing
             #expect(out.contains { $0.connection == player && $0.packet.message == .serverQuit })
         }
     }
+}
+
+/// `bytes` with the session trailer of `key` appended, as `sender` seals a datagram.
+func sealed(_ bytes: [UInt8], with key: SessionKey, from sender: Role) -> [UInt8] {
+    let tag = bytes.withUnsafeBytes { key.mac($0, from: sender) }
+    return bytes + withUnsafeBytes(of: tag.bigEndian) { Array($0) }
 }
 
 func encode(_ packet: Packet) -> [UInt8] {

@@ -64,7 +64,10 @@ struct Arbitrary {
                     name: string(limit: WireLimits.maxName)))
         case .challenge: .challenge(Challenge(cookie: Cookie(high: u64(), low: u64())))
         case .welcome:
-            .welcome(Welcome(peer: u32(), match: u32(), seat: u8(), tickRate: u16(), resumeToken: u64()))
+            .welcome(
+                Welcome(
+                    peer: u32(), match: u32(), seat: u8(), tickRate: u16(), resumeToken: u64(),
+                    sessionKey: SessionKey(key0: u64(), key1: u64())))
         case .reject:
             .reject(Reject(reason: RejectReason(rawValue: u16()), text: string(limit: WireLimits.maxRejectText)))
         case .ack: .ack(Ack(cumulative: u32(), bitfield: u32()))

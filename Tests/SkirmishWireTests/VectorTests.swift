@@ -28,8 +28,14 @@ import Testing
             "534e4150 00000000 0002 | 0102030405060708 090a0b0c0d0e0f10"
         ),
         (
-            Packet(number: 1, .welcome(Welcome(peer: 7, match: 42, seat: 1, tickRate: 60, resumeToken: 99))),
+            Packet(
+                number: 1,
+                .welcome(
+                    Welcome(
+                        peer: 7, match: 42, seat: 1, tickRate: 60, resumeToken: 99,
+                        sessionKey: SessionKey(key0: 0x0706_0504_0302_0100, key1: 0x0F0E_0D0C_0B0A_0908)))),
             "534e4150 00000001 0003 | 00000007 | 0000002a | 01 | 003c | 0000000000000063"
+                + " | 0706050403020100 | 0f0e0d0c0b0a0908"
         ),
         (
             Packet(.reject(Reject(reason: .serverFull, text: "full"))),

@@ -11,6 +11,13 @@ extension ClientConnection {
         /// Packets that arrived when no connection was live (idle, suspended, closed) or came from the wrong side
         /// (a client-to-server type such as `Hello` or `PaddleState`); dropped.
         public var packetsIgnored: UInt64 = 0
+        /// UDP datagrams that failed the session's trailer check (``SessionKey``), or came without one where one is
+        /// required: spoofed or mangled; dropped unread.
+        public var unauthenticated: UInt64 = 0
+        /// Packets numbered too far ahead of the stream (a forged jump), refused.
+        public var farFuture: UInt64 = 0
+        /// Acks for numbers this side never sent, ignored.
+        public var unsentAcks: UInt64 = 0
         /// Undecodable packets, by ``DecodeError`` kind; dropped.
         public var decodeErrors = DecodeErrors()
         /// Messages ``ClientConnection/send(_:now:)`` refused because there was no seat (idle, handshaking, closed).

@@ -41,6 +41,8 @@ public struct ClientConnection: Sendable {
     private var handshakeDeadline = NIODeadline.distantFuture
     private var nextHello = NIODeadline.distantFuture
     private var challenges = 0
+    /// The session key from the Welcome (UDP only): every later datagram is sealed and checked with it.
+    private var key: SessionKey?
     /// Reliable messages sent while away over a stream transport, which has no resend queue to keep them in; sent
     /// after the resume's Welcome. Bounded by `maxPendingReliable`, like the datagram endpoint's queue.
     private var away: [Message] = []
@@ -93,6 +95,8 @@ public struct ClientConnection: Sendable {
         stats.resends = endpointStats.resends
         stats.duplicates = endpointStats.duplicates
         stats.stale = endpointStats.stale
+        stats.farFuture = endpointStats.farFuture
+        stats.unsentAcks = endpointStats.unsentAcks
         stats.srtt = endpointStats.srtt
         return stats
     }
@@ -290,16 +294,92 @@ public struct ClientConnection: Sendable {
     }
 
     /// Takes in one packet's bytes, appending to `actions`; as the form that returns ``Actions``.
+    ///
+    /// Over UDP a datagram must carry the session's trailer once a Welcome gave a key (``SessionKey``); the only
+    /// packets taken without one are a Challenge, and a Reject while a handshake is in flight. The first Welcome
+    /// is checked with the key it carries (it cannot be checked with anything else). What fails is counted in
+    /// ``Stats/unauthenticated`` and dropped before anything in it is acted on.
     public mutating func receive(_ bytes: UnsafeRawBufferPointer, now: NIODeadline, into actions: inout Actions) {
-        let limit = configuration.mode == .datagram ? WireLimits.maxDatagram : WireLimits.maxFrame
+        guard configuration.mode == .datagram else {
+            let packet: Packet
+            do throws(DecodeError) {
+                packet = try Packet.decode(bytes, maxSize: WireLimits.maxFrame)
+            } catch {
+                counters.decodeErrors.count(error)
+                return
+            }
+            return receive(packet, now: now, into: &actions)
+        }
+        guard bytes.count <= WireLimits.maxDatagram else { return counters.decodeErrors.count(.tooLarge) }
+        if let key, let body = key.open(bytes, from: .server) {
+            do throws(DecodeError) {
+                return receive(try Packet.decode(body, maxSize: WireLimits.maxDatagram), now: now, into: &actions)
+            } catch {
+                return counters.decodeErrors.count(error)
+            }
+        }
         let packet: Packet
         do throws(DecodeError) {
-            packet = try Packet.decode(bytes, maxSize: limit)
+            packet = try Packet.decode(bytes, maxSize: WireLimits.maxDatagram)
+        } catch .trailingBytes where key == nil {
+            return receiveFirstWelcome(bytes, now: now, into: &actions)
         } catch {
-            counters.decodeErrors.count(error)
+            // Under a key, a datagram that neither verifies nor decodes bare is most likely forged.
+            if key != nil { counters.unauthenticated &+= 1 } else { counters.decodeErrors.count(error) }
+            return
+        }
+        let handshaking: Bool
+        switch state {
+        case .handshaking, .resuming: handshaking = true
+        case .idle, .seated, .suspended, .closed: handshaking = false
+        }
+        switch packet.message {
+        case .challenge: break
+        case .reject where handshaking: break
+        default:
+            counters.unauthenticated &+= 1
             return
         }
         receive(packet, now: now, into: &actions)
+    }
+
+    /// A datagram before any key: only a Welcome sealed with the key it carries is taken.
+    private mutating func receiveFirstWelcome(
+        _ bytes: UnsafeRawBufferPointer, now: NIODeadline, into actions: inout Actions
+    ) {
+        let body = UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - SessionKey.trailerSize)])
+        guard case .handshaking = state, let packet = try? Packet.decode(body, maxSize: WireLimits.maxDatagram),
+            case .welcome(let welcome) = packet.message, welcome.sessionKey != .zero,
+            welcome.sessionKey.open(bytes, from: .server) != nil
+        else {
+            counters.unauthenticated &+= 1
+            return
+        }
+        key = welcome.sessionKey
+        receive(packet, now: now, into: &actions)
+    }
+
+    /// Encodes `packet` into `buffer` as this connection sends it, and returns its length.
+    ///
+    /// Over UDP with a session key, the trailer is appended (``SessionKey``): to every packet but a first-join
+    /// Hello, and to a resume's Hello too, which proves the key to the server so that it hands over a seat whose
+    /// old address still looks live. Allocates nothing.
+    public func encode(_ packet: Packet, into buffer: UnsafeMutableRawBufferPointer) throws(EncodeError) -> Int {
+        let length = try packet.encode(into: buffer)
+        guard let sealed = seal(buffer, length: length) else {
+            throw .bufferTooSmall(needed: length + SessionKey.trailerSize)
+        }
+        return sealed
+    }
+
+    /// Appends the session trailer to the `length` bytes at the start of `buffer` when this is a UDP connection
+    /// with a key; returns the new length (`length` when there is nothing to add), or `nil` when it does not fit.
+    ///
+    /// Raw bytes (a rogue bot's malformed packets) go out sealed too: they model a hostile *player*, whose packets
+    /// the server must decode and refuse on their merits, not a stranger's, which it drops unread.
+    public func seal(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
+        guard configuration.mode == .datagram, let key else { return length }
+        return key.seal(buffer, length: length, from: .client)
     }
 
     /// Takes in one packet already decoded (by a WebSocket codec, or a test).
@@ -333,7 +413,10 @@ public struct ClientConnection: Sendable {
             challenges += 1
             guard challenges <= configuration.maxChallenges else { return finish(.handshakeLoop, into: &actions) }
             hello.cookie = challenge.cookie
-            sendHello(now: now, into: &actions)
+            // The first Challenge is answered at once; a later one in the same handshake rides on the next resend
+            // (``Configuration/helloInterval`` after the last Hello), so a server that answers every Hello with a new
+            // Challenge gets at most one Hello per interval instead of one per round trip.
+            if challenges == 1 { sendHello(now: now, into: &actions) }
         case .reject(let reject):
             finish(.rejected(reject.reason), into: &actions)
         case .disconnect(let disconnect):
@@ -358,6 +441,9 @@ public struct ClientConnection: Sendable {
         switch message {
         case .welcome(let welcome):
             self.welcome = welcome
+            // The session's key, once (a resume's Welcome carries the same one); a Welcome fed in decoded (a test)
+            // sets it here, one from the bytes path already has.
+            if configuration.mode == .datagram, key == nil, welcome.sessionKey != .zero { key = welcome.sessionKey }
             switch state {
             case .handshaking:
                 state = .seated(welcome)

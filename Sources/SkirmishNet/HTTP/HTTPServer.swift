@@ -30,9 +30,11 @@ public struct HTTPServer: Sendable {
     private let channel: any Channel
 
     /// Binds the listener; port 0 picks a free port (read it from ``localAddress``).
+    ///
+    /// A WebSocket upgrade whose `Origin` the `origins` policy refuses is answered `403 Forbidden` and never upgraded.
     public static func bind(
         host: String, port: Int, group: any EventLoopGroup, routes: [String: Route], webSocketPath: String?,
-        onWebSocket: (@Sendable (any Channel) -> Void)?
+        origins: OriginPolicy = OriginPolicy(), onWebSocket: (@Sendable (any Channel) -> Void)?
     ) async throws -> HTTPServer {
         let upgraders: [any HTTPServerProtocolUpgrader & Sendable] =
             webSocketPath.map { path in
@@ -41,7 +43,11 @@ public struct HTTPServer: Sendable {
                         maxFrameSize: WireLimits.maxFrame + 16,
                         shouldUpgrade: { channel, head in
                             let requested = head.uri.split(separator: "?").first.map(String.init) ?? head.uri
-                            return channel.eventLoop.makeSucceededFuture(requested == path ? HTTPHeaders() : nil)
+                            // Not upgraded: the request goes on to the route handler, which answers 403.
+                            let admitted = origins.admits(
+                                origin: head.headers.first(name: "origin"), host: head.headers.first(name: "host"))
+                            return channel.eventLoop.makeSucceededFuture(
+                                requested == path && admitted ? HTTPHeaders() : nil)
                         },
                         upgradePipelineHandler: { channel, _ in
                             channel.eventLoop.makeCompletedFuture {
@@ -65,7 +71,8 @@ public struct HTTPServer: Sendable {
                     )
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withServerUpgrade: configuration)
                     try channel.pipeline.syncOperations.addHandler(
-                        RouteHandler(routes: routes), name: RouteHandler.name)
+                        RouteHandler(routes: routes, webSocketPath: webSocketPath, origins: origins),
+                        name: RouteHandler.name)
                 }
             }
             .bind(host: host, port: port).get()
@@ -90,10 +97,14 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let name = "skirmish.routes"
 
     private let routes: [String: HTTPServer.Route]
+    private let webSocketPath: String?
+    private let origins: OriginPolicy
     private var head: HTTPRequestHead?
 
-    init(routes: [String: HTTPServer.Route]) {
+    init(routes: [String: HTTPServer.Route], webSocketPath: String? = nil, origins: OriginPolicy = OriginPolicy()) {
         self.routes = routes
+        self.webSocketPath = webSocketPath
+        self.origins = origins
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -109,6 +120,15 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard head.method == .GET || head.method == .HEAD else {
                 return respond(
                     context: context, status: .methodNotAllowed, type: "text/plain", body: Array("GET only\n".utf8),
+                    head: head)
+            }
+            let origin = head.headers.first(name: "origin")
+            if path == webSocketPath, !origins.admits(origin: origin, host: head.headers.first(name: "host")) {
+                return respond(
+                    context: context, status: .forbidden, type: "text/plain",
+                    body: Array(
+                        ("WebSocket refused: Origin \(origin ?? "") is not this server's own origin; "
+                            + "start the server with --allow-origin \(origin ?? "") to admit it\n").utf8),
                     head: head)
             }
             guard let route = routes[path] else {

@@ -37,8 +37,13 @@ public struct ReliableEndpoint: Sendable {
         public var keepaliveInterval: TimeAmount
         /// Reliable messages awaiting an ack, at most; more is an error (a peer that stopped acking).
         public var maxPendingReliable: Int
-        /// Out-of-order reliable messages held for in-order delivery, at most.
+        /// Out-of-order reliable messages held for in-order delivery, at most; a reliable number further ahead is
+        /// refused as far-future.
         public var maxReorderBuffer: Int
+        /// How far ahead of the newest unreliable number the next may jump (the loss an honest link can cause);
+        /// further is refused as far-future and never adopted, so one forged packet numbered 2³¹ − 1 ahead cannot
+        /// make every later honest one stale.
+        public var maxUnreliableJump: UInt32 = 4_096
 
         public init(
             mode: Mode = .datagram, minRTO: TimeAmount = .milliseconds(50), maxRTO: TimeAmount = .seconds(2),
@@ -144,6 +149,10 @@ public struct ReliableEndpoint: Sendable {
         lastReceived = now
         stats.received &+= 1
         if case .ack(let ack) = packet.message {
+            guard configuration.mode == .stream || acknowledgesOnlySent(ack) else {
+                stats.unsentAcks &+= 1
+                return .unsentAck
+            }
             acknowledge(ack, now: now)
             return .acknowledged
         }
@@ -157,6 +166,15 @@ public struct ReliableEndpoint: Sendable {
             return .delivered
         case .unreliable:
             let number = packet.number
+            // Numbering starts at 1: before anything arrived, the jump is measured from 0.
+            let base = newestUnreliable ?? 0
+            guard
+                Int64(SerialNumber.distance(from: base, to: number)) <= Int64(configuration.maxUnreliableJump)
+                    || !SerialNumber.follows(number, base)
+            else {
+                stats.farFuture &+= 1
+                return .farFuture
+            }
             if let newest = newestUnreliable {
                 guard SerialNumber.follows(number, newest) else {
                     if number == newest { stats.duplicates &+= 1 } else { stats.stale &+= 1 }
@@ -186,7 +204,11 @@ public struct ReliableEndpoint: Sendable {
                 return .duplicate
             }
             let ahead = Int(SerialNumber.distance(from: expected, to: number))
-            guard ahead < configuration.maxReorderBuffer, reorder[number] == nil else {
+            guard ahead < configuration.maxReorderBuffer else {
+                stats.farFuture &+= 1
+                return .farFuture
+            }
+            guard reorder[number] == nil else {
                 stats.duplicates &+= 1
                 return .duplicate
             }
@@ -198,6 +220,18 @@ public struct ReliableEndpoint: Sendable {
     private mutating func advanceExpected() {
         expected &+= 1
         if expected == 0 { expected = 1 }
+    }
+
+    /// Whether `ack` names only numbers this side has sent: an Ack for the future would otherwise clear messages the
+    /// peer never received (and, once they are sent, acknowledge them unseen).
+    private func acknowledgesOnlySent(_ ack: Ack) -> Bool {
+        let newestSent = nextReliable &- 1
+        if SerialNumber.follows(ack.cumulative, newestSent) { return false }
+        let room = SerialNumber.distance(from: ack.cumulative, to: newestSent)
+        guard ack.bitfield != 0 else { return true }
+        // Bit i stands for cumulative + 1 + i: the highest set bit must not pass the newest number sent.
+        let highest = 31 - ack.bitfield.leadingZeroBitCount
+        return Int64(highest) < Int64(room)
     }
 
     private mutating func acknowledge(_ ack: Ack, now: NIODeadline) {
@@ -319,6 +353,10 @@ public enum ReceiveOutcome: Sendable, Hashable {
     case duplicate
     case stale
     case acknowledged
+    /// A number beyond the reorder window (reliable) or the jump window (unreliable): refused, never adopted.
+    case farFuture
+    /// An Ack for numbers never sent: ignored.
+    case unsentAck
 }
 
 /// Whether the connection is still alive after ``ReliableEndpoint/poll(now:emit:)``.
@@ -351,6 +389,10 @@ public struct EndpointStats: Sendable, Hashable {
     public var lost: UInt64 = 0
     public var duplicates: UInt64 = 0
     public var stale: UInt64 = 0
+    /// Packets numbered too far ahead, refused (``ReceiveOutcome/farFuture``).
+    public var farFuture: UInt64 = 0
+    /// Acks for numbers never sent, ignored (``ReceiveOutcome/unsentAck``).
+    public var unsentAcks: UInt64 = 0
     public var srtt: TimeAmount?
     public var rttvar: TimeAmount?
     public var lastRTT: TimeAmount?

@@ -83,7 +83,8 @@ public final class AsyncClientSession: Sendable {
         eventLoop.execute { [host, slot, id] in host.value.send(message, slot: slot, id: id) }
     }
 
-    /// Sends bytes exactly as given, through the session's link: hostile traffic for the server's defences.
+    /// Sends bytes as given (over UDP sealed with the session trailer, as a hostile player would), through the
+    /// session's link: hostile traffic for the server's defences.
     public func sendRaw(_ bytes: [UInt8]) {
         eventLoop.execute { [host, slot, id] in host.value.sendRaw(bytes, slot: slot, id: id) }
     }

@@ -290,7 +290,7 @@ public struct Session {
         for packet in packets {
             let size: Int
             do throws(EncodeError) {
-                size = try packet.encode(into: loop.sendBuffer)
+                size = try connection.encode(packet, into: loop.sendBuffer)
             } catch {
                 continue
             }
@@ -299,13 +299,14 @@ public struct Session {
         }
     }
 
-    /// Sends bytes exactly as given (rogue traffic), through the same link.
+    /// Sends bytes as given (rogue traffic), through the same link: over UDP with the session's trailer once it has
+    /// a key (see ``ClientConnection/seal(_:length:)``).
     public mutating func writeRaw(_ bytes: [UInt8], on loop: ClientLoop, now: NIODeadline) {
-        let size = min(bytes.count, loop.sendBuffer.count)
+        let size = min(bytes.count, loop.sendBuffer.count - SessionKey.trailerSize)
         bytes.withUnsafeBytes { raw in
             loop.sendBuffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[0..<size]))
         }
-        transmit(size: size, on: loop, now: now)
+        transmit(size: connection.seal(loop.sendBuffer, length: size) ?? size, on: loop, now: now)
     }
 
     /// Sends the first `size` bytes of the loop's send buffer, or keeps them for later when the link delays them.

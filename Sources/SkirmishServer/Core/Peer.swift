@@ -10,7 +10,10 @@ package struct Peer: Sendable {
     package let game: GameKind
     package var match: UInt32
     package var seat: Int
-    package let resumeToken: UInt64
+    /// The secret that takes the seat back after a drop; single-use, replaced by every successful resume.
+    package var resumeToken: UInt64
+    /// The key of the session's datagram trailers (``SessionKey``); `nil` over TCP and WebSocket.
+    package let key: SessionKey?
     package var name: String
     /// When the player dropped; `nil` while attached.
     package var detachedAt: NIODeadline?

@@ -16,6 +16,19 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
     case badRequest
     case resumeExpired
     case queueFull
+    /// A datagram from a session's address whose trailer did not verify under the session key (spoofed or mangled).
+    case badMAC
+    /// An unreliable number not newer than the newest seen (replayed or reordered), or a reliable one already
+    /// delivered (replayed or resent).
+    case stale, duplicate
+    /// A number too far ahead of the stream to be honest (beyond the reorder window or the unreliable jump window).
+    case farFuture
+    /// An Ack for numbers never sent.
+    case unsentAck
+    /// A Hello or SignInResponse name with control or bidirectional-override characters.
+    case badName
+    /// A resume for a seat whose owner is live, without proof of the session key.
+    case seatInUse
 
     package init(_ error: DecodeError) {
         switch error {
@@ -53,6 +66,13 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
         case .badRequest: "bad_request"
         case .resumeExpired: "resume_expired"
         case .queueFull: "queue_full"
+        case .badMAC: "bad_mac"
+        case .stale: "stale"
+        case .duplicate: "duplicate"
+        case .farFuture: "far_future"
+        case .unsentAck: "unsent_ack"
+        case .badName: "bad_name"
+        case .seatInUse: "seat_in_use"
         }
     }
 }

@@ -27,6 +27,9 @@ public struct ServerConfiguration: Sendable {
     public var tcp: Listen? = Listen()
     /// HTTP listener for `/metrics`, the WebSocket endpoint `/ws` and the practice page; `nil` turns it off.
     public var http: Listen? = Listen()
+    /// Web origins besides the page's own that may open `/ws` (`https://example.com`, or `*` for any); a browser
+    /// request from any other origin is refused with 403 (``OriginPolicy``).
+    public var allowedOrigins: [String] = []
     /// Sessions held at once (connected plus detached awaiting resume).
     public var maxSessions = 20_000
     /// Matches running at once.

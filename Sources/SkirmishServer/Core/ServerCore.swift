@@ -23,6 +23,8 @@ package struct ServerCore: Sendable {
     private var matches: [UInt32: Match] = [:]
     private var seating: [UInt32: [UInt32?]] = [:]
     private var random: SeededRandom
+    /// Resume tokens and session keys come from here, never from ``random``: the run's seed is public.
+    private var secrets = SystemRandomNumberGenerator()
     private var nextPeer: UInt32 = 1
     private var lastHousekeeping: NIODeadline?
     private var delivered: [Message] = []
@@ -50,24 +52,46 @@ package struct ServerCore: Sendable {
     // MARK: Input
 
     /// A UDP datagram (or any undecoded packet) from `connection`.
+    ///
+    /// A datagram from an address that holds a session must carry that session's trailer (``SessionKey``), except a
+    /// `Hello` (a resend racing the Welcome, ignored): one that does not verify is counted as `bad_mac` and dropped
+    /// before anything in it is read, so a forged `Disconnect` or far-future number from that address changes nothing.
     package mutating func receive(_ bytes: UnsafeRawBufferPointer, from connection: ConnectionID, now: NIODeadline) {
         stats.bytesReceived &+= UInt64(bytes.count)
         guard admit(connection, now: now) else { return }
+        guard bytes.count <= WireLimits.maxDatagram else { return stats.reject(.tooLarge) }
+        let session = byConnection[connection]
+        var body = bytes
+        if let session, let slot = peers.index(forKey: session), let key = peek(slot, { $0.key }),
+            (try? PacketHeader.peek(bytes))?.type != .hello
+        {
+            guard let opened = key.open(bytes, from: .client) else { return stats.reject(.badMAC) }
+            body = opened
+        }
         let packet: Packet
         do throws(DecodeError) {
-            packet = try Packet.decode(bytes, maxSize: WireLimits.maxDatagram)
+            packet = try Packet.decode(body, maxSize: WireLimits.maxDatagram)
+        } catch .trailingBytes where session == nil && bytes.count > SessionKey.trailerSize {
+            // A resume's Hello may carry a trailer under the session key it wants back: proof of the key.
+            let stripped = UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - SessionKey.trailerSize)])
+            guard let keyed = try? Packet.decode(stripped, maxSize: WireLimits.maxDatagram) else {
+                return stats.reject(.trailingBytes)
+            }
+            // Anything else sealed from an address without a session: a session's that moved on or ended.
+            guard case .hello = keyed.message else { return stats.reject(.unknownPeer) }
+            return handle(keyed, size: bytes.count, from: connection, session: nil, proof: bytes, now: now)
         } catch {
             stats.reject(Rejection(error))
             return
         }
-        handle(packet, size: bytes.count, from: connection, now: now)
+        handle(packet, size: bytes.count, from: connection, session: session, proof: nil, now: now)
     }
 
     /// A packet a stream transport (TCP or WebSocket) already framed and decoded.
     package mutating func receive(_ packet: Packet, size: Int, from connection: ConnectionID, now: NIODeadline) {
         stats.bytesReceived &+= UInt64(size)
         guard admit(connection, now: now) else { return }
-        handle(packet, size: size, from: connection, now: now)
+        handle(packet, size: size, from: connection, session: byConnection[connection], proof: nil, now: now)
     }
 
     /// A stream transport could not decode or frame what it read.
@@ -90,19 +114,24 @@ package struct ServerCore: Sendable {
         }
     }
 
-    private mutating func handle(_ packet: Packet, size: Int, from connection: ConnectionID, now: NIODeadline) {
+    /// `size` is the bytes it took on the wire; `session` is the peer `connection` belongs to, if any; `proof` the
+    /// whole datagram of a Hello that carried a trailer.
+    private mutating func handle(
+        _ packet: Packet, size: Int, from connection: ConnectionID, session: UInt32?, proof: UnsafeRawBufferPointer?,
+        now: NIODeadline
+    ) {
         let type = packet.message.type
         stats.packetsReceived[type.index] &+= 1
         guard type.direction.allows(.client) else {
             stats.reject(.wrongDirection)
             return
         }
-        guard let id = byConnection[connection] else {
+        guard let id = session else {
             guard case .hello(let hello) = packet.message else {
                 stats.reject(.unknownPeer)
                 return
             }
-            handshake(hello, from: connection, now: now)
+            handshake(hello, from: connection, proof: proof, now: now)
             return
         }
         if case .hello = packet.message { return } // a Hello resent before our Welcome arrived: Welcome is resent
@@ -112,14 +141,22 @@ package struct ServerCore: Sendable {
         var messages = delivered
         delivered = []
         messages.removeAll(keepingCapacity: true)
-        _ = peers.values[slot].endpoint.receive(packet, now: now) { messages.append($0) }
+        switch peers.values[slot].endpoint.receive(packet, now: now, deliver: { messages.append($0) }) {
+        case .delivered, .buffered, .acknowledged: break
+        case .stale: stats.reject(.stale)
+        case .duplicate: stats.reject(.duplicate)
+        case .farFuture: stats.reject(.farFuture)
+        case .unsentAck: stats.reject(.unsentAck)
+        }
         for message in messages { deliver(message, from: id, now: now) }
         delivered = messages
     }
 
     // MARK: Handshake
 
-    private mutating func handshake(_ hello: Hello, from connection: ConnectionID, now: NIODeadline) {
+    private mutating func handshake(
+        _ hello: Hello, from connection: ConnectionID, proof: UnsafeRawBufferPointer?, now: NIODeadline
+    ) {
         guard !shuttingDown else { return reject(.shuttingDown, "server is shutting down", to: connection) }
         guard hello.version == Hello.currentVersion else {
             stats.reject(.unsupportedVersion)
@@ -134,7 +171,11 @@ package struct ServerCore: Sendable {
                 return send(control: .challenge(challenge), to: connection)
             }
         }
-        if hello.resumeToken != 0 { return resume(hello, from: connection, now: now) }
+        guard PlayerName.isAcceptable(hello.name) else {
+            stats.reject(.badName)
+            return reject(.badName, "names may not hold control or bidi-override characters", to: connection)
+        }
+        if hello.resumeToken != 0 { return resume(hello, from: connection, proof: proof, now: now) }
         guard peers.count < configuration.maxSessions else {
             stats.reject(.serverFull)
             return reject(.serverFull, "server holds its maximum number of sessions", to: connection)
@@ -156,14 +197,14 @@ package struct ServerCore: Sendable {
             stats.reject(Rejection(reason))
             return reject(reason, reason.description, to: connection)
         }
-        var token: UInt64 = 0
-        while token == 0 || byToken[token] != nil { token = random.next() }
+        let token = newToken()
+        let key: SessionKey? = connection.isDatagram ? SessionKey.random() : nil
         let mode: ReliableEndpoint.Mode = connection.isDatagram ? .datagram : .stream
         var reliability = configuration.reliability
         reliability.mode = mode
         let peer = Peer(
             id: id, connection: connection, endpoint: ReliableEndpoint(configuration: reliability, now: now),
-            game: hello.game, match: seated.match, seat: seated.seat, resumeToken: token, name: hello.name)
+            game: hello.game, match: seated.match, seat: seated.seat, resumeToken: token, key: key, name: hello.name)
         peers[id] = peer
         byConnection[connection] = id
         byToken[token] = id
@@ -172,7 +213,7 @@ package struct ServerCore: Sendable {
             .welcome(
                 Welcome(
                     peer: id, match: seated.match, seat: UInt8(seated.seat), tickRate: UInt16(PuckConstants.tickRate),
-                    resumeToken: token)),
+                    resumeToken: token, sessionKey: key ?? .zero)),
             to: id, now: now)
         if seated.isNew {
             seating[seated.match] = Array(repeating: nil, count: table.seats)
@@ -184,17 +225,38 @@ package struct ServerCore: Sendable {
         refreshGauges()
     }
 
-    private mutating func resume(_ hello: Hello, from connection: ConnectionID, now: NIODeadline) {
+    /// Gives a dropped player its seat back on a new connection, under the rules of the spec's "Resuming".
+    ///
+    /// The token is bound to its session: the same game and the same kind of transport (a UDP seat's key means
+    /// nothing on a stream). It is single-use: the Welcome that answers carries a new token and the old one is
+    /// forgotten. A seat whose owner is still attached is not handed to a token alone — the token may have leaked;
+    /// only a UDP resume whose Hello carries a trailer under the session key (which only the owner holds) takes it
+    /// over, and then the old address is told with `Disconnect(resumedElsewhere)`. Otherwise: `Reject(seatInUse)`.
+    private mutating func resume(
+        _ hello: Hello, from connection: ConnectionID, proof: UnsafeRawBufferPointer?, now: NIODeadline
+    ) {
         // A session whose match ended while it was away (match 0) resumes too: the outcome it missed (PuckMatchOver,
         // SnapGameOver) is still unacknowledged in its stream and reaches it now, as a player coming back to a finished
         // game expects to see the result rather than an error.
         guard let id = byToken[hello.resumeToken], var peer = peers[id], peer.game == hello.game,
-            peer.match == 0 || matches[peer.match] != nil
+            peer.connection.isDatagram == connection.isDatagram, peer.match == 0 || matches[peer.match] != nil
         else {
             stats.reject(.resumeExpired)
             return reject(.resumeExpired, "no seat is held for this resume token", to: connection)
         }
-        if peer.isAttached { byConnection[peer.connection] = nil }
+        if peer.isAttached {
+            guard let proof, let key = peer.key, key.open(proof, from: .client) != nil else {
+                stats.reject(.seatInUse)
+                return reject(.seatInUse, "this seat's player is still connected", to: connection)
+            }
+            send(
+                control: .disconnect(Disconnect(reason: .resumedElsewhere)), to: peer.connection, key: peer.key,
+                close: true)
+            byConnection[peer.connection] = nil
+        }
+        byToken[peer.resumeToken] = nil
+        peer.resumeToken = newToken()
+        byToken[peer.resumeToken] = id
         byConnection[connection] = id
         peer.connection = connection
         if peer.detachedAt != nil { stats.detached -= 1 }
@@ -209,7 +271,7 @@ package struct ServerCore: Sendable {
             .welcome(
                 Welcome(
                     peer: id, match: peer.match, seat: UInt8(peer.seat), tickRate: UInt16(PuckConstants.tickRate),
-                    resumeToken: peer.resumeToken)),
+                    resumeToken: peer.resumeToken, sessionKey: peer.key ?? .zero)),
             to: id, now: now)
         for message in backlog { send(message, to: id, now: now) }
         matches[peer.match]?.seatAttached(peer.seat)
@@ -230,6 +292,13 @@ package struct ServerCore: Sendable {
         case .suns:
             return .suns(SunsRelay(seats: table.seats))
         }
+    }
+
+    /// A resume token no session holds, from the system's CSPRNG.
+    private mutating func newToken() -> UInt64 {
+        var token: UInt64 = 0
+        while token == 0 || byToken[token] != nil { token = secrets.next() }
+        return token
     }
 
     private mutating func nextPeerID() -> UInt32 {
@@ -293,10 +362,10 @@ package struct ServerCore: Sendable {
         var timedOut: [UInt32] = []
         for id in ids {
             guard let slot = peers.index(forKey: id) else { continue }
-            let (connection, match) = peek(slot) { ($0.connection, $0.match) }
+            let (connection, match, key) = peek(slot) { ($0.connection, $0.match, $0.key) }
             var emitted: [Packet] = []
             let status = peers.values[slot].endpoint.poll(now: now) { emitted.append($0) }
-            for packet in emitted { write(Outgoing(connection, packet, match: match)) }
+            for packet in emitted { write(Outgoing(connection, packet, match: match, key: key)) }
             if case .timedOut = status { timedOut.append(id) }
         }
         scratchIDs = ids
@@ -316,7 +385,8 @@ package struct ServerCore: Sendable {
                 let text =
                     "no other player joined within \(configuration.matchmakingTimeout.nanoseconds / 1_000_000_000) s"
                 send(
-                    control: .reject(Reject(reason: .matchmakingTimeout, text: text)), to: peer.connection, close: true)
+                    control: .reject(Reject(reason: .matchmakingTimeout, text: text)), to: peer.connection,
+                    key: peer.key, close: true)
                 forget(id)
             }
             if let game = gameOf(expired.match) { stats.matchesAbandoned[Int(game.rawValue)] &+= 1 }
@@ -382,7 +452,9 @@ package struct ServerCore: Sendable {
         for id in Array(peers.keys) {
             guard let peer = peers[id], peer.isAttached else { continue }
             send(.serverQuit, to: id, now: now)
-            send(control: .disconnect(Disconnect(reason: .serverShutdown)), to: peer.connection, close: true)
+            send(
+                control: .disconnect(Disconnect(reason: .serverShutdown)), to: peer.connection, key: peer.key,
+                close: true)
         }
     }
 
@@ -461,12 +533,12 @@ package struct ServerCore: Sendable {
             packet = try peers.values[slot].endpoint.stamp(message, now: now)
         } catch {
             stats.reject(.queueFull)
-            send(
-                control: .disconnect(Disconnect(reason: .protocolError)), to: peek(slot) { $0.connection }, close: true)
+            let (connection, key) = peek(slot) { ($0.connection, $0.key) }
+            send(control: .disconnect(Disconnect(reason: .protocolError)), to: connection, key: key, close: true)
             return leave(id, now: now)
         }
-        let (connection, match) = peek(slot) { ($0.connection, $0.match) }
-        write(Outgoing(connection, packet, match: match))
+        let (connection, match, key) = peek(slot) { ($0.connection, $0.match, $0.key) }
+        write(Outgoing(connection, packet, match: match, key: key))
     }
 
     /// Whether a match is over, read in place (the getter of `matches.values` would copy the match).
@@ -485,8 +557,11 @@ package struct ServerCore: Sendable {
         send(control: .reject(Reject(reason: reason, text: text)), to: connection, close: !connection.isDatagram)
     }
 
-    private mutating func send(control message: Message, to connection: ConnectionID, close: Bool = false) {
-        write(Outgoing(connection, Packet(number: 0, message), closeAfter: close))
+    /// Sends a handshake or control packet; `key` is the session's when `connection` holds one (its trailer).
+    private mutating func send(
+        control message: Message, to connection: ConnectionID, key: SessionKey? = nil, close: Bool = false
+    ) {
+        write(Outgoing(connection, Packet(number: 0, message), closeAfter: close, key: key))
     }
 
     private mutating func write(_ outgoing: Outgoing) {
@@ -526,6 +601,8 @@ extension Rejection {
         case .badCookie: self = .badCookie
         case .resumeExpired: self = .resumeExpired
         case .rateLimited: self = .rateLimited
+        case .badName: self = .badName
+        case .seatInUse: self = .seatInUse
         default: self = .badRequest
         }
     }

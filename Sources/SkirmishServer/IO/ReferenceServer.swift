@@ -126,7 +126,7 @@ public final class ReferenceServer: Sendable {
                             "/metrics": Self.metricsRoute(state: state, loop: loop),
                             PracticePage.path: PracticePage.route,
                         ].merging(routes) { _, extra in extra },
-                        webSocketPath: "/ws",
+                        webSocketPath: "/ws", origins: OriginPolicy(allowed: configuration.allowedOrigins),
                         onWebSocket: { channel in
                             channel.eventLoop.execute {
                                 _ = try? channel.pipeline.syncOperations.addHandler(StreamHandler(server: state))

@@ -41,6 +41,8 @@ package struct SnapRunner: Sendable {
         switch (stage, message) {
         case (.signingIn, .signInResponse(let response)):
             guard names[seat] == nil else { return .outOfState }
+            // Relayed to every other player in ServerReady: the Hello's rule for names holds here too.
+            guard PlayerName.isAcceptable(response.name) else { return .badValue }
             names[seat] = response.name
             guard !names.contains(nil) else { return .accepted }
             stage = .readying

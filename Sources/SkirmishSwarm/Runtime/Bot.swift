@@ -561,10 +561,13 @@ final class Bot {
         }
     }
 
+    /// The `kind` label of `skirmish_errors_total` for `cause`: a closed set, whatever the server sends — a reason
+    /// code this build does not name is `rejected_unknown` or `disconnected_unknown`, so a hostile server cannot mint
+    /// a new series per invented code.
     static func errorKind(_ cause: ClientConnection.Cause) -> String {
         switch cause {
-        case .rejected(let reason): "rejected_\(reason)"
-        case .remote(let reason): "disconnected_\(reason)"
+        case .rejected(let reason): reason.isKnown ? "rejected_\(reason)" : "rejected_unknown"
+        case .remote(let reason): reason.isKnown ? "disconnected_\(reason)" : "disconnected_unknown"
         case .silence: "silence_timeout"
         case .unacknowledged: "ack_timeout"
         case .handshakeTimeout: "handshake_timeout"

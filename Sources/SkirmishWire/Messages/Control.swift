@@ -123,15 +123,22 @@ public struct Welcome: Sendable, Hashable {
     public var seat: UInt8
     /// Simulation ticks per second of the match (60 for Puck).
     public var tickRate: UInt16
-    /// Present this in a later `Hello` to take the seat back after a drop (within 15 s).
+    /// Present this in a later `Hello` to take the seat back after a drop (within 15 s). Single-use: the Welcome
+    /// that answers a resume carries a new one.
     public var resumeToken: UInt64
+    /// The key that authenticates every later datagram of the session (``SessionKey``); zero over TCP and WebSocket.
+    public var sessionKey: SessionKey
 
-    public init(peer: UInt32, match: UInt32, seat: UInt8, tickRate: UInt16, resumeToken: UInt64) {
+    public init(
+        peer: UInt32, match: UInt32, seat: UInt8, tickRate: UInt16, resumeToken: UInt64,
+        sessionKey: SessionKey = .zero
+    ) {
         self.peer = peer
         self.match = match
         self.seat = seat
         self.tickRate = tickRate
         self.resumeToken = resumeToken
+        self.sessionKey = sessionKey
     }
 }
 
@@ -142,6 +149,7 @@ extension Welcome: Payload {
         seat = try reader.u8()
         tickRate = try reader.u16()
         resumeToken = try reader.u64()
+        sessionKey = SessionKey(key0: try reader.u64(), key1: try reader.u64())
     }
 
     func write(to writer: inout WireWriter) throws(EncodeError) {
@@ -150,6 +158,8 @@ extension Welcome: Payload {
         try writer.u8(seat)
         try writer.u16(tickRate)
         try writer.u64(resumeToken)
+        try writer.u64(sessionKey.key0)
+        try writer.u64(sessionKey.key1)
     }
 }
 
@@ -167,6 +177,13 @@ public struct RejectReason: RawRepresentable, Error, Sendable, Hashable, CustomS
     public static let rateLimited = RejectReason(rawValue: 7)
     public static let shuttingDown = RejectReason(rawValue: 8)
     public static let matchmakingTimeout = RejectReason(rawValue: 9)
+    /// The name holds a control, format or bidirectional-override character (see ``PlayerName``).
+    public static let badName = RejectReason(rawValue: 10)
+    /// A resume for a seat whose owner is still connected, without proof of the session key.
+    public static let seatInUse = RejectReason(rawValue: 11)
+
+    /// Whether this build names the code; a peer may send others, which a receiver must not turn into new labels.
+    public var isKnown: Bool { (1...11).contains(rawValue) }
 
     public var description: String {
         switch self {
@@ -179,6 +196,8 @@ public struct RejectReason: RawRepresentable, Error, Sendable, Hashable, CustomS
         case .rateLimited: "rateLimited"
         case .shuttingDown: "shuttingDown"
         case .matchmakingTimeout: "matchmakingTimeout"
+        case .badName: "badName"
+        case .seatInUse: "seatInUse"
         default: "reason\(rawValue)"
         }
     }
@@ -274,6 +293,11 @@ public struct DisconnectReason: RawRepresentable, Sendable, Hashable, CustomStri
     public static let serverShutdown = DisconnectReason(rawValue: 5)
     public static let protocolError = DisconnectReason(rawValue: 6)
     public static let matchOver = DisconnectReason(rawValue: 7)
+    /// The seat was taken over by a resume that proved the session key (the owner moved to a new address).
+    public static let resumedElsewhere = DisconnectReason(rawValue: 8)
+
+    /// Whether this build names the code; a peer may send others, which a receiver must not turn into new labels.
+    public var isKnown: Bool { (1...8).contains(rawValue) }
 
     public var description: String {
         switch self {
@@ -284,6 +308,7 @@ public struct DisconnectReason: RawRepresentable, Sendable, Hashable, CustomStri
         case .serverShutdown: "serverShutdown"
         case .protocolError: "protocolError"
         case .matchOver: "matchOver"
+        case .resumedElsewhere: "resumedElsewhere"
         default: "reason\(rawValue)"
         }
     }

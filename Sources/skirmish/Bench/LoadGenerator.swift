@@ -80,6 +80,8 @@ final class LoadGenerator {
         var step: UInt32 = 0
         var phase: Float
         var lastHello: Int64 = 0
+        /// The session key from the Welcome: every datagram after it carries the trailer (``SessionKey``).
+        var key: SessionKey?
     }
 
     private let port: UInt16
@@ -284,9 +286,14 @@ final class LoadGenerator {
     private func send(_ packet: Packet, from index: Int) -> Bool {
         if outgoing.isFull { flushSends() }
         let source = Self.firstAddress + UInt32(index)
+        let key = clients[index].key
         let queued = outgoing.append(
             to: server, control: { Self.writePacketInfo(source: source, into: $0) },
-            { (try? packet.encode(into: $0)) ?? 0 })
+            { buffer in
+                guard let length = try? packet.encode(into: buffer) else { return 0 }
+                guard let key else { return length }
+                return key.seal(buffer, length: length, from: .client) ?? 0
+            })
         if queued { queuedInputs[outgoing.count - 1] = packet.message.type == .paddleState }
         return queued
     }
@@ -425,6 +432,15 @@ final class LoadGenerator {
             report.rejects += 1
             return
         case MessageType.welcome.rawValue:
+            // The key sits after peer, match, seat, tick rate and token; the Welcome is sealed with it. Replies from
+            // the in-process server are trusted otherwise: this generator measures, it does not defend.
+            let keyOffset = PacketHeader.size + 19
+            guard size == keyOffset + 16 + SessionKey.trailerSize else { return }
+            let key = SessionKey(
+                key0: UInt64(u32(input, keyOffset)) << 32 | UInt64(u32(input, keyOffset + 4)),
+                key1: UInt64(u32(input, keyOffset + 8)) << 32 | UInt64(u32(input, keyOffset + 12)))
+            guard key.open(input, from: .server) != nil else { return }
+            clients[index].key = key
             if clients[index].state < 2 { clients[index].state = 2 }
         default:
             break

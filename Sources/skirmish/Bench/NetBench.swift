@@ -382,6 +382,8 @@ final class EchoResponder: Sendable {
         typealias OutboundOut = AddressedEnvelope<ByteBuffer>
 
         static let cookie = Cookie(high: 0x5348_4F52_5443_5554, low: 0x0BEE_F00D_CAFE_D00D)
+        /// One session key for every client: the echo is stateless and measures the client, it defends nothing.
+        static let key = SessionKey(key0: 0x4543_484F_4543_484F, key1: 0x0BE4_C4B4_0BE4_C4B4)
         private(set) var packets: UInt64 = 0
         private var welcomes: UInt32 = 0
 
@@ -392,7 +394,14 @@ final class EchoResponder: Sendable {
             guard let type = envelope.data.getInteger(at: start + 8, as: UInt16.self) else { return }
             switch type {
             case MessageType.ping.rawValue:
-                envelope.data.setInteger(MessageType.pong.rawValue, at: start + 8)
+                // The Ping's own trailer is replaced by the Pong's (the type and the direction changed).
+                let sealed = envelope.data.withUnsafeMutableReadableBytes { raw -> Bool in
+                    guard raw.count > PacketHeader.size + SessionKey.trailerSize else { return false }
+                    let length = raw.count - SessionKey.trailerSize
+                    raw.storeBytes(of: MessageType.pong.rawValue.bigEndian, toByteOffset: 8, as: UInt16.self)
+                    return Self.key.seal(raw, length: length, from: .server) != nil
+                }
+                guard sealed else { return }
                 context.write(wrapOutboundOut(envelope), promise: nil)
             case MessageType.hello.rawValue:
                 let decoded = envelope.data.withUnsafeReadableBytes { bytes in
@@ -404,11 +413,18 @@ final class EchoResponder: Sendable {
                     welcomes &+= 1
                     reply = Packet(
                         number: 1,
-                        .welcome(Welcome(peer: welcomes, match: 1, seat: 0, tickRate: 60, resumeToken: 1)))
+                        .welcome(
+                            Welcome(
+                                peer: welcomes, match: 1, seat: 0, tickRate: 60, resumeToken: 1, sessionKey: Self.key)))
                 } else {
                     reply = Packet(.challenge(Challenge(cookie: Self.cookie)))
                 }
-                guard let bytes = try? reply.encoded() else { return }
+                guard var bytes = try? reply.encoded() else { return }
+                if case .welcome = reply.message {
+                    bytes += withUnsafeBytes(of: bytes.withUnsafeBytes { Self.key.mac($0, from: .server) }.bigEndian) {
+                        Array($0)
+                    }
+                }
                 let out = AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: ByteBuffer(bytes: bytes))
                 context.write(wrapOutboundOut(out), promise: nil)
             default:

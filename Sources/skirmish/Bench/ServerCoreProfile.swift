@@ -43,8 +43,11 @@ struct ServerCoreProfile {
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: WireLimits.maxDatagram, alignment: 8)
         defer { buffer.deallocate() }
-        func deliver(_ packet: Packet, from connection: ConnectionID) {
-            guard let size = try? packet.encode(into: buffer) else { return }
+        // Each client's session key from its Welcome: after the handshake every datagram carries its trailer.
+        var keys = [SessionKey?](repeating: nil, count: clients)
+        func deliver(_ packet: Packet, from connection: ConnectionID, key: SessionKey? = nil) {
+            guard var size = try? packet.encode(into: buffer) else { return }
+            if let key { size = key.seal(buffer, length: size, from: .client) ?? size }
             core.receive(UnsafeRawBufferPointer(rebasing: buffer[..<size]), from: connection, now: now)
         }
         // The handshake, as a client does it: Hello, the Challenge's cookie, Hello again, then acknowledge Welcome.
@@ -61,9 +64,12 @@ struct ServerCoreProfile {
             hello.cookie = challenge.cookie
             deliver(Packet(.hello(hello)), from: address)
             for outgoing in core.outbox where outgoing.connection == address {
-                if case .welcome = outgoing.packet.message {
+                if case .welcome(let welcome) = outgoing.packet.message {
                     welcomed += 1
-                    deliver(Packet(.ack(Ack(cumulative: outgoing.packet.number, bitfield: 0))), from: address)
+                    keys[index] = welcome.sessionKey
+                    deliver(
+                        Packet(.ack(Ack(cumulative: outgoing.packet.number, bitfield: 0))), from: address,
+                        key: welcome.sessionKey)
                 }
             }
             core.outbox.removeAll()
@@ -95,7 +101,7 @@ struct ServerCoreProfile {
                     numbers[index] &+= 1
                     let x = Float(100 + (steps[index] * 7 + UInt32(index)) % 120)
                     let input = PaddleState(inputStep: steps[index], x: x, y: 400, vx: 0, vy: 0)
-                    deliver(Packet(number: numbers[index], .paddleState(input)), from: address)
+                    deliver(Packet(number: numbers[index], .paddleState(input)), from: address, key: keys[index])
                 }
             }
             let inputElapsed = BenchSystem.threadCPUNanoseconds() - inputStart
@@ -106,7 +112,7 @@ struct ServerCoreProfile {
             var out = core.outbox
             core.outbox = []
             for outgoing in out {
-                _ = try? outgoing.packet.encode(into: buffer)
+                _ = outgoing.encode(into: buffer)
             }
             let sent = out.count
             out.removeAll(keepingCapacity: true)

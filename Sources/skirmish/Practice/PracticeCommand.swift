@@ -47,7 +47,9 @@ struct PracticeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "A game server's WebSocket endpoint to play on instead of the embedded one, e.g. ws://127.0.0.1:9000/ws.",
+            "A game server's WebSocket endpoint to play on instead of the embedded one, e.g. ws://127.0.0.1:9000/ws. "
+                + "The page is then another origin to that server: start it with --allow-origin and this page's "
+                + "address (http://host:port).",
             valueName: "url"))
     var target: String?
 

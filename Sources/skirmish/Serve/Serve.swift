@@ -49,6 +49,14 @@ struct Serve: AsyncParsableCommand {
             valueName: "host:port"))
     var http = HostPort(host: "127.0.0.1", port: 0)
 
+    @Option(
+        name: .customLong("allow-origin"),
+        help: ArgumentHelp(
+            "A web origin besides the page's own that may open /ws (repeatable; * admits every origin). "
+                + "Browsers from other origins get 403.",
+            valueName: "scheme://host:port"))
+    var allowOrigin: [String] = []
+
     @Option(help: "Most sessions held at once (connected plus awaiting resume).")
     var maxSessions = 20_000
 
@@ -78,6 +86,7 @@ struct Serve: AsyncParsableCommand {
         configuration.tcp = tcp.listen
         configuration.http = http.listen
         configuration.maxSessions = maxSessions
+        configuration.allowedOrigins = allowOrigin
         configuration.maxMatches = maxMatches
         configuration.matchmakingTimeout = .seconds(Int64(matchmakingTimeout))
         configuration.seed = seed

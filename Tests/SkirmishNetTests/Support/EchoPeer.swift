@@ -18,6 +18,8 @@ final class EchoPeer: Sendable {
     final class State {
         struct Client {
             var endpoint: ReliableEndpoint
+            /// The session key of the Welcome: later datagrams both ways carry its trailer, as with the real server.
+            var key: SessionKey
             var chats: [String] = []
         }
 
@@ -86,9 +88,15 @@ final class EchoPeer: Sendable {
             guard !state.muted else { return }
             let now = NIODeadline.now()
             let from = envelope.remoteAddress
+            let key = state.clients[from]?.key
             guard
-                let packet = envelope.data.withUnsafeReadableBytes({ bytes in
-                    try? Packet.decode(bytes, maxSize: WireLimits.maxDatagram)
+                let packet = envelope.data.withUnsafeReadableBytes({ bytes -> Packet? in
+                    if let key, let body = key.open(bytes, from: .client) {
+                        return try? Packet.decode(body, maxSize: WireLimits.maxDatagram)
+                    }
+                    guard let bare = try? Packet.decode(bytes, maxSize: WireLimits.maxDatagram) else { return nil }
+                    if case .hello = bare.message { return bare }
+                    return nil
                 })
             else { return }
             if case .hello(let hello) = packet.message {
@@ -99,12 +107,13 @@ final class EchoPeer: Sendable {
                 guard state.clients[from] == nil else { return } // a resent Hello: the endpoint resends Welcome
                 var endpoint = ReliableEndpoint(now: now)
                 state.welcomesSent += 1
+                let key = SessionKey.random()
                 let welcome = Welcome(
-                    peer: UInt32(state.welcomesSent), match: 1, seat: 0, tickRate: 60, resumeToken: 42)
+                    peer: UInt32(state.welcomesSent), match: 1, seat: 0, tickRate: 60, resumeToken: 42, sessionKey: key)
                 if let stamped = try? endpoint.stamp(.welcome(welcome), now: now) {
-                    Self.write(stamped, to: from, on: context.channel)
+                    Self.write(stamped, to: from, key: key, on: context.channel)
                 }
-                state.clients[from] = State.Client(endpoint: endpoint)
+                state.clients[from] = State.Client(endpoint: endpoint, key: key)
                 return
             }
             guard var client = state.clients.removeValue(forKey: from) else { return }
@@ -122,12 +131,14 @@ final class EchoPeer: Sendable {
             }
             for reply in replies {
                 if let stamped = try? client.endpoint.stamp(reply, now: now) {
-                    Self.write(stamped, to: from, on: context.channel)
+                    Self.write(stamped, to: from, key: client.key, on: context.channel)
                 }
             }
             // Acknowledge at once, as the client session does, so round trips are not inflated by the timer.
             if client.endpoint.owesAck {
-                _ = client.endpoint.poll(now: now) { Self.write($0, to: from, on: context.channel) }
+                _ = client.endpoint.poll(now: now) { [key = client.key] in
+                    Self.write($0, to: from, key: key, on: context.channel)
+                }
             }
             state.clients[from] = client
         }
@@ -136,13 +147,21 @@ final class EchoPeer: Sendable {
             guard !state.muted else { return }
             for address in Array(state.clients.keys) {
                 guard var client = state.clients[address], client.endpoint.nextDeadline <= now else { continue }
-                _ = client.endpoint.poll(now: now) { write($0, to: address, on: channel) }
+                _ = client.endpoint.poll(now: now) { [key = client.key] in write($0, to: address, key: key, on: channel)
+                }
                 state.clients[address] = client
             }
         }
 
-        static func write(_ packet: Packet, to address: SocketAddress, on channel: any Channel) {
-            guard let bytes = try? packet.encoded() else { return }
+        static func write(
+            _ packet: Packet, to address: SocketAddress, key: SessionKey? = nil, on channel: any Channel
+        ) {
+            guard var bytes = try? packet.encoded() else { return }
+            if let key {
+                bytes += withUnsafeBytes(of: bytes.withUnsafeBytes { key.mac($0, from: .server) }.bigEndian) {
+                    Array($0)
+                }
+            }
             channel.writeAndFlush(
                 AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)), promise: nil)
         }
