@@ -13,6 +13,9 @@ final class ServerLoop {
     /// The UDP socket, while it is open.
     var datagrams: DatagramListener?
     private var streams: [UInt64: any Channel] = [:]
+    /// Connections open over the TCP and HTTP listeners, in all and per host (bounded by the caps).
+    private(set) var openConnections = 0
+    private var connectionsByHost: [SourceHost: Int] = [:]
     private var nextStream: UInt64 = 1
     private var tickStart = NIODeadline.now()
     private var tickCount: Int64 = 0
@@ -36,8 +39,42 @@ final class ServerLoop {
         let id = nextStream
         nextStream &+= 1
         streams[id] = channel
-        return .stream(id)
+        let connection = ConnectionID.stream(id)
+        core.streamOpened(connection, from: channel.remoteAddress.flatMap(DatagramAddress.init))
+        return connection
     }
+
+    // MARK: Connection caps
+
+    /// A connection was accepted: admits it under the caps (and guards it) or counts and throws why not.
+    func admit(_ channel: any Channel) throws {
+        let limits = core.configuration.connections
+        let host = channel.remoteAddress.flatMap(DatagramAddress.init).map(SourceHost.init)
+        guard openConnections < limits.maxConnections else {
+            core.connectionRefused(.tooManyConnections)
+            throw ConnectionRefused(reason: .tooManyConnections)
+        }
+        if let host {
+            guard connectionsByHost[host, default: 0] < limits.maxConnectionsPerHost else {
+                core.connectionRefused(.hostConnectionsFull)
+                throw ConnectionRefused(reason: .hostConnectionsFull)
+            }
+            connectionsByHost[host, default: 0] += 1
+        }
+        openConnections += 1
+        try channel.pipeline.syncOperations.addHandler(
+            ConnectionGuard(server: NIOLoopBound(self, eventLoop: loop), limits: limits), position: .first)
+        channel.closeFuture.hop(to: loop).assumeIsolated().whenComplete { [self] _ in release(host) }
+    }
+
+    private func release(_ host: SourceHost?) {
+        openConnections -= 1
+        guard let host, let count = connectionsByHost[host] else { return }
+        connectionsByHost[host] = count > 1 ? count - 1 : nil
+    }
+
+    /// The listener backed off after `accept` failed (out of descriptors, most often).
+    func acceptBackedOff() { core.connectionRefused(.acceptBackoff) }
 
     func unregister(_ connection: ConnectionID) {
         guard case .stream(let id) = connection, streams.removeValue(forKey: id) != nil else { return }

@@ -1,0 +1,97 @@
+/// Packets per key over the last second, estimated in fixed memory: a count-min sketch with a sliding window.
+///
+/// A table of token buckets keyed by sender has to refuse or evict someone once it is full, and a flood of spoofed
+/// sources fills it (70,000 one-byte datagrams locked out 14 of 16 new players). A count-min sketch (Cormode and
+/// Muthukrishnan, 2005) keeps no key at all: each key adds one to one counter in each of ``depth`` rows, and its count
+/// is the smallest of those counters. Counts are never under-estimated, so a flooder is always caught; they are
+/// over-estimated by at most the traffic that shares all of a key's counters, which a flood of N sources spread over
+/// ``width`` counters keeps near N / width — 70,000 sources over 32,768 counters add about 2 to an honest key, far
+/// below any limit. Conservative update (only the smallest counters grow) keeps that error smaller still.
+///
+/// Counts live in two one-second windows; the rate is the current window's count plus the previous window's, weighted
+/// by how much of it still lies within the last second (a sliding-window counter). Keys are hashed with a secret
+/// chosen at start, so a sender cannot pick keys that collide with a victim's counters.
+package struct RateSketch: Sendable {
+    /// Rows of counters; each key has one counter per row.
+    package static let depth = 4
+
+    /// Counters per row, a power of two no larger than 2¹⁶ (each row takes 16 bits of one 64-bit hash).
+    package let width: Int
+    private var current: [UInt32]
+    private var previous: [UInt32]
+    private var windowStart: UInt64 = 0
+    private let key0: UInt64
+    private let key1: UInt64
+
+    /// The window length, in nanoseconds.
+    package static let window: UInt64 = 1_000_000_000
+
+    /// A sketch of `width` counters per row; `key0` and `key1` are its hash secret.
+    package init(width: Int, key0: UInt64, key1: UInt64) {
+        precondition(width > 0 && width <= 1 << 16 && width & (width - 1) == 0, "width must be a power of two ≤ 65536")
+        self.width = width
+        current = [UInt32](repeating: 0, count: Self.depth * width)
+        previous = current
+        self.key0 = key0
+        self.key1 = key1
+    }
+
+    /// A sketch with a fresh random secret.
+    package init(width: Int) {
+        var generator = SystemRandomNumberGenerator()
+        self.init(width: width, key0: generator.next(), key1: generator.next())
+    }
+
+    /// Bytes of counters the sketch holds, whatever the number of keys.
+    package var memoryBytes: Int { 2 * Self.depth * width * MemoryLayout<UInt32>.size }
+
+    /// The hash of a key of up to three words, under this sketch's secret.
+    package func hash(_ a: UInt64, _ b: UInt64, _ c: UInt64) -> UInt64 {
+        Self.mix(Self.mix(Self.mix(a ^ key0) ^ b ^ key1) ^ c)
+    }
+
+    /// Counts one event for the key whose ``hash(_:_:_:)`` is `hash` at `now` (nanoseconds) and returns its
+    /// estimated events over the last second, this one included.
+    package mutating func add(_ hash: UInt64, now: UInt64) -> Double {
+        advance(to: now)
+        let mask = UInt64(width - 1)
+        var smallest = UInt32.max
+        var before = UInt32.max
+        for row in 0..<Self.depth {
+            let slot = row * width + Int(truncatingIfNeeded: (hash >> UInt64(16 * row)) & mask)
+            smallest = min(smallest, current[slot])
+            before = min(before, previous[slot])
+        }
+        let count = smallest == .max ? smallest : smallest + 1
+        for row in 0..<Self.depth {
+            let slot = row * width + Int(truncatingIfNeeded: (hash >> UInt64(16 * row)) & mask)
+            if current[slot] < count { current[slot] = count }
+        }
+        let elapsed = Double(now &- windowStart) / Double(Self.window)
+        return Double(count) + Double(before) * max(0, 1 - elapsed)
+    }
+
+    /// Starts a new window when the current one is over; both are cleared after a silent second.
+    private mutating func advance(to now: UInt64) {
+        guard now &- windowStart >= Self.window else { return }
+        if now &- windowStart >= 2 * Self.window {
+            for index in previous.indices { previous[index] = 0 }
+            windowStart = now
+        } else {
+            swap(&current, &previous)
+            windowStart &+= Self.window
+        }
+        for index in current.indices { current[index] = 0 }
+    }
+
+    /// MurmurHash3's 64-bit finaliser: every input bit reaches every output bit.
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var x = value
+        x ^= x >> 33
+        x &*= 0xFF51_AFD7_ED55_8CCD
+        x ^= x >> 33
+        x &*= 0xC4CE_B93F_E53E_C94F
+        x ^= x >> 33
+        return x
+    }
+}
