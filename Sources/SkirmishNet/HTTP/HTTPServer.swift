@@ -63,7 +63,7 @@ public struct HTTPServer: Sendable {
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        AcceptBackoff.handler { error in onAcceptBackoff?(error) })
+                        AcceptBackoff { error in onAcceptBackoff?(error) })
                 }
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)

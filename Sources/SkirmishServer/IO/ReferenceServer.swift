@@ -109,7 +109,7 @@ public final class ReferenceServer: Sendable {
                         .serverChannelInitializer { channel in
                             channel.eventLoop.makeCompletedFuture {
                                 try channel.pipeline.syncOperations.addHandler(
-                                    AcceptBackoff.handler { _ in state.value.acceptBackedOff() })
+                                    AcceptBackoff { _ in state.value.acceptBackedOff() })
                             }
                         }
                         .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
