@@ -110,8 +110,10 @@ extension ServerConfiguration {
     public struct ConnectionLimits: Sendable, Hashable {
         /// Connections open at once over the TCP and HTTP listeners together; more are closed as accepted.
         public var maxConnections = 16_384
-        /// Connections one host may hold open at once.
-        public var maxConnectionsPerHost = 1_024
+        /// Connections one host may hold open at once. As many as ``maxConnections`` by default, for an in-process
+        /// server whose clients are the tool's own bots on 127.0.0.1; ``standard`` (what `skirmish serve` applies)
+        /// holds one host to 1,024.
+        public var maxConnectionsPerHost = 16_384
         /// A connection that sends nothing for this long is closed (a half-open or abandoned one).
         public var idleTimeout: TimeAmount = .seconds(30)
         /// A started frame (or an HTTP request head) must be complete within this long, or the connection closes:
@@ -119,5 +121,12 @@ extension ServerConfiguration {
         public var frameTimeout: TimeAmount = .seconds(10)
 
         public init() {}
+
+        /// The caps `skirmish serve` applies: no host holds more than 1,024 connections.
+        public static let standard: ConnectionLimits = {
+            var limits = ConnectionLimits()
+            limits.maxConnectionsPerHost = 1_024
+            return limits
+        }()
     }
 }

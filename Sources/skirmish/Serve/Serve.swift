@@ -103,6 +103,9 @@ struct Serve: AsyncParsableCommand {
         configuration.seed = seed
         configuration.hostLimits = hostLimits.limits
         configuration.connections = connectionLimits.limits
+        if hostLimits.noHostLimits {
+            configuration.connections.maxConnectionsPerHost = configuration.connections.maxConnections
+        }
         Console.note(OpenFileLimit.raiseToHard())
         let runID = RunID.make(script: "serve", at: Date())
         configuration.metricLabels = ["run": runID, "shard": Shard.whole.description]
@@ -132,7 +135,11 @@ struct Serve: AsyncParsableCommand {
 
 /// `serve`'s limits per source host and prefix (``ServerConfiguration/HostLimits``).
 struct HostLimitOptions: ParsableArguments {
-    @Flag(help: "Turn off every limit per host and prefix (for load tests whose bots share one machine).")
+    @Flag(
+        help: """
+            Turn off every limit per host and prefix, the cap on connections per host included (for load tests \
+            whose bots share one machine).
+            """)
     var noHostLimits = false
 
     @Option(help: "Leading bits of an IPv4 address that make its prefix (0–32).")
@@ -196,8 +203,8 @@ struct ConnectionLimitOptions: ParsableArguments {
     @Option(help: "Most TCP, WebSocket and HTTP connections open at once; more are closed as accepted.")
     var maxConnections = ServerConfiguration.ConnectionLimits().maxConnections
 
-    @Option(help: "Most connections one host may hold open at once.")
-    var maxConnectionsPerHost = ServerConfiguration.ConnectionLimits().maxConnectionsPerHost
+    @Option(help: "Most connections one host may hold open at once (lifted by --no-host-limits).")
+    var maxConnectionsPerHost = ServerConfiguration.ConnectionLimits.standard.maxConnectionsPerHost
 
     @Option(help: "Seconds a connection may send nothing before it is closed (half-open connections).")
     var idleTimeout = Int(ServerConfiguration.ConnectionLimits().idleTimeout.nanoseconds / 1_000_000_000)
