@@ -5,8 +5,8 @@ import Testing
     import Glibc
 #endif
 
-/// `skirmish serve` at its open-file limit, in a child process whose limit `prlimit` lowered (issue 19, item 4).
-@Suite(.serialized) struct OpenFileLimitTests {
+/// `skirmish serve` at its open-file limit and under half-sent frames, in a child process (issue 19, item 4).
+@Suite(.serialized) struct ServeLimitTests {
     /// Runs `body` on a thread of its own: it blocks (sockets, a child process), and the cooperative pool must not.
     static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
@@ -43,6 +43,33 @@ import Testing
             }
             return fd
         }
+    }
+
+    /// Resident memory of `pid`, in bytes, from `/proc/<pid>/status`.
+    static func residentBytes(_ pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])) * 1_024
+    }
+
+    /// Sends `bytes` on each descriptor (non-blocking: what the socket buffer takes), then waits until the server has
+    /// closed every one of them or `limit` passes; returns how many it closed.
+    static func sendAndAwaitClose(_ fds: [Int32], bytes: [UInt8], limit: Duration) -> Int {
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        var open = Set(fds)
+        let deadline = ContinuousClock.now + limit
+        var byte: UInt8 = 0
+        while !open.isEmpty, ContinuousClock.now < deadline {
+            for fd in open {
+                let got = recv(fd, &byte, 1, 0)
+                if got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { open.remove(fd) }
+            }
+            if !open.isEmpty { usleep(100_000) } // a poll interval on a thread of its own, not a synchronisation
+        }
+        return fds.count - open.count
     }
 
     /// `GET /metrics` with curl, at most 5 s; the body, or `nil` when it did not answer.
@@ -107,6 +134,39 @@ import Testing
         let count = backoffs.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
         #expect(count > 0, "accept back-offs are counted")
 
+        serve.signal(SIGTERM)
+        #expect(try await serve.wait(limit: .seconds(30)) == 0, "\(serve.stderr)")
+    }
+
+    @Test func twoThousandHalfSentFramesAreClosedAndTheirMemoryReturned() async throws {
+        let directory = try SkirmishProcess.temporaryDirectory("serve-halfsent")
+        let serve = try SkirmishProcess(
+            [
+                "serve", "--udp", "127.0.0.1:0", "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0",
+                "--max-connections-per-host", "4000", "--frame-timeout", "1",
+            ], logs: directory)
+        let listening = try await SkirmishProcess.waitUntil(limit: .seconds(30)) {
+            serve.stdout.contains("listening http://")
+        }
+        try #require(listening, "\(serve.stderr)")
+        let tcp = try Self.port("listening tcp://", in: serve.stdout)
+        let pid = serve.process.processIdentifier
+        let before = try Self.residentBytes(pid)
+        // Each announces a 64 KiB frame and sends half of it, then nothing.
+        let halfFrame: [UInt8] = [0, 1, 0, 0] + [UInt8](repeating: 0x53, count: 32 << 10)
+        let closed = try await Self.offPool {
+            Self.sendAndAwaitClose(Self.flood(port: tcp, count: 2_000), bytes: halfFrame, limit: .seconds(120))
+        }
+        #expect(closed == 2_000, "every half-sent frame's connection is closed by the frame timeout")
+        // The memory the 2,000 buffers held (about 140 MB before the fix, kept for good) goes back to the system
+        // within a few seconds of the last close.
+        var after = try Self.residentBytes(pid)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while after > before + (32 << 20), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            after = try Self.residentBytes(pid)
+        }
+        #expect(after <= before + (32 << 20), "resident \(before >> 20) MB before, \(after >> 20) MB after")
         serve.signal(SIGTERM)
         #expect(try await serve.wait(limit: .seconds(30)) == 0, "\(serve.stderr)")
     }
