@@ -107,6 +107,36 @@ import Testing
         #expect(harness.core.stats.rejections(.unknownPeer) == 402)
     }
 
+    @Test func fortyHostsOfOnePrefixShareItsPacketLimit() throws {
+        var harness = Self.harness { $0.hostLimits.packetsPerPrefix = 400 }
+        // 40 hosts of 127.0.6.0/24, 50 packets each, in one instant: no host is near its own 4,000.
+        for round in 0..<50 {
+            for host in 1...40 {
+                harness.send(
+                    Self.ping(UInt32(round + 1)), from: Self.address(Self.loopback(0, 6, UInt32(host)), port: 1))
+            }
+        }
+        let stats = harness.core.stats
+        #expect(stats.rejections(.hostRateLimited) == 0)
+        #expect(stats.rejections(.prefixRateLimited) == 2_000 - 400)
+        // The next /24 is another prefix.
+        harness.send(Self.ping(1), from: Self.address(Self.loopback(0, 7, 1), port: 1))
+        #expect(harness.core.stats.rejections(.unknownPeer) == 401)
+    }
+
+    @Test func handshakesPerPrefixAreRateLimited() throws {
+        var harness = Self.harness()
+        var welcomed = 0
+        for host in 1...100 where (try? harness.join(Self.address(Self.loopback(0, 8, UInt32(host)), port: 1))) != nil {
+            welcomed += 1
+        }
+        #expect(welcomed == 80, "the standard 80 handshakes a second per prefix, from 100 hosts under their own 20")
+        #expect(harness.core.stats.rejections(.handshakeRateLimited) == 20)
+        // A second later the prefix is heard again.
+        harness.now = harness.now + .seconds(2)
+        #expect((try? harness.join(Self.address(Self.loopback(0, 8, 200), port: 1))) != nil)
+    }
+
     @Test func seventyThousandSpoofedOneByteSourcesDoNotStopSixteenNewPlayers() throws {
         var harness = Self.harness()
         var random = SeededRandom(seed: 19)
