@@ -29,10 +29,8 @@ public final class WebSocketPacketCodec: ChannelDuplexHandler {
         let frame = unwrapInboundIn(data)
         guard !closing else { return }
         if !isClient, frame.maskKey == nil { return refuse(.unmasked, code: .protocolError, context: context) }
-        if !frame.opcode.isControlOpcode {
-            // Every whole data frame is progress; the head of a server pipeline times frames that stop half-way.
-            context.triggerUserOutboundEvent(StreamProgress(pending: false), promise: nil)
-        }
+        // Every whole frame is progress; the head of a server pipeline times frames that stop half-way.
+        context.triggerUserOutboundEvent(StreamProgress(pending: false), promise: nil)
         switch frame.opcode {
         case .binary:
             guard message == nil else { return refuse(.badFragment, code: .protocolError, context: context) }
