@@ -30,8 +30,9 @@ package struct RateSketch: Sendable {
     package init(width: Int, key0: UInt64, key1: UInt64) {
         precondition(width > 0 && width <= 1 << 16 && width & (width - 1) == 0, "width must be a power of two ≤ 65536")
         self.width = width
+        // Two separate buffers: sharing one would copy it on the first packet.
         current = [UInt32](repeating: 0, count: Self.depth * width)
-        previous = current
+        previous = [UInt32](repeating: 0, count: Self.depth * width)
         self.key0 = key0
         self.key1 = key1
     }
