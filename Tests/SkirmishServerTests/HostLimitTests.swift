@@ -14,21 +14,27 @@ import Testing
         var sketch = RateSketch(width: 1 << 10, key0: 1, key1: 2)
         let key = sketch.hash(7, 0, 0)
         let start = 10 * second
-        let counts = (0..<50).map { _ in sketch.add(key, now: start) }
-        #expect(counts == (1...50).map(Double.init), "exact for a lone key")
+        let admitted = (0..<80).filter { _ in sketch.admit(key, limit: 50, now: start) }.count
+        #expect(admitted == 50, "exact for a lone key; refused events are not counted")
+        #expect(sketch.estimate(key, now: start) == 50)
         // Half a second into the next window, half of the previous window still counts.
-        #expect(sketch.add(key, now: start + 3 * second / 2) == 1 + 25)
+        #expect(sketch.estimate(key, now: start + 3 * second / 2) == 25)
+        let oneMore = sketch.admit(key, limit: 50, now: start + 3 * second / 2)
+        #expect(oneMore)
         // After a silent two seconds nothing is left.
-        #expect(sketch.add(key, now: start + 4 * second) == 1)
+        #expect(sketch.estimate(key, now: start + 4 * second) == 0)
     }
 
     @Test func seventyThousandDistinctKeysAddAlmostNothingToAnHonestKey() {
         var sketch = RateSketch(width: SourceLimits.packetSketchWidth)
         let now = 10 * second
-        for source in 0..<70_000 { _ = sketch.add(sketch.hash(UInt64(source), 1, 0), now: now) }
-        let honest = sketch.add(sketch.hash(1 << 40, 2, 0), now: now)
-        #expect(honest >= 1)
-        #expect(honest <= 5, "the flood's over-count on a fresh key is about 70,000 / 32,768 per counter, at most")
+        var refused = 0
+        for source in 0..<70_000 where !sketch.admit(sketch.hash(UInt64(source), 1, 0), limit: 400, now: now) {
+            refused += 1
+        }
+        #expect(refused == 0, "each source sent one")
+        let honest = sketch.estimate(sketch.hash(1 << 40, 2, 0), now: now)
+        #expect(honest <= 4, "the flood's over-count on a fresh key is about 70,000 / 32,768 per counter, at most")
         #expect(sketch.memoryBytes == 1 << 20, "fixed, whatever the number of keys")
     }
 }

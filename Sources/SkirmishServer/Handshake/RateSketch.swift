@@ -9,8 +9,9 @@
 /// below any limit. Conservative update (only the smallest counters grow) keeps that error smaller still.
 ///
 /// Counts live in two one-second windows; the rate is the current window's count plus the previous window's, weighted
-/// by how much of it still lies within the last second (a sliding-window counter). Keys are hashed with a secret
-/// chosen at start, so a sender cannot pick keys that collide with a victim's counters.
+/// by how much of it still lies within the last second (a sliding-window counter). Only admitted events are counted,
+/// so a sender above its limit still gets its limit's worth through, as with a token bucket. Keys are hashed with a
+/// secret chosen at start, so a sender cannot pick keys that collide with a victim's counters.
 package struct RateSketch: Sendable {
     /// Rows of counters; each key has one counter per row.
     package static let depth = 4
@@ -51,9 +52,8 @@ package struct RateSketch: Sendable {
         Self.mix(Self.mix(Self.mix(a ^ key0) ^ b ^ key1) ^ c)
     }
 
-    /// Counts one event for the key whose ``hash(_:_:_:)`` is `hash` at `now` (nanoseconds) and returns its
-    /// estimated events over the last second, this one included.
-    package mutating func add(_ hash: UInt64, now: UInt64) -> Double {
+    /// The events counted for the key whose ``hash(_:_:_:)`` is `hash` over the second before `now` (nanoseconds).
+    package mutating func estimate(_ hash: UInt64, now: UInt64) -> Double {
         advance(to: now)
         let mask = UInt64(width - 1)
         var smallest = UInt32.max
@@ -63,13 +63,30 @@ package struct RateSketch: Sendable {
             smallest = min(smallest, current[slot])
             before = min(before, previous[slot])
         }
-        let count = smallest == .max ? smallest : smallest + 1
+        let elapsed = Double(now &- windowStart) / Double(Self.window)
+        return Double(smallest) + Double(before) * max(0, 1 - elapsed)
+    }
+
+    /// Counts one event for the key whose ``hash(_:_:_:)`` is `hash`, in the window ``estimate(_:now:)`` last
+    /// advanced to. Conservative update: only the key's smallest counters grow.
+    package mutating func record(_ hash: UInt64) {
+        let mask = UInt64(width - 1)
+        var smallest = UInt32.max
+        for row in 0..<Self.depth {
+            smallest = min(smallest, current[row * width + Int(truncatingIfNeeded: (hash >> UInt64(16 * row)) & mask)])
+        }
+        guard smallest < .max else { return }
         for row in 0..<Self.depth {
             let slot = row * width + Int(truncatingIfNeeded: (hash >> UInt64(16 * row)) & mask)
-            if current[slot] < count { current[slot] = count }
+            if current[slot] <= smallest { current[slot] = smallest + 1 }
         }
-        let elapsed = Double(now &- windowStart) / Double(Self.window)
-        return Double(count) + Double(before) * max(0, 1 - elapsed)
+    }
+
+    /// Whether one more event for `hash` at `now` stays within `limit` over the last second; counts it if so.
+    package mutating func admit(_ hash: UInt64, limit: Double, now: UInt64) -> Bool {
+        guard estimate(hash, now: now) + 1 <= limit else { return false }
+        record(hash)
+        return true
     }
 
     /// Starts a new window when the current one is over; both are cleared after a silent second.

@@ -50,7 +50,10 @@ package struct SourceLimits: Sendable {
 
     // MARK: Rates
 
-    /// Counts one packet from `connection` at `now` (nanoseconds); the reason it is refused, or `nil`.
+    /// Counts one packet from `connection` at `now` (nanoseconds) unless a limit refuses it: the reason, or `nil`.
+    ///
+    /// A packet is counted against its sender, host and prefix only when all three admit it, so a refused packet
+    /// uses up nothing.
     package mutating func admitPacket(from connection: ConnectionID, now: UInt64) -> Rejection? {
         let sender: UInt64
         switch connection {
@@ -62,39 +65,38 @@ package struct SourceLimits: Sendable {
         case .stream(let id):
             sender = packets.hash(id, 0, Kind.sender.rawValue << 56 | 1 << 32)
         }
-        var refusal: Rejection? = packets.add(sender, now: now) > packetRate ? .rateLimited : nil
+        guard packets.estimate(sender, now: now) + 1 <= packetRate else { return .rateLimited }
         guard limits.packetsPerHost != nil || limits.packetsPerPrefix != nil, let host = host(of: connection) else {
-            return refusal
+            packets.record(sender)
+            return nil
         }
-        if let rate = limits.packetsPerHost,
-            packets.add(host.sketchHash(packets, kind: Kind.host.rawValue), now: now) > rate
-        {
-            refusal = refusal ?? .hostRateLimited
+        let hostKey = host.sketchHash(packets, kind: Kind.host.rawValue)
+        if let rate = limits.packetsPerHost, packets.estimate(hostKey, now: now) + 1 > rate { return .hostRateLimited }
+        let prefixKey = prefix(of: host).sketchHash(packets, kind: Kind.prefix.rawValue)
+        if let rate = limits.packetsPerPrefix, packets.estimate(prefixKey, now: now) + 1 > rate {
+            return .prefixRateLimited
         }
-        if let rate = limits.packetsPerPrefix,
-            packets.add(prefix(of: host).sketchHash(packets, kind: Kind.prefix.rawValue), now: now) > rate
-        {
-            refusal = refusal ?? .prefixRateLimited
-        }
-        return refusal
+        packets.record(sender)
+        if limits.packetsPerHost != nil { packets.record(hostKey) }
+        if limits.packetsPerPrefix != nil { packets.record(prefixKey) }
+        return nil
     }
 
-    /// Counts one verified handshake from `connection`; the reason it is refused, or `nil`.
+    /// Counts one verified handshake from `connection` unless a limit refuses it: the reason, or `nil`.
     package mutating func admitHandshake(from connection: ConnectionID, now: UInt64) -> Rejection? {
         guard limits.handshakesPerHost != nil || limits.handshakesPerPrefix != nil, let host = host(of: connection)
         else { return nil }
-        var refusal: Rejection?
-        if let rate = limits.handshakesPerHost,
-            handshakes.add(host.sketchHash(handshakes, kind: Kind.host.rawValue), now: now) > rate
-        {
-            refusal = .handshakeRateLimited
+        let hostKey = host.sketchHash(handshakes, kind: Kind.host.rawValue)
+        let prefixKey = prefix(of: host).sketchHash(handshakes, kind: Kind.prefix.rawValue)
+        if let rate = limits.handshakesPerHost, handshakes.estimate(hostKey, now: now) + 1 > rate {
+            return .handshakeRateLimited
         }
-        if let rate = limits.handshakesPerPrefix,
-            handshakes.add(prefix(of: host).sketchHash(handshakes, kind: Kind.prefix.rawValue), now: now) > rate
-        {
-            refusal = .handshakeRateLimited
+        if let rate = limits.handshakesPerPrefix, handshakes.estimate(prefixKey, now: now) + 1 > rate {
+            return .handshakeRateLimited
         }
-        return refusal
+        if limits.handshakesPerHost != nil { handshakes.record(hostKey) }
+        if limits.handshakesPerPrefix != nil { handshakes.record(prefixKey) }
+        return nil
     }
 
     // MARK: Sessions
