@@ -160,6 +160,20 @@ import Testing
         await fixture.stop()
     }
 
+    @Test func aFragmentedMessageAboveTheLimitIsClosedWith1009() async throws {
+        let fixture = try await ServerFixture.start()
+        let stream = try await Self.webSocket(fixture)
+        // 40,000 + 30,000 bytes: each frame is within the limit, the message is not.
+        try await stream.write(
+            RawStream.webSocketFrame(opcode: 0x2, fin: false, payload: [UInt8](repeating: 1, count: 40_000))
+                + RawStream.webSocketFrame(opcode: 0x0, payload: [UInt8](repeating: 2, count: 30_000)))
+        let reply = try await stream.readUntilClosed(within: .seconds(20))
+        #expect(reply == Self.closeFrame(1009))
+        let stats = try await fixture.stats()
+        await fixture.stop()
+        #expect(stats.rejections(.oversizeFrame) == 1)
+    }
+
     @Test func manySocketsOnOneAddressAreLimitedTogether() async throws {
         let rate = 200.0
         let fixture = try await ServerFixture.start { $0.hostLimits.packetsPerHost = rate }

@@ -78,13 +78,14 @@ public final class WebSocketPacketCodec: ChannelDuplexHandler {
     private func refuse(_ error: FrameError, code: WebSocketErrorCode, context: ChannelHandlerContext) {
         closing = true
         message = nil
-        context.fireErrorCaught(error)
         var data = context.channel.allocator.buffer(capacity: 2)
         data.write(webSocketErrorCode: code)
         var frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
         if isClient { frame.maskKey = .random() }
         let channel = context.channel
+        // Written before the error is reported: a handler that closes on it must not close before the close frame.
         context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
+        context.fireErrorCaught(error)
     }
 
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
