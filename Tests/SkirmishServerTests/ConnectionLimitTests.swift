@@ -54,6 +54,24 @@ import Testing
         #expect(stats.bytesReceived >= UInt64(sent.count))
     }
 
+    /// After a large frame the decoder copies what follows into a small buffer: the next frame, split across
+    /// writes, still arrives whole and in order.
+    @Test func aFrameAfterALargeOneArrivesWhole() async throws {
+        let fixture = try await ServerFixture.start()
+        let stream = try await RawStream.connect(
+            port: try #require(fixture.server.addresses.tcp?.port), group: fixture.group)
+        let large = [0, 0, 0xEA, 0x60] + [UInt8](repeating: 0x47, count: 60_000) // a whole frame that is not a packet
+        let hello = RawStream.frame(Self.hello)
+        try await stream.write(large + hello[..<7])
+        try await stream.write(Array(hello[7...]))
+        _ = try await stream.read(within: .seconds(20), until: Self.holdsWelcome)
+        let stats = try await fixture.stats()
+        await stream.close()
+        await fixture.stop()
+        #expect(stats.rejections(.badMagic) == 1, "the large frame is counted and skipped, the stream stays in step")
+        #expect(stats.sessionsOpened == 1)
+    }
+
     @Test(arguments: [(total: 3, perHost: 100), (total: 100, perHost: 3)])
     func connectionsBeyondTheCapAreRefusedWhileExistingOnesKeepWorking(total: Int, perHost: Int) async throws {
         let fixture = try await ServerFixture.start {
