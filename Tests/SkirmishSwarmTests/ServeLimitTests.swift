@@ -91,6 +91,25 @@ import Testing
         return try #require(Int(found.split(separator: ":").last ?? ""))
     }
 
+    @Test func serveRaisesItsOpenFileLimitToTheHardLimitAndSaysSo() async throws {
+        let directory = try SkirmishProcess.temporaryDirectory("serve-raise")
+        let serve = try SkirmishProcess(
+            [
+                "--nofile=64:512", try SkirmishProcess.executable().path, "serve", "--udp", "127.0.0.1:0", "--tcp",
+                "127.0.0.1:0", "--http", "127.0.0.1:0",
+            ], logs: directory, executable: "/usr/bin/prlimit")
+        let listening = try await SkirmishProcess.waitUntil(limit: .seconds(30)) {
+            serve.stdout.contains("listening http://")
+        }
+        try #require(listening, "\(serve.stderr)")
+        #expect(serve.stderr.contains("raised the open-file limit from 64 to the hard limit 512"), "\(serve.stderr)")
+        let limits = try String(contentsOfFile: "/proc/\(serve.process.processIdentifier)/limits", encoding: .utf8)
+        let files = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        #expect(files.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2) == ["512", "512"])
+        serve.signal(SIGTERM)
+        #expect(try await serve.wait(limit: .seconds(30)) == 0, "\(serve.stderr)")
+    }
+
     @Test func atTheOpenFileLimitTheServerBacksOffAndMetricsStillAnswerAfterTheFlood() async throws {
         let directory = try SkirmishProcess.temporaryDirectory("serve-nofile")
         let serve = try SkirmishProcess(
