@@ -22,7 +22,7 @@ TEST_DEPS    += iproute2 curl
 # hybrid cgroups of a CI container, crun does not); binutils strips the binary the image carries.
 TEST_DEPS    += buildah podman runc binutils
 
-.PHONY: run test deps test-deps build fuzz fuzz-wire fuzz-script fuzz-short bench lint clean
+.PHONY: run test test-under-load deps test-deps build fuzz fuzz-wire fuzz-script fuzz-short bench lint clean
 
 ## run: build in release mode and run the quickstart swarm (about 30 s) against the embedded server, print the summary
 run: deps
@@ -35,6 +35,11 @@ test: deps test-deps
 	$(SWIFT) test --skip-build --disable-xctest
 	$(SWIFT) format lint --strict --configuration .ci/swift-format.json --recursive Sources Tests Package.swift
 	$(MAKE) fuzz-short
+
+## test-under-load: the test suite three times in a row while one core spins and memory is held (a busy CI runner)
+test-under-load: deps test-deps
+	$(SWIFT) build --build-tests
+	RUNS=$${RUNS:-3} .ci/under-load $(SWIFT) test --skip-build --disable-xctest
 
 ## deps: install the Debian packages the build needs, only when one is missing
 deps:

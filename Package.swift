@@ -18,6 +18,8 @@ let package = Package(
         // What a program needs to run swarms with behaviours of its own (DocC: "Writing a behaviour"): the runtime
         // and its scripts, the `Target` it connects to, the metrics it reports and the in-process reference server.
         .library(name: "SkirmishSwarm", targets: ["SkirmishSwarm"]),
+        // Swarm scripts alone: the model and the YAML loader with its located errors (also what the fuzzer links).
+        .library(name: "SkirmishScript", targets: ["SkirmishScript"]),
         .library(name: "SkirmishNet", targets: ["SkirmishNet"]),
         .library(name: "SkirmishTelemetry", targets: ["SkirmishTelemetry"]),
         .library(name: "SkirmishServer", targets: ["SkirmishServer"]),
@@ -62,15 +64,27 @@ let package = Package(
             name: "SkirmishPractice",
             dependencies: [
                 "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishOpponent", "SkirmishSwarm",
+                "SkirmishScript", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The swarm-script model and its YAML loader; Sources/SkirmishScript is also the fuzz package's target.
+        .target(name: "SkirmishScript", dependencies: ["SkirmishWire", .product(name: "Yams", package: "Yams")]),
+        .target(
+            name: "SkirmishSwarm",
+            dependencies: [
+                "SkirmishWire", "SkirmishScript", "SkirmishGames", "SkirmishNet", "SkirmishOpponent",
+                "SkirmishTelemetry",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // `skirmish ai-eval`'s method: seeded shots and matches against the reference server over emulated links,
+        // the AI's measurements (saves, intercept and prediction errors, decisions), intervals and the report.
         .target(
-            name: "SkirmishSwarm",
+            name: "SkirmishEvaluation",
             dependencies: [
-                "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishOpponent", "SkirmishTelemetry",
-                .product(name: "Yams", package: "Yams"),
+                "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishOpponent", "SkirmishSwarm",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -84,9 +98,11 @@ let package = Package(
                 "SkirmishNet",
                 "SkirmishServer",
                 "SkirmishSwarm",
+                "SkirmishScript",
                 "SkirmishTelemetry",
                 "SkirmishOpponent",
                 "SkirmishPractice",
+                "SkirmishEvaluation",
                 "CAllocCounter",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -100,11 +116,15 @@ let package = Package(
             name: "SkirmishServerTests",
             dependencies: ["SkirmishServer", "SkirmishWire", "SkirmishGames", "SkirmishNet"]),
         .testTarget(name: "SkirmishNetTests", dependencies: ["SkirmishNet", "SkirmishWire"]),
+        .testTarget(name: "SkirmishScriptTests", dependencies: ["SkirmishScript", "SkirmishWire"]),
+        .testTarget(
+            name: "SkirmishEvaluationTests",
+            dependencies: ["SkirmishEvaluation", "SkirmishGames", "SkirmishOpponent", "SkirmishWire"]),
         .testTarget(
             name: "SkirmishSwarmTests",
             dependencies: [
-                "SkirmishSwarm", "SkirmishWire", "SkirmishServer", "SkirmishNet", "SkirmishTelemetry",
-                "SkirmishOpponent", "SkirmishGames",
+                "SkirmishSwarm", "SkirmishScript", "SkirmishWire", "SkirmishServer", "SkirmishNet",
+                "SkirmishTelemetry", "SkirmishOpponent", "SkirmishGames",
             ]
         ),
         // A user's own package in miniature: a custom behaviour written against the public API only (no `@testable`,
@@ -112,8 +132,8 @@ let package = Package(
         .testTarget(
             name: "SkirmishBehaviorAPITests",
             dependencies: [
-                "SkirmishSwarm", "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishTelemetry",
-                .product(name: "NIOCore", package: "swift-nio"),
+                "SkirmishSwarm", "SkirmishScript", "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer",
+                "SkirmishTelemetry", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             packageAccess: false

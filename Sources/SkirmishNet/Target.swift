@@ -1,9 +1,4 @@
-/// The transports a client can reach a server by.
-public enum Transport: String, Sendable, Hashable, CaseIterable {
-    case udp
-    case tcp
-    case webSocket = "ws"
-}
+import SkirmishWire
 
 /// A server address with its transport: `udp://127.0.0.1:4000`, `tcp://host:4001`, `ws://host:8080/ws`.
 public struct Target: Sendable, Hashable, CustomStringConvertible {

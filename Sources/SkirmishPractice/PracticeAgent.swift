@@ -1,4 +1,5 @@
 import NIOCore
+import SkirmishScript
 import SkirmishSwarm
 import SkirmishWire
 import Synchronization

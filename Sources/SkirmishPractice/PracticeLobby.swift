@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import SkirmishNet
 import SkirmishOpponent
+import SkirmishScript
 import SkirmishServer
 import SkirmishSwarm
 import SkirmishWire

@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import SkirmishNet
 import SkirmishOpponent
+import SkirmishScript
 import SkirmishSwarm
 import SkirmishWire
 
@@ -23,7 +24,7 @@ public enum PracticeOpponent {
     ) async throws -> OpponentSeat {
         let persona = Persona(
             name: "ai-\(difficulty.rawValue)", game: .puck, behavior: .ai, inputRate: 60,
-            difficulty: SkirmishSwarm.Difficulty(rawValue: difficulty.rawValue))
+            difficulty: SkirmishScript.Difficulty(rawValue: difficulty.rawValue))
         var configuration = AgentRunner.Configuration(target: target, persona: persona)
         configuration.match = match
         configuration.pingInterval = .milliseconds(200)

@@ -17,12 +17,13 @@ struct Skirmish: AsyncParsableCommand {
               skirmish practice                     play Puck against the AI in a browser
               skirmish ai-eval --quick              how well the AI plays across latency
               skirmish soak bots/soak.yaml          a nightly run with health checks
+              skirmish compare base.json new.json   did a run regress against a baseline?
               skirmish bench codec                  what this machine can do
             """,
         version: Version.text,
         subcommands: [
             SwarmCommand.self, SoakCommand.self, Serve.self, PracticeCommand.self, AIEvalCommand.self,
-            ReportCommand.self, Bench.self,
+            ReportCommand.self, CompareCommand.self, Bench.self,
         ]
     )
 }

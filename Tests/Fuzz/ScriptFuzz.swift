@@ -1,9 +1,11 @@
 // libFuzzer entry point for the swarm-script loader, built by `make fuzz` through the fuzz-only package in
-// Tests/Fuzz/ScriptFuzz (the loader's sources and Yams, instrumented with -sanitize=fuzzer,address).
+// Tests/Fuzz/ScriptFuzz (the SkirmishScript module and Yams, instrumented with -sanitize=fuzzer,address).
 //
 // Oracles: any bytes either load as a script or fail with a located ScriptError — never a trap, a hang, an
 // out-of-bounds read (AddressSanitizer watches) or unbounded memory (libFuzzer's -rss_limit_mb). A script that loads
 // loads again, identically, from its own text (the loader is deterministic).
+
+import SkirmishScript
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzScript(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import SkirmishNet
+import SkirmishScript
 import SkirmishServer
 import SkirmishSwarm
 import SkirmishTelemetry

@@ -1,5 +1,6 @@
 import NIOCore
 import SkirmishGames
+import SkirmishScript
 import SkirmishSwarm
 import SkirmishWire
 

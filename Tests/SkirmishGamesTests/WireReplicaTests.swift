@@ -63,7 +63,10 @@ import Testing
         var clients: [SnapReplica] = []
         for viewer in 0..<3 {
             let ready = server.serverReady(peers: peers, names: ["a", "b", "c"], viewer: viewer)
-            guard case .serverReady(let received) = try throughTheWire(.serverReady(ready)) else { return }
+            guard case .serverReady(let received) = try throughTheWire(.serverReady(ready)) else {
+                Issue.record("the codec turned the message into another type")
+                return
+            }
             clients.append(try SnapReplica(ready: received, deal: dealt))
         }
         var results: [ReplicaCheck] = []
@@ -71,7 +74,10 @@ import Testing
             let turner = server.turn
             let card = try server.turnCard(by: turner)
             let sent = Message.cardTurned(CardTurned(peer: peers[turner], card: card, stateHash: server.stateHash))
-            guard case .cardTurned(let turned) = try throughTheWire(sent) else { return }
+            guard case .cardTurned(let turned) = try throughTheWire(sent) else {
+                Issue.record("the codec turned the message into another type")
+                return
+            }
             results += clients.indices.map { clients[$0].apply(turned) }
         }
         #expect(results.count == 180)
@@ -84,23 +90,35 @@ import Testing
         for seat in 0..<2 {
             peers[seat].propose(coinToss: UInt32(seat), suns: layouts[seat])
             let start = SunsStart(coinToss: UInt32(1 - seat), suns: layouts[1 - seat])
-            guard case .sunsStart(let received) = try throughTheWire(.sunsStart(start)) else { return }
+            guard case .sunsStart(let received) = try throughTheWire(.sunsStart(start)) else {
+                Issue.record("the codec turned the message into another type")
+                return
+            }
             peers[seat].receiveStart(received)
         }
         #expect(peers[0].layout == layouts[1] && peers[1].layout == layouts[1])
         let captures = peers[0].strike(SunsStrike(x: 0.7, y: 0.5, radius: 0.3), by: 0, at: 1.5)
         let rival = peers[1].strike(SunsStrike(x: 0.75, y: 0.45, radius: 0.2), by: 1, at: 1.5)
         for capture in captures {
-            guard case .sunsCapture(let c) = try throughTheWire(.sunsCapture(capture)) else { return }
+            guard case .sunsCapture(let c) = try throughTheWire(.sunsCapture(capture)) else {
+                Issue.record("the codec turned the message into another type")
+                return
+            }
             peers[1].receiveCapture(c, by: 0)
         }
         for capture in rival {
-            guard case .sunsCapture(let c) = try throughTheWire(.sunsCapture(capture)) else { return }
+            guard case .sunsCapture(let c) = try throughTheWire(.sunsCapture(capture)) else {
+                Issue.record("the codec turned the message into another type")
+                return
+            }
             peers[0].receiveCapture(c, by: 1)
         }
         var tallies: [SunsTally] = []
         for seat in 0..<2 {
-            guard case .sunsTally(let t) = try throughTheWire(.sunsTally(peers[seat].tally())) else { return }
+            guard case .sunsTally(let t) = try throughTheWire(.sunsTally(peers[seat].tally())) else {
+                Issue.record("the codec turned the message into another type")
+                return
+            }
             tallies.append(t)
         }
         #expect(SunsTallyComparison.agree(tallies[0], tallies[1]))

@@ -3,6 +3,7 @@ import SkirmishNet
 import SkirmishTelemetry
 import Testing
 
+@testable import SkirmishScript
 @testable import SkirmishSwarm
 
 /// The soak's health rules on made-up series: what "flat after warm-up" means, and the budgets.

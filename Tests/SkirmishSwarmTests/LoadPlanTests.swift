@@ -1,6 +1,7 @@
 import SkirmishWire
 import Testing
 
+@testable import SkirmishScript
 @testable import SkirmishSwarm
 
 @Suite struct LoadPlanTests {

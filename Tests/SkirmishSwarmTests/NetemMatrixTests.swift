@@ -12,8 +12,9 @@ import Testing
 ///
 /// The impairment is `tc netem` on both veth ends. Where the kernel has no netem qdisc (CONFIG_NET_SCH_NETEM off, as
 /// on some VM kernels), the same conditions are applied by the swarm's own link emulator on the real veth path, and
-/// the test says so. Where `ip netns` is not permitted (no root, a container without CAP_SYS_ADMIN) it is skipped
-/// with the reason. Only addresses inside the namespaces are used (10.77.0.1 and 10.77.0.2).
+/// the test says so. Each cell's line names the path that ran (`kernel netem` or `emulated`). Where `ip netns` is
+/// not permitted (no root, a container without CAP_SYS_ADMIN) neither path can run, and the test fails with the
+/// reason rather than passing untested. Only addresses inside the namespaces are used (10.77.0.1 and 10.77.0.2).
 @Suite(.serialized) struct NetemMatrixTests {
     struct Cell: CustomStringConvertible, Sendable {
         var name: String
@@ -174,7 +175,8 @@ import Testing
         let lab: Lab
         switch Self.labOrSkip {
         case .unavailable(let reason):
-            print("NetemMatrixTests: skipped — \(reason)")
+            // Neither path can run: that is a failure, not a pass (CI runs as root, where namespaces work).
+            Issue.record("NetemMatrixTests: neither netem nor the emulated path could run — \(reason)")
             return
         case .ready(let built): lab = built
         }
@@ -225,7 +227,9 @@ import Testing
             #expect([0, 99].contains(status), "\(cell): \(swarm.stderr)")
             let summary = try SkirmishProcess.summary(in: out)
             let figures = NetemFigures(summary: summary, server: metrics)
-            print("NetemMatrixTests: \(emulated ? "emulated" : "netem") \(cell): \(figures.line)")
+            print(
+                "NetemMatrixTests: path \(emulated ? "emulated (link emulator)" : "kernel netem") \(cell): \(figures.line)"
+            )
             figures.check(cell)
         }
     }

@@ -3,6 +3,7 @@ import SkirmishOpponent
 import SkirmishWire
 import Testing
 
+@testable import SkirmishScript
 @testable import SkirmishSwarm
 
 /// The scripted Puck styles against each other in lock-step matches (pure, seeded simulation over a 20 ms link): every

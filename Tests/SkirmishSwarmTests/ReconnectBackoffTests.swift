@@ -1,6 +1,7 @@
 import SkirmishWire
 import Testing
 
+@testable import SkirmishScript
 @testable import SkirmishSwarm
 
 /// The reconnect policy alone: windows that double to a cap, full jitter that spreads a crowd, reset on success.

@@ -6,6 +6,7 @@ import SkirmishTelemetry
 import SkirmishWire
 import Testing
 
+@testable import SkirmishScript
 @testable import SkirmishServer
 @testable import SkirmishSwarm
 

@@ -170,7 +170,9 @@ import Testing
     }
 
     /// Panels that must read 0 on a clean loopback run: their series exist (a flat 0, not "No data") and are 0.
-    static let zeroOnACleanRun: Set<String> = ["Desyncs by game", "Desyncs", "Exporter failures"]
+    static let zeroOnACleanRun: Set<String> = [
+        "Desyncs by game", "Desyncs", "Exporter failures", "Checks failed by check", "Checks failed",
+    ]
     /// Panels whose series must exist but may be 0 (or, on a loaded machine, not): errors, rejections, reconnects.
     static let mayBeZero: Set<String> = [
         "Errors by kind", "Errors", "Server rejections by reason", "Server rejections", "Reconnects",
@@ -178,8 +180,8 @@ import Testing
 
     /// Every panel of both dashboards after a real short run (the `skirmish` executable, its embedded server, a
     /// mixed Puck/Snap/Suns swarm) pushing to Pushgateway (scraped by Prometheus) and to InfluxDB: every query
-    /// has data over the run; the panels that should move are non-zero; desyncs and exporter failures exist and
-    /// are 0; errors, rejections and reconnects exist.
+    /// has data over the run; the panels that should move are non-zero; desyncs, failed checks and exporter failures
+    /// exist and are 0; errors, rejections and reconnects exist.
     @Test func everyPanelHasDataAfterARealRun() async throws {
         let pushgateway = try Collector(.pushgateway)
         let prometheus = try Collector(.prometheus, scrapeTarget: pushgateway.port)
@@ -221,6 +223,8 @@ import Testing
             "skirmish_desyncs_total{game=\"puck\"}", "skirmish_desyncs_total{game=\"snap\"}",
             "skirmish_errors_total{kind=\"handshake_timeout\"}", "skirmish_errors_total{kind=\"transport\"}",
             "skirmish_exporter_failures_total{reason=\"connect\"}", "skirmish_server_desyncs_total{game=\"suns\"}",
+            "skirmish_checks_failed_total{check=\"score_monotonic\"}",
+            "skirmish_checks_failed_total{check=\"snap_outcome\"}",
         ] {
             let query = "count(\(needed.dropLast()),run=\"\(runID)\"})"
             #expect((prometheus.queryValues(query)?.first ?? 0) > 0, "\(query) is missing")

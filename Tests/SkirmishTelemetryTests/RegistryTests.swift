@@ -70,7 +70,9 @@ import Testing
             #expect(family.name.hasPrefix("skirmish_"))
             if case .counter = family.kind { #expect(family.name.hasSuffix("_total"), "\(family.name)") }
             if case .histogram = family.kind {
-                #expect(family.name.hasSuffix("_seconds") || family.name.hasSuffix("_pixels"), "\(family.name)")
+                // A base unit, or bytes per second for the bandwidth of one bot or match (a rate is its unit there).
+                let units = ["_seconds", "_pixels", "_bytes_per_second"]
+                #expect(units.contains { family.name.hasSuffix($0) }, "\(family.name)")
             }
         }
         #expect(SkirmishMetrics.rtt.labelNames == ["game", "persona"])

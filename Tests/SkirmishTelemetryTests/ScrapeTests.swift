@@ -73,8 +73,15 @@ import Testing
         shard.add(shard.counter(SkirmishMetrics.serverRejectedPackets, ["reason": "bad \"magic\", really"]), 3)
         shard.add(shard.counter(SkirmishMetrics.serverMatchesStarted, ["game": "puck"]), 4)
         shard.set(shard.gauge(SkirmishMetrics.serverSessions), 12)
-        let ticks = shard.histogram(SkirmishMetrics.serverTickDuration)
+        let ticks = shard.histogram(SkirmishMetrics.serverTickSeconds)
         for step in 0..<1_000 { shard.record(ticks, seconds: 0.0001 + Double(step) * 0.000_001) }
+        let sent = shard.histogram(SkirmishMetrics.serverMatchBytesPerSecond, ["game": "puck", "direction": "sent"])
+        let received = shard.histogram(
+            SkirmishMetrics.serverMatchBytesPerSecond, ["game": "puck", "direction": "received"])
+        for step in 0..<100 {
+            shard.record(sent, value: 4_800 + Double(step))
+            shard.record(received, value: 1_800 + Double(step))
+        }
         let snapshot = shard.snapshot(at: 0)
         let direct = try #require(ServerFigures(snapshot: snapshot))
         let page = String(decoding: MetricsRenderer.render(snapshot, as: .prom), as: UTF8.self)
@@ -84,6 +91,15 @@ import Testing
         #expect(read.matchesByGame["puck"] == [4, 0, 0])
         let p99 = try #require(read.tickDurationP99)
         #expect(p99 > 0.0005 && p99 <= 0.002, "interpolated p99 \(p99)")
+        // Per-match bandwidth: the count and the mean exactly, the median inside its bucket (2 to 5 KB/s), no max.
+        let match = try #require(read.matchBytesPerSecond?["puck"])
+        let exact = try #require(direct.matchBytesPerSecond?["puck"])
+        #expect(match.sent.samples == 100 && match.received.samples == 100)
+        #expect(match.sent.mean == exact.sent.mean && match.received.mean == exact.received.mean)
+        let median = try #require(match.sent.p50)
+        #expect(median > 2_000 && median <= 5_000, "interpolated p50 \(median)")
+        #expect(match.sent.max == nil && exact.sent.max != nil)
+        #expect(read.matchBytesPerSecond?["snap"] == nil)
         #expect(ServerFigures(prometheusText: "# nothing here\nup 1\n") == nil)
     }
 }

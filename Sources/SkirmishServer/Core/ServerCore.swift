@@ -30,6 +30,8 @@ package struct ServerCore: Sendable {
     private var matchOut: [MatchOutput] = []
     private var notices: [MatchNotice] = []
     private var shuttingDown = false
+    /// Bytes per second of each running match, sampled once a second (``MatchTraffic``).
+    package private(set) var traffic = MatchTraffic()
 
     package init(configuration: ServerConfiguration, cookies: CookieJar = CookieJar()) {
         self.configuration = configuration
@@ -55,14 +57,16 @@ package struct ServerCore: Sendable {
             stats.reject(Rejection(error))
             return
         }
-        handle(packet, from: connection, now: now)
+        handle(packet, size: bytes.count, from: connection, now: now)
     }
 
     /// A packet a stream transport (TCP or WebSocket) already framed and decoded.
-    /// Its bytes were counted as they were read (``read(bytes:)``).
+    ///
+    /// Its bytes were counted as they were read (``read(bytes:)``); a match's bandwidth is sampled only when all its
+    /// players are on UDP, so the packet adds no size to it.
     package mutating func receive(_ packet: Packet, from connection: ConnectionID, now: NIODeadline) {
         guard admit(connection, now: now) else { return }
-        handle(packet, from: connection, now: now)
+        handle(packet, size: 0, from: connection, now: now)
     }
 
     /// A stream transport could not decode or frame what it read.
@@ -89,7 +93,7 @@ package struct ServerCore: Sendable {
         return false
     }
 
-    private mutating func handle(_ packet: Packet, from connection: ConnectionID, now: NIODeadline) {
+    private mutating func handle(_ packet: Packet, size: Int, from connection: ConnectionID, now: NIODeadline) {
         let type = packet.message.type
         stats.packetsReceived[type.index] &+= 1
         guard type.direction.allows(.client) else {
@@ -107,6 +111,7 @@ package struct ServerCore: Sendable {
         if case .hello = packet.message { return } // a Hello resent before our Welcome arrived: Welcome is resent
         guard let slot = peers.index(forKey: id) else { return }
         peers.values[slot].played = true
+        traffic.received(size, match: peek(slot) { $0.match })
         // Taken out of `self` (not copied), so clearing it keeps its storage: no allocation per packet.
         var messages = delivered
         delivered = []
@@ -303,10 +308,10 @@ package struct ServerCore: Sendable {
         var timedOut: [UInt32] = []
         for id in ids {
             guard let slot = peers.index(forKey: id) else { continue }
-            let connection = peek(slot) { $0.connection }
+            let (connection, match) = peek(slot) { ($0.connection, $0.match) }
             var emitted: [Packet] = []
             let status = peers.values[slot].endpoint.poll(now: now) { emitted.append($0) }
-            for packet in emitted { write(Outgoing(connection, packet)) }
+            for packet in emitted { write(Outgoing(connection, packet, match: match)) }
             if case .timedOut = status { timedOut.append(id) }
         }
         scratchIDs = ids
@@ -314,6 +319,8 @@ package struct ServerCore: Sendable {
         if lastHousekeeping.map({ now - $0 >= .seconds(1) }) ?? true {
             lastHousekeeping = now
             housekeeping(now: now)
+            let matches = self.matches
+            traffic.sample(now: now) { matches[$0] != nil }
         }
     }
 
@@ -399,7 +406,7 @@ package struct ServerCore: Sendable {
     // MARK: Output
 
     private mutating func flushMatch(_ match: UInt32, now: NIODeadline) {
-        for notice in notices { count(notice, match: match) }
+        for notice in notices { count(notice, match: match, now: now) }
         notices.removeAll(keepingCapacity: true)
         guard !matchOut.isEmpty else { return }
         // Taken out of `self`, sent, then handed back empty with its storage: no allocation per flush.
@@ -420,16 +427,27 @@ package struct ServerCore: Sendable {
         }
     }
 
-    private mutating func count(_ notice: MatchNotice, match: UInt32) {
+    private mutating func count(_ notice: MatchNotice, match: UInt32, now: NIODeadline) {
         let game = Int(gameOf(match)?.rawValue ?? 0)
         switch notice {
-        case .started: stats.matchesStarted[game] &+= 1
+        case .started:
+            stats.matchesStarted[game] &+= 1
+            if let kind = gameOf(match), playsOverDatagrams(match) { traffic.started(match, game: kind, now: now) }
         case .completed: stats.matchesCompleted[game] &+= 1
         case .forfeited: stats.forfeits &+= 1
         case .tallyCompared(let agreed):
             stats.sunsTalliesCompared &+= 1
             if !agreed { stats.sunsDesyncs &+= 1 }
         }
+    }
+
+    /// Whether every seated player of `match` is on UDP: only datagrams have sizes the core is told, so a match with
+    /// a player on a stream would read as less traffic than it has, and its bandwidth is not sampled.
+    private mutating func playsOverDatagrams(_ match: UInt32) -> Bool {
+        for case let id? in seating[match] ?? [] {
+            guard let slot = peers.index(forKey: id), peek(slot, { $0.connection.isDatagram }) else { return false }
+        }
+        return true
     }
 
     private func gameOf(_ match: UInt32) -> GameKind? {
@@ -464,7 +482,8 @@ package struct ServerCore: Sendable {
                 control: .disconnect(Disconnect(reason: .protocolError)), to: peek(slot) { $0.connection }, close: true)
             return leave(id, now: now)
         }
-        write(Outgoing(peek(slot) { $0.connection }, packet))
+        let (connection, match) = peek(slot) { ($0.connection, $0.match) }
+        write(Outgoing(connection, packet, match: match))
     }
 
     /// Whether a match is over, read in place (the getter of `matches.values` would copy the match).
@@ -503,6 +522,12 @@ package struct ServerCore: Sendable {
 
     /// Counts bytes the IO layer read from a TCP, WebSocket or HTTP connection (framing included).
     package mutating func read(bytes: Int) { stats.bytesReceived &+= UInt64(bytes) }
+
+    /// Counts bytes the IO layer wrote for an ``Outgoing`` of `match` (its ``Outgoing/match``) toward that match's
+    /// bandwidth; 0 (a packet for no running match) counts nothing.
+    package mutating func wrote(bytes: Int, match: UInt32) {
+        if match != 0 { traffic.sent(bytes, match: match) }
+    }
 
     private mutating func refreshGauges() {
         stats.sessions = peers.count

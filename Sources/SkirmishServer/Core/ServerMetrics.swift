@@ -5,7 +5,7 @@ import SkirmishWire
 enum ServerMetrics {
     static func snapshot(
         _ stats: ServerStats, tickDurations: HistogramValue? = nil, labels: Labels = Labels(),
-        at milliseconds: Int64 = 0
+        at milliseconds: Int64 = 0, traffic: MatchTraffic? = nil
     ) -> MetricsSnapshot {
         let shard = MetricsShard(constantLabels: labels)
         for reason in Rejection.allCases {
@@ -47,7 +47,19 @@ enum ServerMetrics {
         if let tickDurations {
             snapshot.insert(
                 MetricSeries(
-                    family: SkirmishMetrics.serverTickDuration, labels: labels, value: .histogram(tickDurations)))
+                    family: SkirmishMetrics.serverTickSeconds, labels: labels, value: .histogram(tickDurations)))
+        }
+        // Every game's series exist from the start (empty), so a dashboard shows 0 samples rather than "No data".
+        if let traffic {
+            for game in GameKind.allCases {
+                for (direction, sent) in [("sent", true), ("received", false)] {
+                    snapshot.insert(
+                        MetricSeries(
+                            family: SkirmishMetrics.serverMatchBytesPerSecond,
+                            labels: labels.appending(Labels([("game", game.description), ("direction", direction)])),
+                            value: .histogram(traffic.rates(game, sent: sent))))
+                }
+            }
         }
         return snapshot
     }

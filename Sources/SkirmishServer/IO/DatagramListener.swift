@@ -97,12 +97,18 @@ final class DatagramListener {
     // MARK: Writing
 
     /// Writes every datagram of `outbox` (stream packets are skipped), up to 1,024 per `sendmmsg`; returns the bytes.
-    func write(_ outbox: [Outgoing]) -> Int {
+    ///
+    /// `encoded` hears the size of each datagram of a match (``Outgoing/match`` non-zero) as it is encoded.
+    func write(_ outbox: [Outgoing], encoded: (_ match: UInt32, _ bytes: Int) -> Void = { _, _ in }) -> Int {
         var bytes = 0
         for outgoing in outbox {
             guard case .datagram(let address) = outgoing.connection else { continue }
             if sending.isFull { bytes += sendBatch() }
-            sending.append(to: address) { (try? outgoing.packet.encode(into: $0)) ?? 0 }
+            sending.append(to: address) {
+                let size = (try? outgoing.packet.encode(into: $0)) ?? 0
+                if outgoing.match != 0 { encoded(outgoing.match, size) }
+                return size
+            }
         }
         bytes += sendBatch()
         return bytes

@@ -189,7 +189,7 @@ public final class ReferenceServer: Sendable {
         ServerMetrics.snapshot(
             server.core.stats, tickDurations: server.tickDurations,
             labels: server.core.configuration.metricLabels,
-            at: WallTime.milliseconds())
+            at: WallTime.milliseconds(), traffic: server.core.traffic)
     }
 
     private static func metricsRoute(state: NIOLoopBound<ServerLoop>, loop: any EventLoop)

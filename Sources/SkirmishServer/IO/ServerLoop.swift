@@ -29,7 +29,8 @@ final class ServerLoop {
     private var tickTask: Scheduled<Void>?
     private var touched: [any Channel] = []
     private var stopped = false
-    /// Time from a tick's start to its snapshots being written, per tick (`skirmish_server_tick_duration_seconds`).
+    /// Time one 60 Hz tick took, from its start to its packets being written (`skirmish_server_tick_seconds`): one
+    /// sample per tick the core ran, so its count equals the core's tick count.
     private(set) var tickDurations = HistogramValue(scale: .seconds)
 
     /// The 60 Hz period, in nanoseconds, as an exact fraction so that tick k is due at start + k · 10⁹ / 60.
@@ -149,7 +150,9 @@ final class ServerLoop {
             core.tick(now: now)
         }
         flush()
-        tickDurations.record(Double((NIODeadline.now() - now).nanoseconds) / 1e9)
+        // The wake-up's time shared equally by the ticks it ran: one sample per tick, their sum the time spent.
+        let share = Double((NIODeadline.now() - now).nanoseconds) / 1e9 / Double(caughtUp + 1)
+        for _ in 0...caughtUp { tickDurations.record(share) }
         scheduleNextTick()
     }
 
@@ -166,7 +169,8 @@ final class ServerLoop {
         core.outbox = []
         var closing: [any Channel] = []
         if let datagrams {
-            core.wrote(bytes: datagrams.write(outbox))
+            let bytes = datagrams.write(outbox) { match, bytes in core.wrote(bytes: bytes, match: match) }
+            core.wrote(bytes: bytes)
         }
         for outgoing in outbox {
             guard case .stream(let id) = outgoing.connection, let channel = streams[id] else { continue }

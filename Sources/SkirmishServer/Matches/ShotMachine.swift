@@ -10,9 +10,8 @@ import SkirmishWire
 ///
 /// - every shot puts the puck in play from the shooter's half with the velocity of a seeded ``PuckShot`` (0, 1 or 2+
 ///   side-wall bounces in turn, scoring on an empty goal) and resets the score to 0–0, so a match never ends;
-/// - the defender is told of each shot by a Chat line `shot <n> served tick=<t> x=<x> y=<y> vx=<vx> vy=<vy>
-///   bounces=<b>` (its own frame; the puck is exactly there at tick t), and of the result by `shot <n> saved` or
-///   `shot <n> missed`;
+/// - the defender is told of each shot by a Chat line carrying a ``ShotEvent`` (`.served`: its own frame; the puck
+///   is exactly there at that tick), and of the result by another (`.ended`, saved or missed);
 /// - a shot is *missed* when the shooter scores (an own goal too), and *saved* when the defender scores, when the
 ///   puck leaves the defender's half moving away, or when ``Configuration/shotTicks`` pass without a goal;
 /// - the next shot follows ``Configuration/gapTicks`` later (cutting a goal pause short).
@@ -61,11 +60,9 @@ package struct ShotMachine: Sendable {
         let shot = PuckShot.random(bounces: Int((number &- 1) % 3), using: &random)
         let defender = configuration.defender
         match.serve(Self.view(shot.puck, seat: defender), resettingScore: true)
-        let served = Self.view(match.puck, seat: defender)
-        let text =
-            "shot \(number) served tick=\(match.tick) x=\(served.x) y=\(served.y) vx=\(served.vx) vy=\(served.vy) "
-            + "bounces=\(shot.bounces)"
-        out.append(MatchOutput(seat: defender, .chat(Chat(text: text))))
+        let served = ShotEvent.served(
+            number: number, tick: match.tick, puck: Self.view(match.puck, seat: defender), bounces: shot.bounces)
+        out.append(MatchOutput(seat: defender, .chat(Chat(text: served.text))))
         state = .inFlight(ticks: 0)
     }
 
@@ -85,7 +82,7 @@ package struct ShotMachine: Sendable {
             state = .inFlight(ticks: ticks + 1)
             return
         }
-        out.append(MatchOutput(seat: defender, .chat(Chat(text: "shot \(number) \(saved ? "saved" : "missed")"))))
+        out.append(MatchOutput(seat: defender, .chat(Chat(text: ShotEvent.ended(number: number, saved: saved).text))))
         state = .waiting(ticks: 0)
     }
 

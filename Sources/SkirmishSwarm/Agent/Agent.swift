@@ -1,5 +1,6 @@
 import NIOCore
 import SkirmishGames
+import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 
@@ -115,6 +116,12 @@ public struct AgentContext {
 
     /// Counts a match this player saw to its end (`skirmish_matches_completed_total`).
     public func recordMatchCompleted() { meters.shard.add(meters.matchesCompleted) }
+
+    /// Judges one reply from the server against a rule of the protocol or the game (a check, as in k6 or Gatling):
+    /// counted in `skirmish_checks_total{check}`, and when `passed` is false in `skirmish_checks_failed_total{check}`,
+    /// which the `checks_failed` and `check_failure_rate` thresholds read. Name checks with a fixed word
+    /// (`score_monotonic`); a persona keeps series for at most 32 names.
+    public func check(_ name: String, passed: Bool) { meters.check(name, passed: passed) }
 
     /// Records one replica check; a run of failed checks is one desync episode, counted when it starts.
     public func check(_ result: ReplicaCheck, episode: inout Bool) {

@@ -1,3 +1,4 @@
+import SkirmishScript
 import SkirmishWire
 
 /// The behaviours a swarm's scripts may name, each a way to make the ``Agent`` that plays one match.

@@ -1,6 +1,7 @@
 import NIOCore
 import SkirmishGames
 import SkirmishOpponent
+import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 

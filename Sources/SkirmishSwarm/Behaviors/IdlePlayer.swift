@@ -16,7 +16,6 @@ struct IdlePlayer: Agent {
     mutating func wake(context: inout AgentContext) {}
 
     mutating func received(_ message: Message, context: inout AgentContext) {
-        let now = context.now
         switch message {
         case .otherClientQuit, .serverQuit, .snapGameOver: isMatchOver = true
         default: break

@@ -1,5 +1,6 @@
 import NIOCore
 import SkirmishGames
+import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 
@@ -37,7 +38,6 @@ struct Rogue: Agent {
     }
 
     mutating func received(_ message: Message, context: inout AgentContext) {
-        let now = context.now
         switch message {
         case .puckMatchOver, .snapGameOver, .serverQuit: isMatchOver = true
         default: break

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import SkirmishGames
+import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 
@@ -81,7 +82,12 @@ struct SnapPlayer: Agent {
             context.check(replica!.apply(called), episode: &desyncEpisode)
             if !replica!.game.hasPair { snapAt = nil }
         case .snapGameOver(let over):
-            if replica != nil { context.check(replica!.apply(over), episode: &desyncEpisode) }
+            if let replica {
+                // The announced winner must be the one the piles make: the player holding every card.
+                let winner = replica.game.winner.map { replica.peers[$0] }
+                context.check(ReplyCheck.snapOutcome, passed: winner == over.winner)
+                context.check(replica.apply(over), episode: &desyncEpisode)
+            }
             context.meters.shard.add(context.meters.matchesCompleted)
             finish()
         case .otherClientQuit(let quit):

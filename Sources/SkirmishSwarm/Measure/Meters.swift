@@ -1,4 +1,5 @@
 import SkirmishNet
+import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 
@@ -35,9 +36,13 @@ final class Meters {
     let handshake: HistogramID
     let reconnect: HistogramID
     let predictionError: HistogramID
+    /// One connected bot's bytes per second each way, sampled once a second (``Bot``'s traffic sample).
+    let bytesSentPerSecond: HistogramID
+    let bytesReceivedPerSecond: HistogramID
     private var desyncs: [String: CounterID] = [:]
     private var errors: [String: CounterID] = [:]
     private var rogue: [String: CounterID] = [:]
+    private var checks: [String: (judged: CounterID, failed: CounterID)] = [:]
 
     /// The persona these meters count for (shared by all its bots, so an agent's context refers to it instead of
     /// copying it on every call).
@@ -85,6 +90,9 @@ final class Meters {
         handshake = shard.histogram(SkirmishMetrics.handshake, base)
         reconnect = shard.histogram(SkirmishMetrics.reconnect, base)
         predictionError = shard.histogram(SkirmishMetrics.predictionError, base)
+        bytesSentPerSecond = shard.histogram(SkirmishMetrics.botBytesPerSecond, base.adding(["direction": "sent"]))
+        bytesReceivedPerSecond = shard.histogram(
+            SkirmishMetrics.botBytesPerSecond, base.adding(["direction": "received"]))
         // Dashboards and alerts on desyncs and errors need these series at 0 on a clean run ("No data" reads as
         // "not measured"), so the parts this game's replica checks and the error kinds any bot can meet exist from
         // the first push.
@@ -93,6 +101,15 @@ final class Meters {
         }
         for kind in Meters.commonErrorKinds {
             errors[kind] = shard.counter(SkirmishMetrics.errors, base.adding(["kind": kind]))
+        }
+        // The checks every bot of this game makes exist at 0 from the first push, like the desync parts.
+        if isLegit {
+            for name in ReplyCheck.builtIn(game) {
+                let labels = base.adding(["check": name])
+                checks[name] = (
+                    shard.counter(SkirmishMetrics.checks, labels), shard.counter(SkirmishMetrics.checksFailed, labels)
+                )
+            }
         }
     }
 
@@ -151,6 +168,32 @@ final class Meters {
                 SkirmishMetrics.errors, Labels(["game": game.description, "persona": persona, "kind": kind]))
         }
         shard.add(errors[kind]!)
+    }
+
+    /// The most distinct check names one persona keeps series for; further names are counted as `other`, so a
+    /// behaviour that builds names from what a server sent cannot mint series without bound.
+    static let maxChecks = 32
+
+    /// Counts one reply judged by the check `name`, and whether it failed.
+    func check(_ name: String, passed: Bool) {
+        guard isLegit else { return }
+        let ids: (judged: CounterID, failed: CounterID)
+        if let known = checks[name] {
+            ids = known
+        } else {
+            let label = checks.count < Self.maxChecks ? name : "other"
+            if let other = checks[label] {
+                ids = other
+            } else {
+                let labels = Labels(["game": game.description, "persona": persona, "check": label])
+                ids = (
+                    shard.counter(SkirmishMetrics.checks, labels), shard.counter(SkirmishMetrics.checksFailed, labels)
+                )
+                checks[label] = ids
+            }
+        }
+        shard.add(ids.judged)
+        if !passed { shard.add(ids.failed) }
     }
 
     /// Counts one hostile packet a rogue bot sent, by kind; kept apart from the legitimate figures.

@@ -1,5 +1,6 @@
 import NIOCore
 import SkirmishGames
+import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 
@@ -16,6 +17,10 @@ struct PuckMonitor {
     private(set) var isMatchOver = false
     private var desyncEpisode = false
     private var started = false
+    /// The highest score seen in snapshots and in goals (kept apart: a resent goal may arrive after a newer
+    /// snapshot), for the `score_monotonic` check.
+    private var snapshotScore: (me: UInt8, them: UInt8) = (0, 0)
+    private var goalScore: (me: UInt8, them: UInt8) = (0, 0)
     /// The smallest `receive time − tick / 60` seen: the server's tick clock offset plus the fastest one-way trip.
     private var clockOffset = Double.infinity
 
@@ -60,8 +65,18 @@ struct PuckMonitor {
                 started = true
                 context.meters.shard.add(context.meters.matchesStarted)
             }
-            if latest.map({ Self.newer(snapshot, than: $0) }) ?? true { latest = snapshot }
+            if latest.map({ Self.newer(snapshot, than: $0) }) ?? true {
+                // Only a newer snapshot is judged: an older one overtaken on the way may show an older score.
+                context.check(
+                    ReplyCheck.scoreMonotonic,
+                    passed: snapshot.myScore >= snapshotScore.me && snapshot.theirScore >= snapshotScore.them)
+                snapshotScore = (max(snapshotScore.me, snapshot.myScore), max(snapshotScore.them, snapshot.theirScore))
+                latest = snapshot
+            }
         case .goalScored(let goal):
+            context.check(
+                ReplyCheck.scoreMonotonic, passed: goal.myScore >= goalScore.me && goal.theirScore >= goalScore.them)
+            goalScore = (max(goalScore.me, goal.myScore), max(goalScore.them, goal.theirScore))
             context.check(replica.apply(goal), episode: &desyncEpisode)
         case .puckMatchOver(let over):
             context.check(replica.apply(over), episode: &desyncEpisode)

@@ -1,3 +1,5 @@
+import SkirmishScript
+
 /// When bots come and go: the script's profile, adjusted by the command line and sliced to this shard.
 ///
 /// Pure arithmetic on time since the start of the run, so the schedule is fixed in advance and a stalled generator

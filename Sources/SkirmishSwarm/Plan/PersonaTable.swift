@@ -1,3 +1,5 @@
+import SkirmishScript
+
 /// Deals personas to bots in proportion to their weights, interleaved so that any run of bots is already mixed.
 ///
 /// Uses smooth weighted round-robin (as nginx does for upstreams): weights 8 and 2 give `A A A B A A A A B A`, not

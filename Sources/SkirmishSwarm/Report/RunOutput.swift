@@ -88,6 +88,12 @@ public enum RunOutput {
             Entry("errors", "\(summary.errors.values.reduce(0, +))"),
             Entry("reconnects", "\(summary.reconnects)"),
         ]
+        if let server = summary.server, server.tickDurationP99 != nil {
+            totals.append(
+                Entry(
+                    "server tick p50 / p99",
+                    [server.tickDurationP50, server.tickDurationP99].map(RunSummary.ms).joined(separator: " / ")))
+        }
         if let exporter = summary.exporter {
             totals.append(Entry("exporter pushes / failures", "\(exporter.pushes) / \(exporter.failures)"))
         }

@@ -19,6 +19,15 @@ extension RunSummary {
         if let exporter {
             entries.append(ReportSummary.Entry("exporter failures", Self.count(exporter.failures)))
         }
+        if let traffic = botBytesPerSecond, traffic.sent.samples > 0 {
+            // `589 / 595 B/s`: the unit once when both share it, so the card stays narrow.
+            var out = RateFigures.format(traffic.sent.p50)
+            let into = RateFigures.format(traffic.received.p50)
+            if let unit = out.split(separator: " ").last, into.hasSuffix(" " + unit) {
+                out.removeLast(unit.count + 1)
+            }
+            entries.append(ReportSummary.Entry("per bot out / in p50", out + " / " + into))
+        }
         return entries
     }
 
@@ -91,6 +100,16 @@ extension RunSummary {
         // In an order that balances the page's three columns: tall tables beside stacks of short ones.
         tables += [latencyTable, errorsTable] + (server.map { [$0.rejectionsTable, $0.table] } ?? [])
         tables += [trafficTable, exporterTable, gamesTable]
+        tables.append(bandwidthTable)
+        if let checks, !checks.isEmpty {
+            tables.append(
+                Table(
+                    "Checks", columns: ["check", "replies judged", "failed"],
+                    rows: checks.sorted { $0.key < $1.key }.map {
+                        [$0.key, Self.count($0.value.judged), Self.count($0.value.failed)]
+                    }))
+        }
+        if let comparison { tables.append(comparison.reportTable) }
         return tables
     }
 }

@@ -46,6 +46,7 @@ extension RunSummary {
             "latency: rtt p99 \(Self.ms(latency.rtt.p99)), snapshot age p99 \(Self.ms(latency.snapshotAge.p99)), "
                 + "tick lateness p99 \(Self.ms(latency.tickLateness.p99)), handshake p99 \(Self.ms(latency.handshake.p99))"
                 + (latency.reconnect.count > 0 ? ", reconnect p99 \(Self.ms(latency.reconnect.p99))" : ""))
+        lines += trafficLines
         lines.append(
             "handshakes: \(handshakes.succeeded) ok, \(handshakes.failed) failed; \(reconnects) reconnects; "
                 + (predictionErrorPixels.count > 0
@@ -67,6 +68,17 @@ extension RunSummary {
                 "rogue packets sent (not in the figures above): "
                     + rogue.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }
+        if let checks, !checks.isEmpty {
+            let judged = checks.values.reduce(0) { $0 + $1.judged }
+            let failing = checks.filter { $0.value.failed > 0 }.sorted { $0.key < $1.key }
+            lines.append(
+                "checks: \(Self.count(judged)) replies judged, "
+                    + (failing.isEmpty
+                        ? "none failed"
+                        : "failed: "
+                            + failing.map { "\($0.key) \($0.value.failed) of \($0.value.judged)" }
+                            .joined(separator: ", ")))
+        }
         if let exporter {
             lines.append(
                 "exporter: \(exporter.pushes) pushes, \(exporter.failures) failures"
@@ -76,8 +88,19 @@ extension RunSummary {
             lines.append("")
             for verdict in thresholds {
                 let value = verdict.value.map { Self.figure($0, for: verdict.name) } ?? "no data"
-                lines.append("\(verdict.passed ? "PASS" : "FAIL")  \(verdict.expression)  (measured \(value))")
+                lines.append("\(verdict.passed ? "PASS" : "FAIL")  \(verdict.expression)  (\(verdict.measured(value)))")
             }
+        }
+        if let aborted {
+            lines.append(
+                "aborted at \(Self.seconds(aborted.atSeconds)): \(aborted.threshold) failed (abort_on_fail), measured "
+                    + Self.figure(
+                        aborted.value, for: aborted.threshold.split(separator: " ").first.map(String.init) ?? "")
+                    + " over \(Self.seconds(aborted.windowStartSeconds))–\(Self.seconds(aborted.windowEndSeconds))")
+        }
+        if let comparison {
+            lines.append("")
+            lines.append(comparison.table())
         }
         lines.append(passed ? "all thresholds hold" : "a threshold failed: exit status 99")
         return lines.joined(separator: "\n")
@@ -130,5 +153,20 @@ extension RunSummary {
         if name.hasSuffix("rate") { return String(format: "%.3f%%", value * 100) }
         if name.contains("_p") || name.hasSuffix("_max") { return ms(value) }
         return String(format: "%.0f", value)
+    }
+}
+
+extension RunSummary.Verdict {
+    /// `measured 41.2 ms`, or for a windowed threshold its windows and the first that failed.
+    func measured(_ value: String) -> String {
+        guard let judged = windowsJudged else { return "measured \(value)" }
+        guard judged > 0 else { return "no window with data" }
+        var text = "worst of \(judged) windows \(value)"
+        if let failed = windowsFailed, failed > 0, let first = firstFailingWindow {
+            text +=
+                "; \(failed) failed, first \(RunSummary.seconds(first.windowStartSeconds))–"
+                + "\(RunSummary.seconds(first.windowEndSeconds)) with \(RunSummary.figure(first.value, for: name))"
+        }
+        return text
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SkirmishNet
+import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 
@@ -71,13 +72,29 @@ public struct RunSummary: Codable, Sendable {
         public var tickLatenessP99: Double?
         public var desyncs: UInt64
         public var errors: UInt64
+        /// One connected bot's bytes per second each way (`skirmish_bot_bytes_per_second`).
+        public var bytesPerSecond: TrafficFigures?
     }
 
     public struct Verdict: Codable, Sendable, Hashable {
         public var name: String
         public var expression: String
+        /// The figure judged: the whole run's, or for a windowed threshold the worst window's.
         public var value: Double?
         public var passed: Bool
+        /// A windowed threshold's length in seconds (`nil`: judged over the whole run).
+        public var windowSeconds: Double? = nil
+        /// Windows judged and windows failed (windowed thresholds only).
+        public var windowsJudged: Int? = nil
+        public var windowsFailed: Int? = nil
+        /// The first window that failed.
+        public var firstFailingWindow: ThresholdJudge.Breach? = nil
+    }
+
+    /// How often each check held: `skirmish_checks_total` and `skirmish_checks_failed_total` by check.
+    public struct Check: Codable, Sendable, Hashable {
+        public var judged: UInt64
+        public var failed: UInt64
     }
 
     public struct Exporter: Codable, Sendable, Hashable {
@@ -111,6 +128,10 @@ public struct RunSummary: Codable, Sendable {
     public var games: [String: Game]
     public var personas: [Persona]
     public var thresholds: [Verdict]
+    /// Set when a threshold with `abort_on_fail` stopped the run early.
+    public var aborted: ThresholdJudge.Breach?
+    /// Every check by name, with the replies it judged and those that failed it.
+    public var checks: [String: Check]?
     public var exporter: Exporter?
     /// The CPU share of one core the busiest bot event loop used over the run (0…1).
     public var generatorBusy: Double?
@@ -124,8 +145,16 @@ public struct RunSummary: Codable, Sendable {
     /// Every latency and error distribution in full (HDR counts and export buckets), by metric family name, so the
     /// summaries of a sharded run's processes merge into the run's exact percentiles.
     public var histograms: [String: HistogramValue]?
+    /// Each persona's figures per block of time, for `skirmish compare` and `--baseline` (absent in summaries
+    /// written before 0.17).
+    public var samples: RunSamples?
+    /// This run compared with the baseline given with `--baseline`.
+    public var comparison: Comparison?
     /// The embedded server's own figures at the end (`nil` against an external `--target`).
     public var server: ServerFigures?
+    /// One connected bot's bytes per second each way, one sample per bot and second
+    /// (`skirmish_bot_bytes_per_second`, legitimate personas only).
+    public var botBytesPerSecond: TrafficFigures?
 }
 
 extension RunSummary {
@@ -149,6 +178,7 @@ extension RunSummary {
         interrupted = outcome.interrupted
         peakBots = outcome.peakBots
         timeline = outcome.timeline
+        botBytesPerSecond = TrafficFigures(SkirmishMetrics.botBytesPerSecond, in: outcome.snapshot)
 
         let ok = reader.total(SkirmishMetrics.handshakes, where: ["outcome": "ok"])
         let failed = reader.total(SkirmishMetrics.handshakes, where: ["outcome": "failed"])
@@ -217,7 +247,8 @@ extension RunSummary {
                 snapshotAgeP99: all.quantile(SkirmishMetrics.snapshotAge, 0.99, where: only),
                 tickLatenessP99: all.quantile(SkirmishMetrics.tickLateness, 0.99, where: only),
                 desyncs: all.total(SkirmishMetrics.desyncs, where: only),
-                errors: all.total(SkirmishMetrics.errors, where: only))
+                errors: all.total(SkirmishMetrics.errors, where: only),
+                bytesPerSecond: TrafficFigures(SkirmishMetrics.botBytesPerSecond, in: outcome.snapshot, where: only))
         }
         self.exporter = exporter.map {
             Exporter(
@@ -245,57 +276,39 @@ extension RunSummary {
         }
         generatorBusy = outcome.busiestLoop
         generatorWarning = warning
+        let judged = reader.breakdown(SkirmishMetrics.checks, by: "check")
+        let failedChecks = reader.breakdown(SkirmishMetrics.checksFailed, by: "check")
+        checks = Dictionary(
+            uniqueKeysWithValues: Set(judged.keys).union(failedChecks.keys).map {
+                ($0, Check(judged: judged[$0] ?? 0, failed: failedChecks[$0] ?? 0))
+            })
+        aborted = outcome.aborted
+        samples = outcome.samples
         thresholds = []
         passed = true
-        thresholds = script.thresholds.map { threshold in
+        let windows = outcome.windows
+        thresholds = script.thresholds.enumerated().map { index, threshold in
+            let record = index < windows.count ? windows[index] : nil
+            if let window = threshold.window, let record {
+                // Windowed: passes when every judged window held; a run with no judged window had no sample.
+                return Verdict(
+                    name: threshold.metric.name, expression: threshold.description, value: record.worst,
+                    passed: record.judged > 0 && record.failed == 0, windowSeconds: window.seconds,
+                    windowsJudged: record.judged, windowsFailed: record.failed,
+                    firstFailingWindow: record.firstFailure)
+            }
             let value = self.value(of: threshold.metric, reader: reader)
             return Verdict(
                 name: threshold.metric.name, expression: threshold.description, value: value,
                 passed: value.map { threshold.comparison.holds($0, threshold.limit) } ?? false)
         }
-        passed = thresholds.allSatisfy(\.passed)
+        passed = thresholds.allSatisfy(\.passed) && aborted == nil
     }
 
     /// The figure a threshold is judged on; `nil` when the run produced no sample for it (which fails it).
     func value(of metric: ThresholdMetric, reader: SnapshotReader) -> Double? {
-        switch metric {
-        case .percentile(let histogram, let quantile):
-            let family: MetricFamily =
-                switch histogram {
-                case .rtt: SkirmishMetrics.rtt
-                case .snapshotAge: SkirmishMetrics.snapshotAge
-                case .tickLateness: SkirmishMetrics.tickLateness
-                case .handshake: SkirmishMetrics.handshake
-                case .reconnect: SkirmishMetrics.reconnect
-                case .predictionError: SkirmishMetrics.predictionError
-                }
-            return reader.quantile(family, quantile)
-        case .count(let count):
-            let value: UInt64 =
-                switch count {
-                case .desyncs: desyncs
-                case .mispredictions: mispredictions
-                case .errors: errors.values.reduce(0, +)
-                case .reconnects: reconnects
-                case .packetsLost: packets.lost
-                case .resends: packets.resends
-                case .matchesStarted: matchesStarted
-                case .matchesCompleted: matchesCompleted
-                case .handshakeFailures: handshakes.failed
-                case .exporterFailures: exporter?.failures ?? 0
-                }
-            return Double(value)
-        case .rate(let rate):
-            switch rate {
-            case .handshakeFailureRate: return handshakes.failureRate
-            case .packetLossRate:
-                return packets.received == 0 ? 0 : Double(packets.lost) / Double(packets.received + packets.lost)
-            case .errorRate:
-                let attempts = handshakes.succeeded + handshakes.failed
-                return attempts == 0 ? 0 : Double(errors.values.reduce(0, +)) / Double(attempts)
-            case .onTimeSendRate: return onTimeSendRate
-            case .replyRate: return replyRate
-            }
-        }
+        // The exporter counts its failures outside the swarm's snapshot.
+        if case .count(.exporterFailures) = metric { return Double(exporter?.failures ?? 0) }
+        return metric.value(of: metric.reading(reader))
     }
 }

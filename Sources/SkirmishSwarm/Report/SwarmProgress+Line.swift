@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishScript
 import SkirmishTelemetry
 
 extension SwarmProgress {

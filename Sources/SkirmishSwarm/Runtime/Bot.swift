@@ -1,5 +1,6 @@
 import NIOCore
 import SkirmishNet
+import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 
@@ -73,6 +74,8 @@ final class Bot {
     /// The connection's loss and resend counts already reported.
     private var reportedLost: UInt64 = 0
     private var reportedResends: UInt64 = 0
+    /// This bot's traffic, sampled once a second while it is seated (``sampleTraffic(now:)``).
+    private var traffic = TrafficSampler()
 
     /// What a player started by an ``AgentRunner`` brings besides its persona: its own server, match and agent.
     struct Override {
@@ -144,6 +147,7 @@ final class Bot {
             // While a resume's handshake is in flight the agent waits: what it sent could not leave yet.
             if !resuming { consider(agentWake) }
             consider(nextPing)
+            consider(traffic.nextSample)
             consider(nextChat)
             consider(nextDrop)
         case .waiting(let until): consider(until)
@@ -172,6 +176,7 @@ final class Bot {
         case .playing(let until):
             if let until, now >= until { return finishMatch(now: now, in: group) }
             if let ping = nextPing, ping <= now { sendPing(now: now, in: group) }
+            if let due = traffic.nextSample, due <= now { sampleTraffic(now: now) }
             if let chat = nextChat, chat <= now { sendChat(now: now, in: group) }
             if let drop = nextDrop, drop <= now { return goOffline(now: now, in: group) }
             if !isResuming, let due = agentWake, due <= now { runAgent(now: now, in: group, .wake) }
@@ -266,7 +271,10 @@ final class Bot {
     private func closeSession(in group: BotGroup, now: NIODeadline) {
         uncount()
         let meters = self.meters
-        session?.close(reason: .quit, on: group.loop, now: now) { type, size in meters.sent(type, bytes: size) }
+        session?.close(reason: .quit, on: group.loop, now: now) { [self] type, size in
+            meters.sent(type, bytes: size)
+            traffic.sent &+= UInt64(size)
+        }
         session = nil
         sessionEpoch &+= 1
         agent = nil
@@ -279,6 +287,14 @@ final class Bot {
     private func uncount() {
         if counted { meters.shard.add(meters.botsConnected, -1) }
         counted = false
+        traffic.stop()
+    }
+
+    /// One second of this bot's traffic, each way, into `skirmish_bot_bytes_per_second`.
+    private func sampleTraffic(now: NIODeadline) {
+        guard let rates = traffic.sample(now: now) else { return }
+        meters.record(meters.bytesSentPerSecond, value: rates.sent)
+        meters.record(meters.bytesReceivedPerSecond, value: rates.received)
     }
 
     /// After a failed handshake or a lost connection: try the same step again after a ``ReconnectBackoff`` delay
@@ -294,6 +310,7 @@ final class Bot {
     /// A datagram (or a stream packet) for this bot's current socket.
     func received(_ bytes: UnsafeRawBufferPointer, now: NIODeadline, in group: BotGroup) {
         guard session != nil else { return }
+        traffic.received &+= UInt64(bytes.count)
         if bytes.count >= 10, let type = MessageType(rawValue: UInt16(bytes[8]) << 8 | UInt16(bytes[9])) {
             meters.received(type, bytes: bytes.count)
         } else {
@@ -322,7 +339,10 @@ final class Bot {
     private func execute(now: NIODeadline, in group: BotGroup) {
         guard session != nil else { return group.actions.removeAll() }
         let meters = self.meters
-        session!.write(group.actions.packets, on: group.loop, now: now) { type, size in meters.sent(type, bytes: size) }
+        session!.write(group.actions.packets, on: group.loop, now: now) { [self] type, size in
+            meters.sent(type, bytes: size)
+            traffic.sent &+= UInt64(size)
+        }
         let counts = session!.status()
         if counts.lost > reportedLost {
             meters.lost(Int(counts.lost - reportedLost))
@@ -356,12 +376,16 @@ final class Bot {
     private func handle(_ event: ClientConnection.Event, now: NIODeadline, in group: BotGroup) {
         switch event {
         case .seated(let welcome):
+            meters.check(ReplyCheck.welcomeTickRate, passed: welcome.tickRate == ReplyCheck.expectedTickRate)
             didConnect(welcome, resumed: false, now: now, in: group)
         case .resumed(let welcome):
+            meters.check(ReplyCheck.welcomeTickRate, passed: welcome.tickRate == ReplyCheck.expectedTickRate)
             didConnect(welcome, resumed: true, now: now, in: group)
         case .closed(let cause):
             didDisconnect(cause, now: now, in: group)
         case .message(let message):
+            meters.check(
+                ReplyCheck.replyType, passed: Meters.expected(message.type, game: meters.game, from: .server))
             guard case .playing = phase, agent != nil else { return }
             if case .serverQuit = message { return lostServer(now: now, in: group) }
             runAgent(now: now, in: group, .received(message))
@@ -423,6 +447,7 @@ final class Bot {
             case .message(let message): send(message, now: now, in: group)
             case .raw(let bytes):
                 meters.sentRaw(bytes: bytes.count)
+                traffic.sent &+= UInt64(bytes.count)
                 session?.writeRaw(bytes, on: group.loop, now: now)
             }
         }
@@ -435,7 +460,10 @@ final class Bot {
         if !session!.status().acceptsSends { meters.error("send_while_disconnected") }
         session!.send(message, now: now, into: &group.sending)
         let meters = self.meters
-        session!.write(group.sending.packets, on: group.loop, now: now) { type, size in meters.sent(type, bytes: size) }
+        session!.write(group.sending.packets, on: group.loop, now: now) { [self] type, size in
+            meters.sent(type, bytes: size)
+            traffic.sent &+= UInt64(size)
+        }
         // A send can end the connection (its reliable queue is full): handled like any other end.
         handleEvents(of: \.sending, now: now, in: group)
     }
@@ -443,7 +471,10 @@ final class Bot {
     // MARK: Session events
 
     private func didConnect(_ welcome: Welcome, resumed: Bool, now: NIODeadline, in group: BotGroup) {
-        if !counted { meters.shard.add(meters.botsConnected, 1) }
+        if !counted {
+            meters.shard.add(meters.botsConnected, 1)
+            traffic.start(now: now)
+        }
         counted = true
         switch phase {
         case .connecting(let since):

@@ -1,5 +1,6 @@
 import NIOCore
 import SkirmishNet
+import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 

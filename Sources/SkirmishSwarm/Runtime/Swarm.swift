@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import SkirmishNet
+import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 
@@ -69,6 +70,10 @@ public final class Swarm: Sendable {
         let cpuAtStart = await loopCPU()
         var cpuBefore = cpuAtStart
         var timeline = RunTimeline()
+        let legit = configuration.script.personas.filter(\.isLegit).map(\.name)
+        var judge = ThresholdJudge(thresholds: configuration.script.thresholds, legit: legit)
+        var aborted: ThresholdJudge.Breach?
+        var samples = RunSamples()
         var arrivalsUntil = Duration.zero
         var nextSample = Duration.seconds(1)
         var peak = 0
@@ -102,6 +107,10 @@ public final class Swarm: Sendable {
                 let live = await liveBots()
                 let cpu = await loopCPU()
                 timeline.record(snapshot)
+                samples.record(snapshot, at: elapsed.seconds, personas: legit)
+                if !judge.isIdle, let breach = judge.observe(snapshot, at: elapsed.seconds) {
+                    aborted = breach
+                }
                 progress(
                     SwarmProgress(
                         elapsed: elapsed, duration: plan.duration, bots: live, snapshot: snapshot,
@@ -109,6 +118,7 @@ public final class Swarm: Sendable {
                         busiestLoop: Self.busiest(from: cpuBefore, to: cpu, over: elapsed - (previous?.at ?? .zero))))
                 previous = (elapsed, snapshot)
                 cpuBefore = cpu
+                if aborted != nil { break }
             }
             try? await Task.sleep(for: .milliseconds(100))
         }
@@ -118,9 +128,13 @@ public final class Swarm: Sendable {
         let elapsed = Duration.nanoseconds((NIODeadline.now() - start).nanoseconds)
         let final = await collect(at: WallClock.milliseconds())
         timeline.record(final)
+        judge.finish(final, at: elapsed.seconds)
+        samples.record(final, at: elapsed.seconds, personas: legit)
+        samples.finish()
         return SwarmOutcome(
             snapshot: final, timeline: timeline, elapsed: elapsed, interrupted: interrupted, peakBots: peak,
-            busiestLoop: Self.busiest(from: cpuAtStart, to: cpuAtEnd, over: elapsedBeforeStop))
+            busiestLoop: Self.busiest(from: cpuAtStart, to: cpuAtEnd, over: elapsedBeforeStop), aborted: aborted,
+            windows: judge.windowRecords, samples: samples)
     }
 
     /// CPU seconds each bot loop's thread has used so far.

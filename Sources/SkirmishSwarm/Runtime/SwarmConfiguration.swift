@@ -1,7 +1,9 @@
 import NIOCore
 import NIOPosix
 import SkirmishNet
+import SkirmishScript
 import SkirmishTelemetry
+import SkirmishWire
 
 /// Everything a swarm run is told before it starts.
 public struct SwarmConfiguration: Sendable {

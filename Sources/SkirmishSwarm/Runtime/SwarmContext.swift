@@ -1,5 +1,6 @@
 import NIOCore
 import SkirmishNet
+import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 
@@ -44,13 +45,7 @@ struct SwarmContext: Sendable {
 
     /// The address a persona's bots connect to: its own transport when it names one and the server offers it.
     func target(for persona: Persona) -> Target {
-        guard let kind = persona.transport else { return target }
-        let transport: Transport =
-            switch kind {
-            case .udp: .udp
-            case .tcp: .tcp
-            case .ws: .webSocket
-            }
+        guard let transport = persona.transport else { return target }
         if transport == target.transport { return target }
         return alternates[transport] ?? target
     }

@@ -15,6 +15,12 @@ public struct SwarmOutcome: Sendable {
     /// The CPU share of one core the busiest bot event loop used over the run (0…1); near 1, the generator rather
     /// than the server set the pace.
     public var busiestLoop: Double? = nil
+    /// The threshold with `abort_on_fail` that stopped the run, if one did.
+    public var aborted: ThresholdJudge.Breach? = nil
+    /// How each windowed threshold fared, in script order (`nil` for the unwindowed ones).
+    public var windows: [ThresholdJudge.WindowRecord?] = []
+    /// Each persona's figures per block of time, for comparisons with another run.
+    public var samples: RunSamples? = nil
 }
 
 /// One progress sample, once a second.

@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishScript
 
 /// The soak's health invariants as a value: fed one ``HealthSample`` per check, it returns the verdicts.
 ///

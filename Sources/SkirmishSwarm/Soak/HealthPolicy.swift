@@ -1,3 +1,5 @@
+import SkirmishScript
+
 /// What a soak's health checks allow: when warm-up ends, how much growth counts as flat, and the budgets.
 ///
 /// "Flat after warm-up" is defined on the samples taken in the *steady window* — from ``warmUp`` to ``steadyUntil``

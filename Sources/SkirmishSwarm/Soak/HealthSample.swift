@@ -1,3 +1,5 @@
+import SkirmishScript
+
 /// What a soak reads once per check: the process's resources and the run's cumulative figures.
 ///
 /// Counters are cumulative since the start of the run (legitimate personas only), so a check can judge a rate over

@@ -1,3 +1,5 @@
+import SkirmishScript
+
 /// The soak section of `summary.json`: health verdicts, resources at the start and the end, collector outages and
 /// the samples they were judged on.
 ///

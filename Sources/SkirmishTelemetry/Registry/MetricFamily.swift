@@ -36,6 +36,7 @@ public struct MetricFamily: Sendable, Hashable {
         if name.hasSuffix("_seconds") { return "s" }
         if name.hasSuffix("_pixels") { return "px" }
         if name.hasSuffix("_bytes_sent_total") || name.hasSuffix("_bytes_received_total") { return "By" }
+        if name.hasSuffix("_bytes_per_second") { return "By/s" }
         return "1"
     }
 }
@@ -71,6 +72,16 @@ public struct HistogramScale: Sendable, Hashable {
         resolution: 100,
         highest: 100_000,
         bounds: exponentialSteps(from: -1, through: 3)
+    )
+
+    /// Bytes per second to the byte, up to 100 MB/s; buckets 10 B/s … 10 MB/s in steps of 1-2-5.
+    ///
+    /// One bot's or one match's traffic: an idle session's keepalives (tens of B/s) to a Puck match's snapshots
+    /// (a few KB/s each way) with room for a game that streams far more.
+    public static let bytesPerSecond = HistogramScale(
+        resolution: 1,
+        highest: 100_000_000,
+        bounds: exponentialSteps(from: 1, through: 7)
     )
 
     /// 1, 2, 5 × 10^e for every decade e in the range, ending at 10^last.

@@ -40,6 +40,12 @@ public enum SkirmishMetrics {
     public static let reconnects = bot("skirmish_reconnects_total", "Sessions resumed after a drop.", .counter)
     /// Errors seen by bots, by kind.
     public static let errors = bot("skirmish_errors_total", "Errors seen by bots.", .counter, ["kind"])
+    /// Replies a check judged (a behaviour's or the runtime's rule for a correct reply), by check.
+    public static let checks = bot(
+        "skirmish_checks_total", "Replies judged by a check.", .counter, ["check"])
+    /// Replies that broke a check's rule, by check (`reply_type`, `welcome_tick_rate`, `score_monotonic`, …).
+    public static let checksFailed = bot(
+        "skirmish_checks_failed_total", "Replies that failed a check.", .counter, ["check"])
     /// Ping to Pong round trip.
     public static let rtt = bot("skirmish_rtt_seconds", "Ping to Pong round-trip time.", .histogram(.seconds))
     /// Receive time minus the server's tick time.
@@ -69,10 +75,13 @@ public enum SkirmishMetrics {
         "skirmish_server_packets_sent_total", "Packets the server sent.", .counter, ["type"])
     /// 60 Hz ticks the server loop ran (each one steps every running Puck match).
     public static let serverTicks = server("skirmish_server_ticks_total", "60 Hz server ticks run.", .counter)
-    /// Time the server loop took per wake-up.
-    public static let serverTickDuration = server(
-        "skirmish_server_tick_duration_seconds",
-        "Server loop time per wake-up: its due ticks (one, or a few catching up) and their sends.",
+    /// Time one 60 Hz server tick took: stepping every match, the reliability timers, and writing what they sent.
+    ///
+    /// One sample per tick, so its count equals ``serverTicks``; a wake-up that catches up several ticks records
+    /// each of them as an equal share of its time.
+    public static let serverTickSeconds = server(
+        "skirmish_server_tick_seconds",
+        "Time one 60 Hz server tick took: every match stepped and its packets written.",
         .histogram(.seconds))
 
     /// Pushes a collector accepted, by target.
@@ -87,9 +96,11 @@ public enum SkirmishMetrics {
     /// Every family above, in declaration order (dashboards and tests check names against it).
     public static let all: [MetricFamily] = [
         botsConnected, packetsSent, packetsReceived, bytesSent, bytesReceived, desyncs, mispredictions, packetsLost,
-        reliableResends, matchesStarted, matchesCompleted, reconnects, errors, rtt, snapshotAge, tickLateness,
+        reliableResends, matchesStarted, matchesCompleted, reconnects, errors, checks, checksFailed, rtt, snapshotAge,
+        tickLateness,
         handshake, predictionError, serverRejectedPackets, serverSessions, serverMatches, serverPacketsReceived,
-        serverPacketsSent, serverTicks, serverTickDuration, exporterPushes, exporterFailures,
+        serverPacketsSent, serverTicks, serverTickSeconds, exporterPushes, exporterFailures,
+        botBytesPerSecond, serverMatchBytesPerSecond,
     ]
 
     private static func bot(

@@ -26,8 +26,9 @@ extension ServerFigures {
     /// The figures in a Prometheus text page, or `nil` when it has no `skirmish_server_ticks_total`.
     ///
     /// Counters and gauges are summed over their series (by label where the figure is a breakdown); the loop time
-    /// percentiles are interpolated inside the page's buckets as Prometheus' `histogram_quantile` does, since a
-    /// page carries buckets, not the HDR counts. The longest loop time is not on the page and stays unknown.
+    /// percentiles (and the per-match bandwidth's) are interpolated inside the page's buckets as Prometheus'
+    /// `histogram_quantile` does, since a page carries buckets, not the HDR counts; a mean is `_sum` over `_count`.
+    /// The longest tick and the largest bandwidth sample are not on the page and stay unknown.
     public init?(prometheusText text: String) {
         let samples = PrometheusText.samples(text)
         func total(_ family: MetricFamily) -> Double {
@@ -62,17 +63,44 @@ extension ServerFigures {
         matchesByGame = byGame
         desyncs = breakdown(SkirmishMetrics.serverDesyncs, by: "game")
         rejections = breakdown(SkirmishMetrics.serverRejectedPackets, by: "reason")
+        let cumulative = Self.cumulativeBuckets(samples, SkirmishMetrics.serverTickSeconds)
+        tickDurationP50 = Self.interpolatedQuantile(0.5, cumulative)
+        tickDurationP99 = Self.interpolatedQuantile(0.99, cumulative)
+        tickDurationMax = nil
+        var bandwidth: [String: TrafficFigures] = [:]
+        let family = SkirmishMetrics.serverMatchBytesPerSecond
+        for game in Set(samples.filter { $0.name == family.name + "_count" }.compactMap { $0.labels["game"] }) {
+            func rates(_ direction: String) -> RateFigures {
+                let only = ["game": game, "direction": direction]
+                let count = samples.filter { $0.name == family.name + "_count" && $0.labels.matches(only) }
+                    .reduce(0) { $0 + $1.value }
+                let sum = samples.filter { $0.name == family.name + "_sum" && $0.labels.matches(only) }
+                    .reduce(0) { $0 + $1.value }
+                let cumulative = Self.cumulativeBuckets(samples, family, where: only)
+                return RateFigures(
+                    samples: UInt64(count), mean: count > 0 ? sum / count : nil,
+                    p50: Self.interpolatedQuantile(0.5, cumulative), p99: Self.interpolatedQuantile(0.99, cumulative),
+                    max: nil)
+            }
+            let figures = TrafficFigures(sent: rates("sent"), received: rates("received"))
+            if figures.sent.samples + figures.received.samples > 0 { bandwidth[game] = figures }
+        }
+        matchBytesPerSecond = bandwidth
+    }
+
+    /// A histogram family's `_bucket` samples on the page (those whose labels include `filter`), summed per `le`
+    /// bound and sorted by it: cumulative counts as `histogram_quantile` reads them.
+    static func cumulativeBuckets(
+        _ samples: [PrometheusText.Sample], _ family: MetricFamily, where filter: [String: String] = [:]
+    ) -> [(key: Double, value: Double)] {
         var buckets: [Double: Double] = [:]
-        for sample in samples where sample.name == SkirmishMetrics.serverTickDuration.name + "_bucket" {
+        for sample in samples where sample.name == family.name + "_bucket" && sample.labels.matches(filter) {
             guard let bound = sample.labels["le"].flatMap({ $0 == "+Inf" ? Double.infinity : Double($0) }) else {
                 continue
             }
             buckets[bound, default: 0] += sample.value
         }
-        let cumulative = buckets.sorted { $0.key < $1.key }
-        tickDurationP50 = Self.interpolatedQuantile(0.5, cumulative)
-        tickDurationP99 = Self.interpolatedQuantile(0.99, cumulative)
-        tickDurationMax = nil
+        return buckets.sorted { $0.key < $1.key }
     }
 
     /// `histogram_quantile` over cumulative `(le, count)` pairs: linear inside the bucket holding the rank.
@@ -91,6 +119,13 @@ extension ServerFigures {
             lowerCount = count
         }
         return lowerBound
+    }
+}
+
+extension [String: String] {
+    /// Whether every label of `filter` has its value here.
+    fileprivate func matches(_ filter: [String: String]) -> Bool {
+        filter.allSatisfy { self[$0.key] == $0.value }
     }
 }
 

@@ -33,14 +33,18 @@ public struct ServerFigures: Sendable, Codable, Equatable {
     public var desyncs: [String: UInt64]
     /// Packets refused, by reason; reasons that never happened are left out.
     public var rejections: [String: UInt64]
-    /// Loop time per wake-up: p50, p99 and max in seconds (`nil` when unmeasured).
+    /// Time one 60 Hz tick took (`skirmish_server_tick_seconds`): p50, p99 and max in seconds (`nil` when
+    /// unmeasured).
     public var tickDurationP50: Double?
-    /// 99th percentile loop time per wake-up.
+    /// 99th percentile time of one tick.
     public var tickDurationP99: Double?
-    /// Longest loop time per wake-up (`nil` when scraped: a Prometheus page has no maximum).
+    /// Longest tick (`nil` when scraped: a Prometheus page has no maximum).
     public var tickDurationMax: Double?
     /// The `/metrics` URL the figures were scraped from, or `nil` for the embedded server.
     public var scrapedFrom: String?
+    /// Bytes per second of one running match each way (`skirmish_server_match_bytes_per_second`), by game; games
+    /// without a sample are left out (`nil` in summaries written before it existed).
+    public var matchBytesPerSecond: [String: TrafficFigures]?
 
     /// The server's figures in `snapshot`, or `nil` when it holds none (the run used an external `--target`).
     public init?(snapshot: MetricsSnapshot) {
@@ -66,11 +70,19 @@ public struct ServerFigures: Sendable, Codable, Equatable {
         matchesByGame = byGame
         desyncs = snapshot.counterBreakdown(SkirmishMetrics.serverDesyncs, by: "game")
         rejections = snapshot.counterBreakdown(SkirmishMetrics.serverRejectedPackets, by: "reason")
-        let duration = snapshot.histogram(SkirmishMetrics.serverTickDuration)
+        let duration = snapshot.histogram(SkirmishMetrics.serverTickSeconds)
         tickDurationP50 = duration?.quantile(0.5)
         tickDurationP99 = duration?.quantile(0.99)
         tickDurationMax = duration?.quantile(1)
         scrapedFrom = nil
+        var bandwidth: [String: TrafficFigures] = [:]
+        for game in Set(
+            snapshot.series(of: SkirmishMetrics.serverMatchBytesPerSecond).compactMap({ $0.labels["game"] }))
+        {
+            let figures = TrafficFigures(SkirmishMetrics.serverMatchBytesPerSecond, in: snapshot, where: ["game": game])
+            if figures.sent.samples + figures.received.samples > 0 { bandwidth[game] = figures }
+        }
+        matchBytesPerSecond = bandwidth
     }
 
     /// The report's "Server" table: one row per figure.
@@ -85,7 +97,7 @@ public struct ServerFigures: Sendable, Codable, Equatable {
             ["challenges / resumes", "\(challenges) / \(resumes)"],
             ["ticks (late)", "\(ticks) (\(lateTicks))"],
             [
-                "loop time p50 / p99 / max",
+                "tick time p50 / p99 / max",
                 [tickDurationP50, tickDurationP99, tickDurationMax].map(ms).joined(separator: " / "),
             ],
             ["forfeits", "\(forfeits)"],

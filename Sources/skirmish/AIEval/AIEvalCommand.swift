@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import NIOCore
 import NIOPosix
+import SkirmishEvaluation
 import SkirmishOpponent
+import SkirmishScript
 import SkirmishSwarm
 
 /// `skirmish ai-eval`: how well the AI opponent plays across latency, measured through the real protocol.

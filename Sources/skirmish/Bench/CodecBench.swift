@@ -1,4 +1,5 @@
 import ArgumentParser
+import SkirmishTelemetry
 import SkirmishWire
 
 /// `skirmish bench codec`: encode + decode cost and heap allocations per packet for the fixed-size messages.

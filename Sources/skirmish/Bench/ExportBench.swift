@@ -3,9 +3,11 @@ import Foundation
 import NIOCore
 import NIOPosix
 import SkirmishNet
+import SkirmishScript
 import SkirmishServer
 import SkirmishSwarm
 import SkirmishTelemetry
+import SkirmishWire
 
 /// `skirmish bench export`: serialisation cost per format, and whether pushing disturbs a running swarm.
 struct ExportBench: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SkirmishGames
+import SkirmishTelemetry
 import SkirmishWire
 
 /// `skirmish bench games`: what the rules cost per step, the numbers the server and every bot pay per tick or turn.

@@ -3,9 +3,11 @@ import Foundation
 import NIOCore
 import NIOPosix
 import SkirmishNet
+import SkirmishScript
 import SkirmishServer
 import SkirmishSwarm
 import SkirmishTelemetry
+import SkirmishWire
 
 /// `skirmish bench swarm --part allocations`: heap allocations on the bots' loop per bot-tick, in steady play.
 ///

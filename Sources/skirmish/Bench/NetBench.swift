@@ -3,6 +3,8 @@ import CAllocCounter
 import NIOCore
 import NIOPosix
 import SkirmishNet
+import SkirmishScript
+import SkirmishTelemetry
 import SkirmishWire
 
 /// `skirmish bench net`: what the client side of SkirmishNet costs per packet and per open session.

@@ -1,6 +1,8 @@
 import ArgumentParser
 import SkirmishGames
 import SkirmishOpponent
+import SkirmishScript
+import SkirmishTelemetry
 import SkirmishWire
 
 /// `skirmish bench opponent`: the cost of one AI decision, per difficulty, and its heap allocations.

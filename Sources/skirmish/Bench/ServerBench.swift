@@ -2,7 +2,9 @@ import ArgumentParser
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import SkirmishScript
 import SkirmishServer
+import SkirmishTelemetry
 import SkirmishWire
 
 /// `skirmish bench server`: how many Puck matches the reference server runs on one core within the DESIGN budget.

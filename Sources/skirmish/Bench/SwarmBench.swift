@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SkirmishNet
+import SkirmishScript
 import SkirmishSwarm
 import SkirmishTelemetry
 

@@ -5,6 +5,7 @@ import SkirmishNet
 import SkirmishOpponent
 import SkirmishPractice
 import SkirmishServer
+import SkirmishWire
 
 /// `skirmish practice`: Puck in a browser against an AI opponent.
 struct PracticeCommand: AsyncParsableCommand {

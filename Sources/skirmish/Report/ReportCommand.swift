@@ -26,24 +26,7 @@ struct ReportCommand: ParsableCommand {
     var out: String?
 
     func run() throws {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: summary))
-        } catch {
-            Console.note(
-                "cannot read \(summary): \(error.localizedDescription). Pass the summary.json from a results folder "
-                    + "(skirmish-out/<run id>/summary.json by default).")
-            throw ExitCode(2)
-        }
-        let decoded: RunSummary
-        do {
-            decoded = try JSONDecoder().decode(RunSummary.self, from: data)
-        } catch {
-            Console.note(
-                "\(summary) is not a Skirmish run summary (\(Self.describe(error))). It must be the summary.json "
-                    + "written by `skirmish swarm` or `skirmish soak`.")
-            throw ExitCode(2)
-        }
+        let decoded = try SummaryFile.load(summary)
         let directory = out ?? URL(fileURLWithPath: summary).deletingLastPathComponent().path
         let path: String
         do {
@@ -56,24 +39,5 @@ struct ReportCommand: ParsableCommand {
             Console.note("\(summary) has no timeline (written by an older version): the report has no charts")
         }
         Console.line("report: \(path)")
-    }
-
-    /// A decoding error as one short phrase that names the field.
-    private static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "\(error)" }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "missing field \(path(context.codingPath + [key]))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "unexpected value at \(path(context.codingPath))"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "bad value at \(path(context.codingPath))"
-        @unknown default:
-            return "\(error)"
-        }
-    }
-
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SkirmishScript
 import SkirmishSwarm
 import SkirmishTelemetry
 

@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishScript
 
 /// Run identifiers: `<script>-<UTC time>-<4 hex>`, sortable, unique enough across shards started together, and safe
 /// in a path, a Pushgateway grouping key and a label value.

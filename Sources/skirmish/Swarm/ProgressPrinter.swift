@@ -1,3 +1,4 @@
+import SkirmishScript
 import SkirmishSwarm
 import Synchronization
 

@@ -95,6 +95,17 @@ struct RunOptions: ParsableArguments {
             valueName: "url"))
     var serverMetrics: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A baseline run's summary.json: compare this run with it in the summary and report.html.",
+            discussion: """
+                The same comparison as `skirmish compare BASE.json NEW.json` (block bootstrap and exact rate tests \
+                at 99 %, changes under 10 % or 1 ms ignored), added to the printed summary, summary.json and \
+                report.html. It does not change the exit status; gate CI on `skirmish compare --fail-on worse`.
+                """,
+            valueName: "summary.json"))
+    var baseline: String?
+
     @Option(help: "Event loops (threads) for the bots (default: one per core).")
     var loops = System.coreCount
 

@@ -22,7 +22,11 @@ struct SwarmCommand: AsyncParsableCommand {
             report.html. While the run lasts, its metrics are served as Prometheus text at a loopback /metrics \
             URL printed at the start (or pushed with --push).
 
-            Exit status: 0 when every threshold holds, 99 when one fails, 2 for bad input (script, flags, target), \
+            Thresholds judge the whole run, or every sliding window (`rtt_p99: {limit: "< 120ms", window: 5m}`); \
+            with `abort_on_fail: true` a failing one stops the run at once. `--baseline base.json` compares this \
+            run with an earlier one (as `skirmish compare` does) in the summary and report.
+
+            Exit status: 0 when every threshold holds, 99 when one fails (or stopped the run), 2 for bad input (script, flags, target), \
             130 or 143 when SIGINT or SIGTERM stopped the run (after the final push and the results folder).
             """
     )

@@ -3,9 +3,11 @@ import Foundation
 import NIOCore
 import NIOPosix
 import SkirmishNet
+import SkirmishScript
 import SkirmishServer
 import SkirmishSwarm
 import SkirmishTelemetry
+import SkirmishWire
 import Synchronization
 
 /// The run path `skirmish swarm` and `skirmish soak` share: load and plan the script, start the embedded server
@@ -24,6 +26,7 @@ struct SwarmRun {
     private let interruption = Interruption()
     private let group: MultiThreadedEventLoopGroup
     private let sideGroup: MultiThreadedEventLoopGroup
+    private let baseline: RunSummary?
 
     /// The exit status a signal asks for (130 SIGINT, 143 SIGTERM), once ``run(alongside:)`` returned.
     var signalExitStatus: Int32? { interruption.exitStatus }
@@ -38,6 +41,7 @@ struct SwarmRun {
             throw InputError(String(describing: error))
         }
         let plan = try makePlan(script, options: options)
+        let baseline = try options.baseline.map { try SummaryFile.load($0, role: "baseline") }
         let runID = options.givenRunID() ?? RunID.make(script: script.name, at: started)
         let outDirectory = options.out ?? "skirmish-out/\(runID)"
         if let note = try limitNote(plan) { Console.note(note) }
@@ -86,7 +90,7 @@ struct SwarmRun {
         return SwarmRun(
             options: options, configuration: configuration, swarm: swarm, exporter: exporter,
             outDirectory: outDirectory, startedAt: started, server: server, metricsEndpoint: metricsEndpoint,
-            source: source, group: group, sideGroup: sideGroup)
+            source: source, group: group, sideGroup: sideGroup, baseline: baseline)
     }
 
     /// Runs the swarm until its plan ends or SIGINT/SIGTERM arrives, with `alongside` (a soak's health checks)
@@ -155,6 +159,7 @@ struct SwarmRun {
             }
         }
         amend(&summary)
+        if let baseline { summary.comparison = Comparison(base: baseline, new: summary) }
         let written = try RunOutput.write(
             summary: summary, outcome: outcome, to: outDirectory, serverMetrics: serverStats)
         print(summary.table())
@@ -166,6 +171,11 @@ struct SwarmRun {
         print("results: \(written.joined(separator: ", "))")
         if let warning = summary.generatorWarning { Console.note(warning) }
         if outcome.interrupted { Console.note("stopped early by a signal; the figures cover the run so far") }
+        if let aborted = summary.aborted {
+            Console.note(
+                "stopped early at \(Int(aborted.atSeconds)) s: \(aborted.threshold) failed and has abort_on_fail; the "
+                    + "figures cover the run so far")
+        }
         // A scraper that followed the run reads the final figures once more before the endpoint goes away.
         await metricsEndpoint.waitForFinalScrape(limit: .seconds(options.metricsLinger))
         try? await metricsEndpoint.close()

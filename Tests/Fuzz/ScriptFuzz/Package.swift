@@ -1,8 +1,8 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-/// A fuzz-only package, never a dependency of anything: the swarm-script loader (its sources, linked in from
-/// Sources/SkirmishSwarm/Script) with SkirmishWire and Yams, as one libFuzzer executable. Build it with
+/// A fuzz-only package, never a dependency of anything: the swarm-script loader's module (the main package's
+/// `SkirmishScript` target, whose folder is linked in, as SkirmishWire's is) with Yams, as one libFuzzer executable. Build it with
 /// `swift build --package-path Tests/Fuzz/ScriptFuzz -c release --sanitize fuzzer --sanitize address`, which
 /// instruments every target — Yams and its C parser included — so coverage guides the fuzzer through the YAML parser
 /// as well as the loader. `make fuzz` does this. The main package's library targets stay free of unsafe flags.
@@ -13,9 +13,12 @@ let package = Package(
     ],
     targets: [
         .target(name: "SkirmishWire", path: "Sources/SkirmishWire", exclude: ["Documentation.docc"]),
+        .target(
+            name: "SkirmishScript", dependencies: ["SkirmishWire", .product(name: "Yams", package: "Yams")],
+            path: "Sources/SkirmishScript", exclude: ["Documentation.docc"]),
         .executableTarget(
             name: "ScriptFuzz",
-            dependencies: ["SkirmishWire", .product(name: "Yams", package: "Yams")],
+            dependencies: ["SkirmishScript"],
             path: "Sources/ScriptFuzz",
             // libFuzzer supplies `main`; the entry point is LLVMFuzzerTestOneInput.
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]

@@ -1,0 +1,340 @@
+import Foundation
+import SkirmishOpponent
+import SkirmishScript
+import SkirmishTelemetry
+
+/// The figures of an `ai-eval` run: the table it prints and the JSON it writes.
+package struct EvalReport: Codable, Sendable {
+    package struct Percentiles: Codable, Sendable {
+        var count: Int
+        var p50: Double?
+        var p95: Double?
+        var p99: Double?
+
+        init(_ samples: Samples) {
+            count = samples.count
+            p50 = samples.percentile(0.5)
+            p95 = samples.percentile(0.95)
+            p99 = samples.percentile(0.99)
+        }
+    }
+
+    package struct ShotRow: Codable, Sendable {
+        var latencyMs: Int
+        /// `all`, `0`, `1` or `2+` side-wall bounces.
+        var bounces: String
+        var shots: Int
+        var saved: Int
+        var saveRate: Double
+        var wilson95Low: Double
+        var wilson95High: Double
+        var interceptErrorPx: Percentiles
+    }
+
+    package struct PredictionRow: Codable, Sendable {
+        var latencyMs: Int
+        var horizonMs: Int
+        var errorPx: Percentiles
+        /// Share of predictions more than 2 px off (a misprediction, DESIGN §4).
+        var mispredictionRate: Double
+    }
+
+    package struct MatchRow: Codable, Sendable {
+        var latencyMs: Int
+        var rival: String
+        var matches: Int
+        var wins: Int
+        var draws: Int
+        var losses: Int
+        /// Matches that reached 7 goals before the time limit.
+        var completed: Int
+        /// (wins + draws / 2) / matches.
+        var winRate: Double
+        var goalsFor: Int
+        var goalsAgainst: Int
+        var meanSeconds: Double
+    }
+
+    package struct DecisionTime: Codable, Sendable {
+        var decisions: Int
+        var p50Us: Double?
+        var p99Us: Double?
+        var maxUs: Double?
+    }
+
+    /// How late the AI clients' ticks ran: the event loop's own delay on top of the emulated link.
+    package struct Lateness: Codable, Sendable {
+        var ticks: Int
+        var p50Ms: Double?
+        var p99Ms: Double?
+        var maxMs: Double?
+    }
+
+    package struct CurvePoint: Codable, Sendable {
+        var difficulty: String
+        var shots: Int
+        var saved: Int
+        var saveRate: Double
+        var wilson95Low: Double
+        var wilson95High: Double
+        var interceptErrorP95Px: Double?
+    }
+
+    package struct Curve: Codable, Sendable {
+        var latencyMs: Int
+        var points: [CurvePoint]
+        /// Whether the save rate never falls from easy to expert.
+        package var monotone: Bool
+    }
+
+    package struct TargetCheck: Codable, Sendable {
+        var name: String
+        var value: Double?
+        var goal: String
+        var met: Bool
+    }
+
+    package var difficulty: String
+    package var seed: UInt64
+    package var matchSeconds: Int
+    package var link = "one-way latency ±20 % jitter (at least 1 ms), 2 % loss, each direction"
+    package var shots: [ShotRow] = []
+    package var predictions: [PredictionRow] = []
+    package var matches: [MatchRow] = []
+    package var decisionTime = DecisionTime(decisions: 0)
+    package var tickLateness = Lateness(ticks: 0)
+    package var curve: Curve?
+    package var targets: [TargetCheck] = []
+    /// Sessions that stopped before their shots were played or their match was decided, by reason.
+    package var cutShort: [String: Int] = [:]
+    private var decisionSamples = Samples()
+    private var lateSamples = Samples()
+
+    private enum CodingKeys: String, CodingKey {
+        case difficulty, seed, matchSeconds, link, shots, predictions, matches, decisionTime, tickLateness, curve,
+            targets, cutShort
+    }
+
+    package init(difficulty: String, seed: UInt64, matchSeconds: Int) {
+        self.difficulty = difficulty
+        self.seed = seed
+        self.matchSeconds = matchSeconds
+    }
+
+    // MARK: Building
+
+    package mutating func addShots(_ sessions: [EvalRunner.ShotSession], latency: Int) {
+        let all = sessions.flatMap(\.probe.shots).filter { $0.saved != nil }
+        for (label, filter) in [
+            ("all", { (_: OpponentProbe.Shot) in true }), ("0", { $0.bounces == 0 }), ("1", { $0.bounces == 1 }),
+            ("2+", { $0.bounces >= 2 }),
+        ] as [(String, (OpponentProbe.Shot) -> Bool)] {
+            let chosen = all.filter(filter)
+            var errors = Samples()
+            for shot in chosen { if let error = shot.interceptError { errors.add(error) } }
+            let saved = Proportion(successes: chosen.filter { $0.saved == true }.count, trials: chosen.count)
+            let interval = saved.wilson95
+            shots.append(
+                ShotRow(
+                    latencyMs: latency, bounces: label, shots: chosen.count, saved: saved.successes,
+                    saveRate: saved.rate, wilson95Low: interval.low, wilson95High: interval.high,
+                    interceptErrorPx: Percentiles(errors)))
+        }
+    }
+
+    package mutating func addCurve(_ levels: [(String, [EvalRunner.ShotSession])], latency: Int) {
+        var points: [CurvePoint] = []
+        for (name, sessions) in levels {
+            let all = sessions.flatMap(\.probe.shots).filter { $0.saved != nil }
+            var errors = Samples()
+            for shot in all { if let error = shot.interceptError { errors.add(error) } }
+            let saved = Proportion(successes: all.filter { $0.saved == true }.count, trials: all.count)
+            let interval = saved.wilson95
+            points.append(
+                CurvePoint(
+                    difficulty: name, shots: all.count, saved: saved.successes, saveRate: saved.rate,
+                    wilson95Low: interval.low, wilson95High: interval.high,
+                    interceptErrorP95Px: errors.percentile(0.95)))
+        }
+        let monotone = zip(points, points.dropFirst()).allSatisfy { $0.saveRate <= $1.saveRate }
+        curve = Curve(latencyMs: latency, points: points, monotone: monotone)
+    }
+
+    package mutating func addMatches(_ sessions: [EvalRunner.MatchSession], rival: EvalRunner.Rival, latency: Int) {
+        guard !sessions.isEmpty else { return }
+        let wins = sessions.filter { $0.myScore > $0.theirScore }.count
+        let losses = sessions.filter { $0.myScore < $0.theirScore }.count
+        let draws = sessions.count - wins - losses
+        matches.append(
+            MatchRow(
+                latencyMs: latency, rival: rival.rawValue, matches: sessions.count, wins: wins, draws: draws,
+                losses: losses, completed: sessions.filter(\.completed).count,
+                winRate: (Double(wins) + Double(draws) / 2) / Double(sessions.count),
+                goalsFor: sessions.reduce(0) { $0 + $1.myScore },
+                goalsAgainst: sessions.reduce(0) { $0 + $1.theirScore },
+                meanSeconds: sessions.reduce(0) { $0 + $1.seconds } / Double(sessions.count)))
+    }
+
+    package mutating func addPredictions(_ probes: [OpponentProbe], latency: Int) {
+        for (index, horizon) in OpponentProbe.horizons.enumerated() {
+            var errors = Samples()
+            for probe in probes { errors.merge(probe.predictionErrors[index]) }
+            let off = errors.values.filter { $0 > 2 }.count
+            predictions.append(
+                PredictionRow(
+                    latencyMs: latency, horizonMs: horizon * 1000 / 60, errorPx: Percentiles(errors),
+                    mispredictionRate: errors.count == 0 ? 0 : Double(off) / Double(errors.count)))
+        }
+    }
+
+    package mutating func addDecisions(_ samples: [Samples]) {
+        for sample in samples { decisionSamples.merge(sample) }
+        decisionTime = DecisionTime(
+            decisions: decisionSamples.count, p50Us: decisionSamples.percentile(0.5).map { $0 / 1000 },
+            p99Us: decisionSamples.percentile(0.99).map { $0 / 1000 },
+            maxUs: decisionSamples.percentile(1).map { $0 / 1000 })
+    }
+
+    /// Notes sessions that ended for another reason than finishing: shot sessions that did not play all their
+    /// shots, matches that neither reached 7 goals nor the time limit.
+    package mutating func addEndings(shots: [String], matches: [String]) {
+        for reason in shots where reason != "done" { cutShort["shots: \(reason)", default: 0] += 1 }
+        for reason in matches where reason != "over" && reason != "time limit" {
+            cutShort["match: \(reason)", default: 0] += 1
+        }
+    }
+
+    package mutating func addLateness(_ samples: [Samples]) {
+        for sample in samples { lateSamples.merge(sample) }
+        tickLateness = Lateness(
+            ticks: lateSamples.count, p50Ms: lateSamples.percentile(0.5).map { $0 / 1e6 },
+            p99Ms: lateSamples.percentile(0.99).map { $0 / 1e6 }, maxMs: lateSamples.percentile(1).map { $0 / 1e6 })
+    }
+
+    /// The issue's targets, at 150 ms when that row was played.
+    package mutating func checkTargets() {
+        targets = []
+        if let row = shots.first(where: { $0.latencyMs == 150 && $0.bounces == "all" }) {
+            targets.append(
+                TargetCheck(
+                    name: "\(difficulty) save rate at 150 ms", value: row.saveRate, goal: ">= 0.90",
+                    met: row.saveRate >= 0.9))
+        }
+        if let row = matches.first(where: { $0.latencyMs == 150 && $0.rival == EvalRunner.Rival.noPrediction.rawValue })
+        {
+            targets.append(
+                TargetCheck(
+                    name: "win rate vs no-prediction at 150 ms", value: row.winRate, goal: ">= 0.90",
+                    met: row.winRate >= 0.9))
+        }
+        if let p99 = decisionTime.p99Us {
+            targets.append(TargetCheck(name: "decision time p99 (µs)", value: p99, goal: "< 50", met: p99 < 50))
+        }
+    }
+
+    // MARK: Output
+
+    package func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    package func tableLines() -> [String] {
+        var lines: [String] = []
+        lines.append("ai-eval: the \(difficulty) AI over the real protocol (seed \(seed)); links: \(link)")
+        lines.append("")
+        lines.append("shots at the AI (intercept error: planned vs real crossing of the defence line, px)")
+        lines.append(
+            pad("latency", 9) + pad("bounces", 9) + pad("shots", 7, left: true) + pad("saved", 7, left: true)
+                + pad("save rate", 11, left: true) + pad("Wilson 95 %", 17, left: true) + pad("p50", 8, left: true)
+                + pad("p95", 8, left: true) + pad("p99", 8, left: true))
+        for row in shots {
+            lines.append(
+                pad(row.bounces == "all" ? "\(row.latencyMs) ms" : "", 9) + pad(row.bounces, 9)
+                    + pad("\(row.shots)", 7, left: true) + pad("\(row.saved)", 7, left: true)
+                    + pad(percent(row.saveRate), 11, left: true)
+                    + pad("\(percent(row.wilson95Low))–\(percent(row.wilson95High))", 17, left: true)
+                    + pad(number(row.interceptErrorPx.p50), 8, left: true)
+                    + pad(number(row.interceptErrorPx.p95), 8, left: true)
+                    + pad(number(row.interceptErrorPx.p99), 8, left: true))
+        }
+        if !predictions.isEmpty {
+            lines.append("")
+            lines.append("prediction error of the puck in matches (px; misprediction = more than 2 px)")
+            lines.append(
+                pad("latency", 9) + pad("horizon", 9) + pad("samples", 9, left: true) + pad("p50", 8, left: true)
+                    + pad("p95", 8, left: true) + pad("p99", 8, left: true) + pad("> 2 px", 9, left: true))
+            for row in predictions {
+                lines.append(
+                    pad(row.horizonMs == 50 ? "\(row.latencyMs) ms" : "", 9) + pad("\(row.horizonMs) ms", 9)
+                        + pad("\(row.errorPx.count)", 9, left: true) + pad(number(row.errorPx.p50), 8, left: true)
+                        + pad(number(row.errorPx.p95), 8, left: true) + pad(number(row.errorPx.p99), 8, left: true)
+                        + pad(percent(row.mispredictionRate), 9, left: true))
+            }
+        }
+        if !matches.isEmpty {
+            lines.append("")
+            lines.append("matches (to 7 goals or \(matchSeconds) s, then the higher score; a draw counts half)")
+            lines.append(
+                pad("latency", 9) + pad("rival", 15) + pad("W-D-L", 10, left: true) + pad("win rate", 10, left: true)
+                    + pad("to 7", 6, left: true) + pad("goals", 9, left: true) + pad("mean s", 8, left: true))
+            for row in matches {
+                lines.append(
+                    pad(row.rival == EvalRunner.Rival.chaser.rawValue ? "\(row.latencyMs) ms" : "", 9)
+                        + pad(row.rival, 15) + pad("\(row.wins)-\(row.draws)-\(row.losses)", 10, left: true)
+                        + pad(percent(row.winRate), 10, left: true) + pad("\(row.completed)", 6, left: true)
+                        + pad("\(row.goalsFor)-\(row.goalsAgainst)", 9, left: true)
+                        + pad(fixed(row.meanSeconds, 0), 8, left: true))
+            }
+        }
+        lines.append("")
+        lines.append(
+            "decision time per tick: p50 \(number(decisionTime.p50Us, 2)) µs, p99 \(number(decisionTime.p99Us, 2)) "
+                + "µs, max \(number(decisionTime.maxUs, 1)) µs over \(decisionTime.decisions) decisions "
+                + "(wall clock around each decision, on a loop shared with every client)")
+        lines.append(
+            "tick lateness of the AI clients: p50 \(number(tickLateness.p50Ms, 2)) ms, p99 \(number(tickLateness.p99Ms, 2)) "
+                + "ms, max \(number(tickLateness.maxMs, 1)) ms")
+        if !cutShort.isEmpty {
+            let reasons = cutShort.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }.joined(separator: ", ")
+            lines.append("WARNING: sessions cut short (their figures count only what was played): \(reasons)")
+        }
+        if let p99 = tickLateness.p99Ms, p99 > 5 {
+            lines.append(
+                "WARNING: the clients' event loop ran more than 5 ms late at p99 — the machine was busy, so the links "
+                    + "were worse than emulated and these figures understate the AI; rerun with fewer --sessions or "
+                    + "--parallel, or on a quieter machine")
+        }
+        if let curve {
+            lines.append("")
+            lines.append("difficulty curve: save rate at \(curve.latencyMs) ms")
+            for point in curve.points {
+                lines.append(
+                    pad(point.difficulty, 9) + pad("\(point.saved)/\(point.shots)", 10, left: true)
+                        + pad(percent(point.saveRate), 9, left: true)
+                        + pad("\(percent(point.wilson95Low))–\(percent(point.wilson95High))", 17, left: true)
+                        + pad("intercept p95 \(number(point.interceptErrorP95Px)) px", 26, left: true))
+            }
+            lines.append(
+                curve.monotone
+                    ? "difficulty curve is monotone: every preset saves at least as many as the one below it"
+                    : "difficulty curve is NOT monotone: a harder preset saved fewer shots than an easier one")
+        }
+        if !targets.isEmpty {
+            lines.append("")
+            for target in targets {
+                lines.append(
+                    "\(target.met ? "PASS" : "MISS") \(target.name): \(number(target.value, 3)) (target \(target.goal))"
+                )
+            }
+        }
+        return lines
+    }
+
+    private func percent(_ value: Double) -> String { fixed(value * 100, 1) + " %" }
+
+    private func number(_ value: Double?, _ decimals: Int = 1) -> String {
+        value.map { fixed($0, decimals) } ?? "–"
+    }
+}

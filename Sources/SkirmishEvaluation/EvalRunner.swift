@@ -1,0 +1,224 @@
+import NIOCore
+import NIOPosix
+import SkirmishGames
+import SkirmishNet
+import SkirmishOpponent
+import SkirmishScript
+import SkirmishServer
+import SkirmishSwarm
+import SkirmishWire
+import Synchronization
+
+/// Plays evaluation sessions through the real protocol: each session gets its own embedded reference server on
+/// loopback (UDP only), so seating needs no coordination, and its clients run on a separate event loop.
+package struct EvalRunner: Sendable {
+    /// Who the AI plays a match against.
+    package enum Rival: String, Sendable, CaseIterable {
+        case chaser
+        /// The same AI with prediction switched off.
+        case noPrediction = "no-prediction"
+    }
+
+    /// What one shot session measured.
+    package struct ShotSession: Sendable {
+        var probe: OpponentProbe
+        var decisionNanos: Samples
+        var lateNanos: Samples
+        /// Why the AI's client stopped (`done` when it played all its shots).
+        var ended: String
+    }
+
+    /// What one match measured, from the AI's side.
+    package struct MatchSession: Sendable {
+        var myScore: Int
+        var theirScore: Int
+        var completed: Bool
+        var seconds: Double
+        var probe: OpponentProbe?
+        var decisionNanos: Samples
+        var lateNanos: Samples
+        /// Why the AI's client stopped (`over` when the match reached 7, `time limit` at the cap).
+        var ended: String
+        /// False when the match never started (a client could not join); it is left out of the win rates.
+        var played = true
+    }
+
+    package let serverLoop: any EventLoopGroup
+    /// Where every evaluation player runs: the swarm's runtime, one client loop.
+    package let clients: AgentRunner
+    package let seed: UInt64
+    package let progress: EvalProgress
+
+    package init(serverLoop: any EventLoopGroup, clients: AgentRunner, seed: UInt64, progress: EvalProgress) {
+        self.serverLoop = serverLoop
+        self.clients = clients
+        self.seed = seed
+        self.progress = progress
+    }
+
+    /// The link of a latency row: the one-way latency, ±20 % jitter (at least 1 ms) and 2 % loss, in both directions.
+    package static func link(latencyMilliseconds: Int) -> LinkProfile {
+        LinkProfile(
+            latency: .milliseconds(Int64(latencyMilliseconds)),
+            jitter: .milliseconds(Int64(max(1, latencyMilliseconds / 5))), loss: 0.02)
+    }
+
+    // MARK: Shots
+
+    /// `shots` seeded shots at an AI of `configuration` behind `link`; stops early at `deadline`.
+    package func shots(
+        _ shots: Int, configuration: OpponentConfiguration, link: LinkProfile, session index: Int, deadline: NIODeadline
+    ) async throws -> ShotSession {
+        var server = ServerConfiguration()
+        server.tcp = nil
+        server.http = nil
+        server.shotMachine = ShotMachine.Configuration(seed: seed &+ UInt64(index) &* 0x9E37, defender: 1)
+        let reference = try await ReferenceServer.start(configuration: server, group: serverLoop)
+        do {
+            let session = try await play(
+                shots, configuration: configuration, link: link, server: reference, session: index, deadline: deadline)
+            await reference.shutdown()
+            return session
+        } catch {
+            // One session that cannot play does not end the evaluation: it is reported as cut short.
+            await reference.shutdown()
+            return ShotSession(
+                probe: OpponentProbe(seat: 1, shotTarget: shots), decisionNanos: Samples(), lateNanos: Samples(),
+                ended: "\(error)")
+        }
+    }
+
+    private func play(
+        _ shots: Int, configuration: OpponentConfiguration, link: LinkProfile, server reference: ReferenceServer,
+        session index: Int, deadline: NIODeadline
+    ) async throws -> ShotSession {
+        guard let port = reference.addresses.udp?.port else { throw EvalError("the shot server did not bind UDP") }
+        let target = Target(transport: .udp, host: "127.0.0.1", port: port)
+        let feeder = try await client(
+            target: target, match: 0, link: .perfect, name: "shooter", seed: 1, acts: false, probe: nil
+        ) { seat in ScriptedPuckAgent(style: .idle, seat: seat, seed: 1) }
+        let welcome = try await feeder.welcome(role: "the shooter")
+        let seedForAI = seed &+ UInt64(index)
+        let ai = try await client(
+            target: target, match: welcome.match, link: link, name: "ai", seed: seedForAI, acts: true,
+            probe: OpponentProbe(seat: 1, shotTarget: shots), progress: progress
+        ) { seat in Opponent(seat: seat, configuration: configuration, seed: seedForAI) }
+        let result = try await ai.run(until: deadline)
+        _ = await feeder.stop()
+        guard let probe = result.probe else { throw EvalError("the AI's measurements were lost") }
+        return ShotSession(
+            probe: probe, decisionNanos: result.decisionNanos, lateNanos: result.lateNanos,
+            ended: result.ended ?? "stopped")
+    }
+
+    // MARK: Matches
+
+    /// One match of the AI (seat 0) against `rival`, both behind `link`, to 7 goals or `limit`.
+    package func match(
+        configuration: OpponentConfiguration, rival: Rival, link: LinkProfile, session index: Int, limit: Duration
+    ) async throws -> MatchSession {
+        var server = ServerConfiguration()
+        server.tcp = nil
+        server.http = nil
+        let reference = try await ReferenceServer.start(configuration: server, group: serverLoop)
+        do {
+            let session = try await match(
+                configuration: configuration, rival: rival, link: link, server: reference, session: index, limit: limit)
+            await reference.shutdown()
+            return session
+        } catch {
+            await reference.shutdown()
+            progress.add(.matches, 1)
+            return MatchSession(
+                myScore: 0, theirScore: 0, completed: false, seconds: 0, probe: nil, decisionNanos: Samples(),
+                lateNanos: Samples(), ended: "\(error)", played: false)
+        }
+    }
+
+    private func match(
+        configuration: OpponentConfiguration, rival: Rival, link: LinkProfile, server reference: ReferenceServer,
+        session index: Int, limit: Duration
+    ) async throws -> MatchSession {
+        guard let port = reference.addresses.udp?.port else { throw EvalError("the match server did not bind UDP") }
+        let target = Target(transport: .udp, host: "127.0.0.1", port: port)
+        let seedForAI = seed &+ 0x1000 &+ UInt64(index)
+        let ai = try await client(
+            target: target, match: 0, link: link, name: "ai", seed: seedForAI, acts: true,
+            probe: OpponentProbe(seat: 0, shotTarget: nil)
+        ) { seat in Opponent(seat: seat, configuration: configuration, seed: seedForAI) }
+        let welcome = try await ai.welcome(role: "the AI")
+        let rivalSeed = seed &+ 0x2000 &+ UInt64(index)
+        let started = NIODeadline.now()
+        let deadline = started + .nanoseconds(Int64(limit.components.seconds) * 1_000_000_000)
+        let result: EvalRecord.Result
+        switch rival {
+        case .chaser:
+            let other = try await client(
+                target: target, match: welcome.match, link: link, name: "chaser", seed: rivalSeed, acts: true,
+                probe: nil
+            ) { seat in ScriptedPuckAgent(style: .chaser, seat: seat, inputRate: 30, seed: rivalSeed) }
+            result = try await ai.run(until: deadline)
+            _ = await other.stop()
+        case .noPrediction:
+            var withoutPrediction = configuration
+            withoutPrediction.predicts = false
+            let blind = withoutPrediction
+            let other = try await client(
+                target: target, match: welcome.match, link: link, name: "ai-blind", seed: rivalSeed, acts: true,
+                probe: nil
+            ) { seat in Opponent(seat: seat, configuration: blind, seed: rivalSeed) }
+            result = try await ai.run(until: deadline)
+            _ = await other.stop()
+        }
+        let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
+        progress.add(.matches, 1)
+        return MatchSession(
+            myScore: Int(result.myScore), theirScore: Int(result.theirScore), completed: result.over != nil,
+            seconds: elapsed, probe: result.probe, decisionNanos: result.decisionNanos, lateNanos: result.lateNanos,
+            ended: result.ended ?? "stopped")
+    }
+
+    // MARK: Clients
+
+    private func client<Inner: PuckAgent>(
+        target: Target, match: UInt32, link: LinkProfile, name: String, seed: UInt64, acts: Bool,
+        probe: OpponentProbe?, progress: EvalProgress? = nil, makeAgent: @escaping @Sendable (Int) -> Inner
+    ) async throws -> ClientHandle {
+        var spec = LinkSpec()
+        spec.latency = .nanoseconds(link.latency.nanoseconds)
+        spec.jitter = .nanoseconds(link.jitter.nanoseconds)
+        spec.loss = link.loss
+        spec.duplicate = link.duplicate
+        spec.reorder = link.reorder
+        var configuration = AgentRunner.Configuration(
+            target: target, persona: Persona(name: name, game: .puck, behavior: .ai, link: spec))
+        configuration.match = match
+        configuration.pingInterval = .milliseconds(Int64(Opponent.pingInterval * 1000))
+        let record = EvalRecord(probe: probe)
+        let player = try await clients.start(configuration) { _ in
+            EvalAgent(record: record, acts: acts, progress: progress, makeInner: makeAgent)
+        }
+        return ClientHandle(record: record, runner: clients, player: player)
+    }
+}
+
+/// Counts finished work across sessions for the progress line.
+package final class EvalProgress: Sendable {
+    package enum Unit: Sendable { case shots, matches }
+
+    private let shots = Atomic<Int>(0)
+    private let matches = Atomic<Int>(0)
+
+    package init() {}
+
+    package func add(_ unit: Unit, _ count: Int) {
+        switch unit {
+        case .shots: shots.add(count, ordering: .relaxed)
+        case .matches: matches.add(count, ordering: .relaxed)
+        }
+    }
+
+    package var counts: (shots: Int, matches: Int) {
+        (shots.load(ordering: .relaxed), matches.load(ordering: .relaxed))
+    }
+}

@@ -1,0 +1,57 @@
+import SkirmishWire
+
+/// What the server's shot machine (an evaluation hook, not part of the game) tells the defending seat, carried as a
+/// Chat line so no wire message exists for it: a shot served, and how it ended.
+///
+/// Encoded by ``text`` and decoded by ``init(text:)`` — the one place the format lives, so the server that writes it
+/// and `skirmish ai-eval` that reads it cannot drift apart. Numbers are written in Swift's shortest round-trip form,
+/// so a served puck decodes to exactly the bits the server put in play.
+public enum ShotEvent: Sendable, Hashable {
+    /// Shot `number` was put in play at `tick`; `puck` is exactly where the puck is at that tick, in the defender's
+    /// frame; `bounces` is the side-wall bounces the shot was aimed with.
+    case served(number: UInt32, tick: UInt32, puck: TableSnapshot.Puck, bounces: Int)
+    /// Shot `number` ended: saved by the defender, or missed (the shooter scored).
+    case ended(number: UInt32, saved: Bool)
+
+    /// The Chat text: `shot 3 served tick=120 x=… y=… vx=… vy=… angle=… spin=… bounces=1`, `shot 3 saved`.
+    public var text: String {
+        switch self {
+        case .served(let number, let tick, let p, let bounces):
+            "shot \(number) served tick=\(tick) x=\(p.x) y=\(p.y) vx=\(p.vx) vy=\(p.vy) angle=\(p.angle) "
+                + "spin=\(p.spin) bounces=\(bounces)"
+        case .ended(let number, let saved):
+            "shot \(number) \(saved ? "saved" : "missed")"
+        }
+    }
+
+    /// The event a Chat line carries, or `nil` for any other text (a player's chat, a malformed line).
+    public init?(text: String) {
+        let words = text.split(separator: " ")
+        guard words.count >= 3, words[0] == "shot", let number = UInt32(words[1]) else { return nil }
+        switch words[2] {
+        case "saved", "missed":
+            guard words.count == 3 else { return nil }
+            self = .ended(number: number, saved: words[2] == "saved")
+        case "served":
+            var fields: [Substring: Substring] = [:]
+            for word in words.dropFirst(3) {
+                let pair = word.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2, fields[pair[0]] == nil else { return nil }
+                fields[pair[0]] = pair[1]
+            }
+            func float(_ key: Substring) -> Float? {
+                fields[key].flatMap { Float($0) }.flatMap { $0.isFinite ? $0 : nil }
+            }
+            guard fields.count == 8, let tick = fields["tick"].flatMap({ UInt32($0) }), let x = float("x"),
+                let y = float("y"), let vx = float("vx"), let vy = float("vy"), let angle = float("angle"),
+                let spin = float("spin"), let bounces = fields["bounces"].flatMap({ Int($0) }), bounces >= 0
+            else { return nil }
+            self = .served(
+                number: number, tick: tick,
+                puck: TableSnapshot.Puck(x: x, y: y, vx: vx, vy: vy, angle: angle, spin: spin),
+                bounces: bounces)
+        default:
+            return nil
+        }
+    }
+}

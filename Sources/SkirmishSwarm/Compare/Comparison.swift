@@ -1,0 +1,347 @@
+import Foundation
+import SkirmishTelemetry
+import SkirmishWire
+
+/// Two runs' summaries side by side, persona by persona: what changed, and whether the change is real.
+///
+/// Each figure is compared with a test suited to its data, on the per-block samples each run keeps
+/// (``RunSamples``):
+/// - **Percentiles** (RTT, snapshot age, tick lateness): a block bootstrap — both runs' blocks are resampled with
+///   replacement, the percentile recomputed from the resampled HDR values, and the difference's central interval
+///   read from the resamples. Whole blocks are resampled because samples close in time are not independent.
+/// - **Throughput** (packets per second): the same bootstrap of packets over seconds.
+/// - **Counts** (errors, mispredictions, failed checks, matches completed): an exact test of two Poisson rates
+///   (the conditional binomial test), per bot-second of exposure.
+/// - **Desyncs**: any desync in a run whose baseline had none is worse — a desync is a bug, not noise.
+///
+/// A difference is marked better or worse only when it is both significant (the interval excludes zero, or the
+/// test's p-value is below `1 − confidence`) and large enough to matter (``Options/tolerance`` of the baseline and,
+/// for latencies, at least ``Options/minimumLatencyChange``); otherwise it is "no change".
+public struct Comparison: Sendable, Codable {
+    /// How strict the comparison is.
+    public struct Options: Sendable, Codable, Hashable {
+        /// Two-sided confidence of each interval and test (0.99: a 1 % chance of calling noise a change, per figure).
+        public var confidence: Double = 0.99
+        /// The smallest relative change that counts (0.1: 10 % of the baseline).
+        public var tolerance: Double = 0.10
+        /// The smallest latency change that counts, in seconds.
+        public var minimumLatencyChange: Double = 0.001
+        /// Bootstrap resamples per figure.
+        public var resamples: Int = 1_000
+        /// Seeds the resampling, so a comparison is reproducible.
+        public var seed: UInt64 = 1
+
+        public init() {}
+    }
+
+    /// The verdict on one figure.
+    public enum Verdict: String, Sendable, Codable, Hashable {
+        case better, worse
+        case noChange = "no change"
+        /// One side has no data for it (a persona only one run had, a run without samples).
+        case notCompared = "not compared"
+    }
+
+    /// One figure of one persona in both runs.
+    public struct Row: Sendable, Codable, Hashable {
+        public var persona: String
+        public var game: String
+        /// `rtt_p99`, `packets_per_second`, `errors_per_bot_hour`, …
+        public var metric: String
+        public var base: Double?
+        public var new: Double?
+        /// The interval of `new − base` (bootstrap figures), or `nil` for the count tests.
+        public var low: Double?
+        public var high: Double?
+        /// The exact test's two-sided p-value (count figures), or `nil`.
+        public var pValue: Double?
+        public var verdict: Verdict
+    }
+
+    public var base: String
+    public var new: String
+    public var options: Options
+    public var rows: [Row]
+
+    /// Whether any figure got worse.
+    public var anyWorse: Bool { rows.contains { $0.verdict == .worse } }
+
+    /// Compares `new` with `base`, the baseline.
+    public init(base: RunSummary, new: RunSummary, options: Options = Options()) {
+        self.init(
+            base: Side(run: base.run, personas: base.personas.map { ($0.name, $0.game) }, samples: base.samples),
+            new: Side(run: new.run, personas: new.personas.map { ($0.name, $0.game) }, samples: new.samples),
+            options: options)
+    }
+
+    /// What a comparison reads of one run.
+    struct Side {
+        var run: String
+        var personas: [(name: String, game: String)]
+        var samples: RunSamples?
+    }
+
+    init(base: Side, new: Side, options: Options) {
+        self.base = base.run
+        self.new = new.run
+        self.options = options
+        var random = SeededRandom(seed: options.seed)
+        let baseTotals = base.samples?.total ?? [:]
+        let newTotals = new.samples?.total ?? [:]
+        var rows: [Row] = []
+        let names =
+            base.personas + new.personas.filter { persona in !base.personas.contains { $0.name == persona.name } }
+        for (name, game) in names {
+            guard let baseSamples = base.samples, let newSamples = new.samples, baseTotals[name] != nil,
+                newTotals[name] != nil
+            else {
+                rows += Metric.allCases.map {
+                    Row(
+                        persona: name, game: game, metric: $0.name, base: nil, new: nil, low: nil, high: nil,
+                        pValue: nil, verdict: .notCompared)
+                }
+                continue
+            }
+            let a = baseSamples.blocks.map { $0.personas[name] ?? RunSamples.Figures() }
+            let b = newSamples.blocks.map { $0.personas[name] ?? RunSamples.Figures() }
+            let aSeconds = baseSamples.blocks.map(\.seconds)
+            let bSeconds = newSamples.blocks.map(\.seconds)
+            for metric in Metric.allCases {
+                var row = metric.compare(a, aSeconds, b, bSeconds, options: options, random: &random)
+                row.persona = name
+                row.game = game
+                rows.append(row)
+            }
+        }
+        self.rows = rows
+    }
+}
+
+extension Comparison {
+    /// The figures compared for each persona.
+    enum Metric: CaseIterable {
+        case rttP50, rttP95, rttP99, snapshotAgeP99, tickLatenessP99, packetsPerSecond
+        case errors, desyncs, mispredictions, checksFailed, matchesCompleted
+
+        var name: String {
+            switch self {
+            case .rttP50: "rtt_p50"
+            case .rttP95: "rtt_p95"
+            case .rttP99: "rtt_p99"
+            case .snapshotAgeP99: "snapshot_age_p99"
+            case .tickLatenessP99: "tick_lateness_p99"
+            case .packetsPerSecond: "packets_per_second"
+            case .errors: "errors_per_bot_hour"
+            case .desyncs: "desyncs_per_bot_hour"
+            case .mispredictions: "mispredictions_per_bot_hour"
+            case .checksFailed: "checks_failed_per_bot_hour"
+            case .matchesCompleted: "matches_completed_per_bot_hour"
+            }
+        }
+
+        /// Whether a larger figure is better.
+        var higherIsBetter: Bool { self == .packetsPerSecond || self == .matchesCompleted }
+
+        func compare(
+            _ a: [RunSamples.Figures], _ aSeconds: [Double], _ b: [RunSamples.Figures], _ bSeconds: [Double],
+            options: Options, random: inout SeededRandom
+        ) -> Row {
+            var row = Row(
+                persona: "", game: "", metric: name, base: nil, new: nil, low: nil, high: nil, pValue: nil,
+                verdict: .notCompared)
+            switch self {
+            case .rttP50, .rttP95, .rttP99, .snapshotAgeP99, .tickLatenessP99:
+                let (path, q): (KeyPath<RunSamples.Figures, SparseDistribution?>, Double) =
+                    switch self {
+                    case .rttP50: (\.rtt, 0.5)
+                    case .rttP95: (\.rtt, 0.95)
+                    case .rttP99: (\.rtt, 0.99)
+                    case .snapshotAgeP99: (\.snapshotAge, 0.99)
+                    default: (\.tickLateness, 0.99)
+                    }
+                let baseBlocks = BlockDistributions(a.map { $0[keyPath: path] })
+                let newBlocks = BlockDistributions(b.map { $0[keyPath: path] })
+                guard let baseValue = baseBlocks.quantile(q), let newValue = newBlocks.quantile(q) else { return row }
+                row.base = baseValue
+                row.new = newValue
+                let interval = Bootstrap.interval(
+                    resamples: options.resamples, confidence: options.confidence, random: &random
+                ) { random in
+                    guard let x = baseBlocks.resampledQuantile(q, random: &random),
+                        let y = newBlocks.resampledQuantile(q, random: &random)
+                    else { return nil }
+                    return y - x
+                }
+                row.low = interval?.lowerBound
+                row.high = interval?.upperBound
+                let threshold = max(options.minimumLatencyChange, options.tolerance * baseValue)
+                row.verdict = verdict(difference: newValue - baseValue, interval: interval, threshold: threshold)
+            case .packetsPerSecond:
+                let baseRate = Double(a.reduce(0) { $0 &+ $1.packets }) / max(aSeconds.reduce(0, +), 1e-9)
+                let newRate = Double(b.reduce(0) { $0 &+ $1.packets }) / max(bSeconds.reduce(0, +), 1e-9)
+                row.base = baseRate
+                row.new = newRate
+                let interval = Bootstrap.interval(
+                    resamples: options.resamples, confidence: options.confidence, random: &random
+                ) { random in
+                    Bootstrap.resampledRate(a.map { Double($0.packets) }, aSeconds, random: &random).flatMap { x in
+                        Bootstrap.resampledRate(b.map { Double($0.packets) }, bSeconds, random: &random).map { $0 - x }
+                    }
+                }
+                row.low = interval?.lowerBound
+                row.high = interval?.upperBound
+                row.verdict = verdict(
+                    difference: newRate - baseRate, interval: interval, threshold: options.tolerance * baseRate)
+            case .errors, .desyncs, .mispredictions, .checksFailed, .matchesCompleted:
+                let count: (RunSamples.Figures) -> UInt64 =
+                    switch self {
+                    case .errors: { $0.errors }
+                    case .desyncs: { $0.desyncs }
+                    case .mispredictions: { $0.mispredictions }
+                    case .checksFailed: { $0.checksFailed }
+                    default: { $0.matchesCompleted }
+                    }
+                let x = a.reduce(0) { $0 &+ count($1) }
+                let y = b.reduce(0) { $0 &+ count($1) }
+                // Exposure in bot-seconds; a run that never had a bot connected has no rate to compare.
+                let s = a.reduce(0) { $0 + $1.botSeconds }
+                let t = b.reduce(0) { $0 + $1.botSeconds }
+                guard s > 0, t > 0 else { return row }
+                let baseRate = Double(x) / s * 3_600
+                let newRate = Double(y) / t * 3_600
+                row.base = baseRate
+                row.new = newRate
+                let p = Bootstrap.poissonRatesPValue(x, exposure: s, y, exposure: t)
+                row.pValue = p
+                let significant = p < 1 - options.confidence
+                let large = abs(newRate - baseRate) >= options.tolerance * baseRate
+                if self == .desyncs, x == 0, y > 0 {
+                    row.verdict = .worse
+                } else if significant, large, newRate != baseRate {
+                    row.verdict = (newRate > baseRate) == higherIsBetter ? .better : .worse
+                } else {
+                    row.verdict = .noChange
+                }
+            }
+            return row
+        }
+
+        private func verdict(difference: Double, interval: ClosedRange<Double>?, threshold: Double) -> Verdict {
+            guard let interval else { return .noChange }
+            let significant = interval.lowerBound > 0 || interval.upperBound < 0
+            guard significant, abs(difference) >= threshold, difference != 0 else { return .noChange }
+            return (difference > 0) == higherIsBetter ? .better : .worse
+        }
+    }
+}
+
+/// One figure's distribution per block, on a shared index of values, so a resample sums counts without merging.
+struct BlockDistributions {
+    /// Every value any block holds, ascending.
+    let values: [UInt64]
+    let resolution: Double
+    /// Per block: (index into `values`, count) pairs.
+    let blocks: [[(Int, UInt64)]]
+    let totals: [UInt64]
+
+    init(_ distributions: [SparseDistribution?]) {
+        var union = Set<UInt64>()
+        for distribution in distributions { if let distribution { union.formUnion(distribution.values) } }
+        let values = union.sorted()
+        var position: [UInt64: Int] = [:]
+        for (index, value) in values.enumerated() { position[value] = index }
+        self.values = values
+        resolution = distributions.lazy.compactMap { $0?.resolution }.first ?? 1
+        blocks = distributions.map { distribution in
+            guard let distribution else { return [] }
+            return zip(distribution.values, distribution.counts).map { (position[$0]!, $1) }
+        }
+        totals = distributions.map { $0?.total ?? 0 }
+    }
+
+    /// The quantile of all blocks together.
+    func quantile(_ q: Double) -> Double? {
+        quantile(q, of: Array(blocks.indices))
+    }
+
+    /// The quantile of as many blocks drawn with replacement.
+    func resampledQuantile(_ q: Double, random: inout SeededRandom) -> Double? {
+        guard !blocks.isEmpty else { return nil }
+        let chosen = (0..<blocks.count).map { _ in Int(random.next() % UInt64(blocks.count)) }
+        return quantile(q, of: chosen)
+    }
+
+    private func quantile(_ q: Double, of chosen: [Int]) -> Double? {
+        var counts = [UInt64](repeating: 0, count: values.count)
+        var total: UInt64 = 0
+        for block in chosen {
+            for (index, count) in blocks[block] { counts[index] &+= count }
+            total &+= totals[block]
+        }
+        guard total > 0 else { return nil }
+        let index = SparseDistribution.quantileIndex(q, values: values, counts: counts, total: total)
+        return Double(values[index]) / resolution
+    }
+}
+
+/// The resampling and the exact test the comparison uses.
+enum Bootstrap {
+    /// The central `confidence` interval of `statistic` over `resamples` draws; `nil` when too few draws had data.
+    static func interval(
+        resamples: Int, confidence: Double, random: inout SeededRandom,
+        _ statistic: (inout SeededRandom) -> Double?
+    ) -> ClosedRange<Double>? {
+        var draws: [Double] = []
+        draws.reserveCapacity(resamples)
+        for _ in 0..<max(resamples, 20) {
+            if let value = statistic(&random) { draws.append(value) }
+        }
+        guard draws.count >= max(resamples, 20) / 2 else { return nil }
+        draws.sort()
+        let tail = (1 - confidence) / 2
+        let low = draws[min(draws.count - 1, Int((tail * Double(draws.count)).rounded(.down)))]
+        let high = draws[min(draws.count - 1, Int(((1 - tail) * Double(draws.count)).rounded(.up)) - 1)]
+        return low...max(low, high)
+    }
+
+    /// Events over seconds, over as many blocks drawn with replacement.
+    static func resampledRate(_ counts: [Double], _ seconds: [Double], random: inout SeededRandom) -> Double? {
+        guard !counts.isEmpty else { return nil }
+        var events = 0.0
+        var time = 0.0
+        for _ in counts.indices {
+            let index = Int(random.next() % UInt64(counts.count))
+            events += counts[index]
+            time += seconds[index]
+        }
+        return time > 0 ? events / time : nil
+    }
+
+    /// The two-sided p-value of "both Poisson processes have the same rate", given `x` events over `s` and `y` over
+    /// `t`: conditional on `n = x + y`, `y` is binomial with `p = t / (s + t)` under that hypothesis.
+    static func poissonRatesPValue(_ x: UInt64, exposure s: Double, _ y: UInt64, exposure t: Double) -> Double {
+        let n = Int(x + y)
+        guard n > 0 else { return 1 }
+        let p = t / (s + t)
+        let observed = Int(y)
+        if n > 10_000 {
+            // The normal approximation, exact enough at this size (and without n terms).
+            let mean = Double(n) * p
+            let z = abs(Double(observed) - mean) / (mean * (1 - p)).squareRoot()
+            return min(1, erfc(z / 2.0.squareRoot()))
+        }
+        // log P(Y = k) for k = 0…n.
+        let total = Double(n)
+        let logP = log(p)
+        let logQ = log1p(-p)
+        let logTotal: Double = lgamma(total + 1)
+        let logs: [Double] = (0...n).map { (k: Int) -> Double in
+            let successes = Double(k)
+            let coefficient: Double = logTotal - lgamma(successes + 1) - lgamma(total - successes + 1)
+            return coefficient + successes * logP + (total - successes) * logQ
+        }
+        let lower = logs[0...observed].reduce(0) { $0 + exp($1) }
+        let upper = logs[observed...n].reduce(0) { $0 + exp($1) }
+        return min(1, 2 * min(lower, upper))
+    }
+}

@@ -1,0 +1,46 @@
+import NIOCore
+
+/// One bot's byte counts and the once-a-second samples of them that `skirmish_bot_bytes_per_second` records.
+///
+/// The counts are two additions per packet beside the persona's shared counters; the sample is taken when the bot
+/// wakes for it (at the same time as its once-a-second Ping, so it costs no extra wake-up). A sample covers the
+/// whole time since the previous one — at least a second, a little more when the loop woke late — so its value is
+/// bytes over that time. Sampling runs only while the bot is seated: ``start(now:)`` when it is (again), ``stop()``
+/// when it is not, and the part of a second before it leaves is not sampled.
+struct TrafficSampler {
+    /// Bytes this bot has sent and received, over its whole life.
+    var sent: UInt64 = 0
+    var received: UInt64 = 0
+    /// When the next sample is due; `nil` while the bot is not seated.
+    private(set) var nextSample: NIODeadline?
+    private var since = NIODeadline.uptimeNanoseconds(0)
+    private var sentBefore: UInt64 = 0
+    private var receivedBefore: UInt64 = 0
+
+    static let interval = TimeAmount.seconds(1)
+
+    /// The bot is seated at `now`: its first second starts.
+    mutating func start(now: NIODeadline) {
+        since = now
+        sentBefore = sent
+        receivedBefore = received
+        nextSample = now + Self.interval
+    }
+
+    /// The bot is no longer seated: the second under way is dropped.
+    mutating func stop() { nextSample = nil }
+
+    /// The bytes per second each way since the previous sample, and the next second started; `nil` when no sample
+    /// is due.
+    mutating func sample(now: NIODeadline) -> (sent: Double, received: Double)? {
+        guard let due = nextSample, now >= due, now > since else { return nil }
+        let seconds = Double((now - since).nanoseconds) / 1e9
+        let rates = (sent: Double(sent &- sentBefore) / seconds, received: Double(received &- receivedBefore) / seconds)
+        since = now
+        sentBefore = sent
+        receivedBefore = received
+        // A second from now, as the Ping is rescheduled: the two stay due at the same instant and share a wake-up.
+        nextSample = now + Self.interval
+        return rates
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import SkirmishScript
+import SkirmishSwarm
+
+/// `skirmish compare BASE.json NEW.json`: did this run regress against the baseline?
+struct CompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Compare a run with a baseline run: what got better, what got worse, and whether it is real.",
+        discussion: """
+            Reads two summary.json files written by `skirmish swarm` or `skirmish soak` and compares, persona by \
+            persona: RTT p50/p95/p99, snapshot age p99 and tick lateness p99 (from the exact HDR values), packets \
+            per second, and errors, desyncs, mispredictions, failed checks and completed matches per bot-hour.
+
+            Each difference is tested on the per-second blocks each run keeps: a block bootstrap (whole blocks \
+            resampled, since samples close in time move together) for percentiles and throughput, an exact test \
+            of two Poisson rates for counts. A figure is marked worse or better only when the difference is \
+            significant at --confidence and at least --tolerance of the baseline (latencies: and at least \
+            --min-latency-change); any desync where the baseline had none is worse.
+
+              skirmish compare nightly-base/summary.json skirmish-out/nightly-20261124/summary.json
+              skirmish compare base.json new.json --fail-on worse      a CI gate
+              skirmish compare base.json new.json --json > diff.json
+
+            A run can also compare itself as it ends: `skirmish swarm script.yaml --baseline base.json` adds the \
+            comparison to the printed summary and to report.html.
+
+            Exit status: 0, or 1 when --fail-on names a verdict that occurred; 2 for unreadable input.
+            """
+    )
+
+    enum FailOn: String, ExpressibleByArgument, CaseIterable {
+        case worse, never
+    }
+
+    @Argument(help: ArgumentHelp("The baseline run's summary.json.", valueName: "BASE.json"))
+    var base: String
+
+    @Argument(help: ArgumentHelp("The run to judge.", valueName: "NEW.json"))
+    var new: String
+
+    @Option(help: ArgumentHelp("Exit 1 when any figure got worse (worse), or never fail (never).", valueName: "when"))
+    var failOn: FailOn = .never
+
+    @OptionGroup var comparison: ComparisonOptions
+
+    @Flag(help: "List every figure compared, not only those that changed.")
+    var all = false
+
+    @Flag(help: "Print the comparison as JSON (every figure) instead of a table.")
+    var json = false
+
+    func run() throws {
+        let baseSummary = try SummaryFile.load(base, role: "baseline")
+        let newSummary = try SummaryFile.load(new, role: "run")
+        for (path, summary) in [(base, baseSummary), (new, newSummary)] where summary.samples == nil {
+            Console.note(
+                "\(path) has no per-block samples (written before 0.17): its figures are shown but not tested")
+        }
+        let result = Comparison(base: baseSummary, new: newSummary, options: try comparison.options())
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+        } else {
+            print(result.table(all: all))
+        }
+        if failOn == .worse, result.anyWorse { throw ExitCode(1) }
+    }
+}
+
+/// How strict a comparison is: shared by `skirmish compare` and `--baseline`.
+struct ComparisonOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Confidence of each interval and test.", valueName: "percent"))
+    var confidence = "99%"
+
+    @Option(help: ArgumentHelp("The smallest change that counts, relative to the baseline.", valueName: "percent"))
+    var tolerance = "10%"
+
+    @Option(help: ArgumentHelp("The smallest latency change that counts.", valueName: "duration"))
+    var minLatencyChange = "1ms"
+
+    @Option(help: "Bootstrap resamples per figure (more: steadier intervals, slower).")
+    var resamples = 1_000
+
+    func options() throws -> Comparison.Options {
+        var options = Comparison.Options()
+        guard let confidence = Quantity.percentage(confidence), confidence >= 0.5, confidence < 1 else {
+            throw ValidationError("--confidence \(confidence): write a percentage from 50% to 99.9%, e.g. 99%")
+        }
+        guard let tolerance = Quantity.percentage(tolerance) else {
+            throw ValidationError("--tolerance \(tolerance): write a percentage, e.g. 10%")
+        }
+        guard let latency = Quantity.duration(minLatencyChange) else {
+            throw ValidationError("--min-latency-change \(minLatencyChange): write a duration, e.g. 1ms or 0.5ms")
+        }
+        guard (20...100_000).contains(resamples) else {
+            throw ValidationError("--resamples \(resamples): choose from 20 to 100000 (1000 is plenty)")
+        }
+        options.confidence = confidence
+        options.tolerance = tolerance
+        options.minimumLatencyChange =
+            Double(latency.components.seconds) + Double(latency.components.attoseconds) / 1e18
+        options.resamples = resamples
+        return options
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import SkirmishGames
+import SkirmishWire
+import Testing
+
+@testable import SkirmishEvaluation
+
+/// `skirmish ai-eval`'s method, without a server: the statistics it reports, how it books shots from the shot
+/// machine's events, and how its report judges matches, the difficulty curve and the targets.
+@Suite struct EvaluationTests {
+    @Test(arguments: [
+        (0, 10, 0.0, 0.2775), (10, 10, 0.7225, 1.0), (50, 100, 0.4038, 0.5962), (978, 1000, 0.9669, 0.9855),
+    ])
+    func wilsonIntervalsMatchTheTextbook(successes: Int, trials: Int, low: Double, high: Double) {
+        let interval = Proportion(successes: successes, trials: trials).wilson95
+        #expect(abs(interval.low - low) < 0.0005, "low \(interval.low)")
+        #expect(abs(interval.high - high) < 0.0005, "high \(interval.high)")
+    }
+
+    @Test func anEmptyProportionClaimsNothing() {
+        let empty = Proportion(successes: 0, trials: 0)
+        #expect(empty.rate == 0)
+        #expect(empty.wilson95 == (0, 1))
+    }
+
+    @Test func percentilesAreNearestRank() {
+        var samples = Samples()
+        #expect(samples.percentile(0.5) == nil && samples.mean == nil)
+        for value in (1...100).reversed() { samples.add(Double(value)) }
+        #expect(samples.percentile(0.5) == 50)
+        #expect(samples.percentile(0.99) == 99)
+        #expect(samples.percentile(1) == 100)
+        #expect(samples.percentile(0) == 1)
+        #expect(samples.mean == 50.5)
+    }
+
+    @Test func workIsSplitIntoNearEqualPositiveParts() {
+        #expect(EvalPlan.split(10, into: 3) == [4, 3, 3])
+        #expect(EvalPlan.split(2, into: 5) == [1, 1])
+        #expect(EvalPlan.split(0, into: 3) == [0])
+        #expect(EvalPlan.chunks(101, of: 50) == 3)
+        #expect(EvalPlan.chunks(0, of: 50) == 1)
+    }
+
+    @Test func theProbeBooksShotsFromTypedEventsAndIgnoresOtherChat() {
+        var probe = OpponentProbe(seat: 1, shotTarget: 2)
+        let puck = TableSnapshot.Puck(x: 240, y: 200, vx: 1.5, vy: 9.25, angle: 0, spin: 0)
+        probe.chat(ShotEvent.served(number: 1, tick: 100, puck: puck, bounces: 0).text)
+        probe.chat("gg, well played")
+        probe.chat("shot 1 saved extra")
+        #expect(probe.completedShots == 0)
+        probe.chat(ShotEvent.ended(number: 1, saved: true).text)
+        probe.chat(ShotEvent.served(number: 2, tick: 400, puck: puck, bounces: 1).text)
+        probe.chat(ShotEvent.ended(number: 2, saved: false).text)
+        // An ending for a shot never served changes nothing.
+        probe.chat(ShotEvent.ended(number: 9, saved: true).text)
+        #expect(probe.completedShots == 2)
+        #expect(probe.isComplete)
+        #expect(probe.shots.map(\.saved) == [true, false])
+        #expect(probe.shots.map(\.bounces) == [0, 1])
+    }
+
+    @Test func matchesCountWinsDrawsAndLossesFromTheAIsSide() {
+        func session(_ mine: Int, _ theirs: Int, completed: Bool = true) -> EvalRunner.MatchSession {
+            EvalRunner.MatchSession(
+                myScore: mine, theirScore: theirs, completed: completed, seconds: 60, probe: nil,
+                decisionNanos: Samples(), lateNanos: Samples(), ended: "over")
+        }
+        var report = EvalReport(difficulty: "expert", seed: 1, matchSeconds: 180)
+        report.addMatches(
+            [session(7, 2), session(7, 5), session(3, 3, completed: false), session(1, 7)], rival: .noPrediction,
+            latency: 150)
+        let row = report.matches[0]
+        #expect(row.wins == 2 && row.draws == 1 && row.losses == 1 && row.completed == 3)
+        #expect(row.winRate == 0.625)
+        #expect(row.goalsFor == 18 && row.goalsAgainst == 17)
+        report.checkTargets()
+        let target = report.targets.first { $0.name.hasPrefix("win rate") }
+        #expect(target?.met == false && target?.value == 0.625)
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import SkirmishTelemetry
+import SkirmishWire
+import Testing
+
+@testable import SkirmishScript
+@testable import SkirmishSwarm
+
+/// `skirmish compare`'s statistics on runs made by hand: a real change is flagged in the right direction, noise is
+/// not, and each test answers as its textbook does.
+@Suite struct ComparisonTests {
+    /// A run of `seconds` one-second blocks of persona `p`: RTTs drawn around `rtt`, `errors` a second at random.
+    static func samples(
+        seconds: Int, rtt: Double, jitter: Double = 0.3, packetsPerSecond: UInt64 = 600, errorsPerSecond: Double = 0,
+        desyncAt: Int? = nil, seed: UInt64
+    ) -> RunSamples {
+        let shard = MetricsShard(constantLabels: ["run": "r", "shard": "0"])
+        let labels: Labels = ["game": "puck", "persona": "p"]
+        let rttID = shard.histogram(SkirmishMetrics.rtt, labels)
+        let sent = shard.counter(SkirmishMetrics.packetsSent, labels.adding(["type": "Ping", "delivery": "x"]))
+        let errors = shard.counter(SkirmishMetrics.errors, labels.adding(["kind": "transport"]))
+        let desyncs = shard.counter(SkirmishMetrics.desyncs, labels.adding(["part": "hash"]))
+        let bots = shard.gauge(SkirmishMetrics.botsConnected, labels)
+        shard.add(bots, 10)
+        var random = SeededRandom(seed: seed)
+        var samples = RunSamples()
+        var owed = 0.0
+        for second in 1...seconds {
+            // Each second drifts a little as a whole (samples inside a second move together), plus per-sample noise.
+            let drift = 1 + jitter * (Double(random.next() % 1_000) / 1_000 - 0.5)
+            for _ in 0..<50 {
+                let noise = 1 + jitter * (Double(random.next() % 1_000) / 1_000 - 0.5)
+                shard.record(rttID, seconds: rtt * drift * noise)
+            }
+            shard.add(sent, packetsPerSecond)
+            owed += errorsPerSecond
+            while owed >= 1 {
+                shard.add(errors)
+                owed -= 1
+            }
+            if second == desyncAt { shard.add(desyncs) }
+            samples.record(shard.snapshot(at: 0), at: Double(second), personas: ["p"])
+        }
+        samples.finish()
+        return samples
+    }
+
+    static func compare(_ base: RunSamples, _ new: RunSamples) -> Comparison {
+        Comparison(
+            base: .init(run: "base", personas: [("p", "puck")], samples: base),
+            new: .init(run: "new", personas: [("p", "puck")], samples: new), options: Comparison.Options())
+    }
+
+    static func verdicts(_ comparison: Comparison) -> [String: Comparison.Verdict] {
+        Dictionary(uniqueKeysWithValues: comparison.rows.map { ($0.metric, $0.verdict) })
+    }
+
+    @Test func twoRunsOfTheSameSystemShowNoChange() {
+        // Ten pairs of independent runs of one system: no figure may be called changed.
+        for seed in UInt64(1)...10 {
+            let comparison = Self.compare(
+                Self.samples(seconds: 30, rtt: 0.020, errorsPerSecond: 0.5, seed: seed),
+                Self.samples(seconds: 30, rtt: 0.020, errorsPerSecond: 0.5, seed: seed + 100))
+            let changed = comparison.rows.filter { $0.verdict == .better || $0.verdict == .worse }
+            #expect(changed.isEmpty, "seed \(seed): \(changed.map { "\($0.metric) \($0.verdict)" })")
+            #expect(!comparison.anyWorse)
+        }
+    }
+
+    @Test func slowerRoundTripsAreWorseAndFasterOnesBetter() throws {
+        let base = Self.samples(seconds: 30, rtt: 0.020, seed: 1)
+        let slower = Self.compare(base, Self.samples(seconds: 30, rtt: 0.030, seed: 2))
+        #expect(Self.verdicts(slower)["rtt_p50"] == .worse)
+        #expect(Self.verdicts(slower)["rtt_p99"] == .worse)
+        let row = try #require(slower.rows.first { $0.metric == "rtt_p50" })
+        // The interval brackets the true shift of about +10 ms.
+        #expect(try #require(row.low) > 0.005 && #require(row.high) < 0.015)
+        #expect(slower.anyWorse)
+        let faster = Self.compare(base, Self.samples(seconds: 30, rtt: 0.012, seed: 3))
+        #expect(Self.verdicts(faster)["rtt_p50"] == .better)
+    }
+
+    @Test func aSignificantChangeTooSmallToMatterIsNoChange() {
+        // 3 % slower with very little noise: significant, but under the 10 % tolerance.
+        let comparison = Self.compare(
+            Self.samples(seconds: 60, rtt: 0.100, jitter: 0.01, seed: 1),
+            Self.samples(seconds: 60, rtt: 0.103, jitter: 0.01, seed: 2))
+        let row = comparison.rows.first { $0.metric == "rtt_p50" }
+        #expect(row?.verdict == .noChange)
+        #expect((row?.low ?? 0) > 0, "the shift itself is significant")
+    }
+
+    @Test func lowerThroughputAndMoreErrorsAreWorse() {
+        let comparison = Self.compare(
+            Self.samples(seconds: 30, rtt: 0.02, packetsPerSecond: 600, errorsPerSecond: 0.2, seed: 1),
+            Self.samples(seconds: 30, rtt: 0.02, packetsPerSecond: 400, errorsPerSecond: 3, seed: 2))
+        let verdicts = Self.verdicts(comparison)
+        #expect(verdicts["packets_per_second"] == .worse)
+        #expect(verdicts["errors_per_bot_hour"] == .worse)
+        #expect(verdicts["rtt_p50"] == .noChange)
+    }
+
+    @Test func oneDesyncWhereTheBaselineHadNoneIsWorse() {
+        let comparison = Self.compare(
+            Self.samples(seconds: 20, rtt: 0.02, seed: 1), Self.samples(seconds: 20, rtt: 0.02, desyncAt: 7, seed: 2))
+        #expect(Self.verdicts(comparison)["desyncs_per_bot_hour"] == .worse)
+    }
+
+    @Test func aPersonaOnlyOneRunHadIsNotCompared() {
+        let comparison = Comparison(
+            base: .init(
+                run: "base", personas: [("p", "puck"), ("q", "snap")],
+                samples: Self.samples(
+                    seconds: 5, rtt: 0.02, seed: 1)),
+            new: .init(run: "new", personas: [("p", "puck")], samples: Self.samples(seconds: 5, rtt: 0.02, seed: 2)),
+            options: Comparison.Options())
+        #expect(comparison.rows.filter { $0.persona == "q" }.allSatisfy { $0.verdict == .notCompared })
+        #expect(comparison.rows.contains { $0.persona == "p" && $0.verdict == .noChange })
+    }
+
+    @Test func thePoissonTestAgreesWithTheBinomialByHand() {
+        // 0 events against 10 over equal exposure: 2 · 0.5¹⁰.
+        #expect(abs(Bootstrap.poissonRatesPValue(0, exposure: 1, 10, exposure: 1) - 2 * pow(0.5, 10)) < 1e-12)
+        // Equal counts over equal exposure: no evidence at all.
+        #expect(Bootstrap.poissonRatesPValue(7, exposure: 5, 7, exposure: 5) == 1)
+        // Twice the rate over twice the exposure is the same rate.
+        #expect(Bootstrap.poissonRatesPValue(50, exposure: 10, 100, exposure: 20) > 0.5)
+        // Large counts take the normal approximation; a 10 % rise over 100,000 events is far beyond chance.
+        #expect(Bootstrap.poissonRatesPValue(100_000, exposure: 1, 110_000, exposure: 1) < 1e-6)
+    }
+
+    @Test func samplesKeepTheirBlocksBoundedAndTheirTotalsExact() {
+        let long = Self.samples(seconds: 500, rtt: 0.02, seed: 4)
+        #expect(long.blocks.count < long.capacity)
+        #expect(long.blockSeconds >= 8)
+        #expect(long.blocks.reduce(0) { $0 + $1.seconds } == 500)
+        #expect(long.total["p"]?.rtt?.total == 500 * 50)
+        #expect(long.total["p"]?.packets == 500 * 600)
+    }
+}
