@@ -43,33 +43,6 @@ import Testing
     }
 }
 
-@Suite struct RateLimiterTests {
-    let second: UInt64 = 1_000_000_000
-
-    @Test func aSenderGetsItsBurstThenItsRate() {
-        var limiter = RateLimiter<Int>(.init(rate: 10, burst: 5, capacity: 100))
-        let now = 10 * second
-        #expect((0..<5).map { _ in limiter.admit(1, now: now) } == Array(repeating: .allowed, count: 5))
-        #expect(limiter.admit(1, now: now) == .limited)
-        #expect(limiter.admit(2, now: now) == .allowed, "another sender has its own bucket")
-        #expect(limiter.admit(1, now: now + second / 10) == .allowed, "one token back after 100 ms")
-        #expect(limiter.admit(1, now: now + second / 10) == .limited)
-    }
-
-    @Test func theTableNeverGrowsPastItsCapacity() {
-        var limiter = RateLimiter<Int>(.init(rate: 1, burst: 1, capacity: 1_000, idleTimeout: 5 * second))
-        let now = 100 * second
-        var refused = 0
-        for sender in 0..<5_000 where limiter.admit(sender, now: now) == .tableFull {
-            refused += 1
-        }
-        #expect(limiter.count == 1_000)
-        #expect(refused == 4_000)
-        #expect(limiter.admit(99_999, now: now + 6 * second) == .allowed, "idle senders are swept out")
-        #expect(limiter.count == 1)
-    }
-}
-
 @Suite struct MatchmakerTests {
     @Test func playersFillTablesPerGameAndSeatCount() throws {
         var matchmaker = Matchmaker()

@@ -108,7 +108,7 @@ import Testing
         let players: [ConnectionID] = [.stream(1), .stream(2)]
         for player in players {
             let hello = Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2)))
-            harness.core.receive(hello, size: 0, from: player, now: harness.now)
+            harness.core.receive(hello, from: player, now: harness.now)
         }
         #expect(harness.drain().filter { $0.packet.message.type == .welcome }.count == 2)
         harness.advance(.seconds(3), step: .nanoseconds(1_000_000_000 / 60))

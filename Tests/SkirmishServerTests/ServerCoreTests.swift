@@ -191,6 +191,8 @@ import Testing
         let b = try Self.address(43_001)
         _ = try harness.join(a)
         let welcomeB = try harness.join(b)
+        // b plays (acknowledges its Welcome), so its seat is held for a resume when it drops.
+        harness.keepAlive(b, number: 1)
         // Keep a alive by answering; b goes silent.
         var elapsed = TimeAmount.zero
         harness.play(until: .milliseconds(5_200), elapsed: &elapsed, live: [a])

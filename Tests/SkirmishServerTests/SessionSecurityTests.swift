@@ -147,8 +147,8 @@ import Testing
         harness.play(until: .milliseconds(5_200), elapsed: &elapsed, live: [a])
         let stream = ConnectionID.stream(7)
         harness.core.receive(
-            Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2, token: welcomeB.resumeToken))), size: 74,
-            from: stream, now: harness.now)
+            Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2, token: welcomeB.resumeToken))), from: stream,
+            now: harness.now)
         guard case .reject(let reject)? = harness.drain().first?.packet.message else {
             Issue.record("expected a Reject")
             return

@@ -201,7 +201,7 @@ import Testing
             let server = try SkirmishProcess(
                 [
                     "ip", "netns", "exec", lab.server, executable, "serve", "--udp", "10.77.0.1:40000", "--tcp",
-                    "10.77.0.1:0", "--http", "10.77.0.1:40080",
+                    "10.77.0.1:0", "--http", "10.77.0.1:40080", "--no-host-limits",
                 ], logs: cellDirectory, executable: "/usr/bin/env")
             let listening = try await SkirmishProcess.waitUntil(limit: .seconds(20)) {
                 server.stdout.contains("listening udp://10.77.0.1:40000")

@@ -13,11 +13,26 @@ public enum PacketFrameCodec {
         [ByteToMessageHandler(FrameDecoding()), MessageToByteHandler(FrameEncoding())]
     }
 
+    /// The handlers for a server's side of a TCP connection: frames report ``StreamProgress`` to the head of the
+    /// pipeline, where the server times half-sent frames.
+    public static func serverHandlers() -> [any ChannelHandler] {
+        [ByteToMessageHandler(FrameDecoding(reportsProgress: true)), MessageToByteHandler(FrameEncoding())]
+    }
+
     /// Inbound: bytes to packets.
     public struct FrameDecoding: ByteToMessageDecoder {
         public typealias InboundOut = Packet
 
-        public init() {}
+        /// Whether each whole frame sends a ``StreamProgress`` event toward the head of the pipeline.
+        public var reportsProgress: Bool
+
+        /// A buffer larger than this that a large frame left behind is copied into a small one once the frame is
+        /// read, so that a connection that once sent 64 KiB does not keep 64 KiB (or the read buffers it grew to).
+        static let shrinkAbove = 16 << 10
+
+        public init(reportsProgress: Bool = false) {
+            self.reportsProgress = reportsProgress
+        }
 
         public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws
             -> DecodingState
@@ -29,6 +44,15 @@ public enum PacketFrameCodec {
             let frame = buffer.readSlice(length: Int(length))!
             let result = frame.withUnsafeReadableBytes { bytes in
                 Result { () throws(DecodeError) in try Packet.decode(bytes, maxSize: WireLimits.maxFrame) }
+            }
+            if buffer.capacity > Self.shrinkAbove, buffer.readableBytes > 0, buffer.readableBytes < buffer.capacity / 4
+            {
+                var small = context.channel.allocator.buffer(capacity: buffer.readableBytes)
+                small.writeImmutableBuffer(buffer)
+                buffer = small
+            }
+            if reportsProgress {
+                context.triggerUserOutboundEvent(StreamProgress(pending: buffer.readableBytes > 0), promise: nil)
             }
             switch result {
             case .success(let packet): context.fireChannelRead(wrapInboundOut(packet))
@@ -91,13 +115,20 @@ public enum PacketFrameCodec {
 public enum FrameError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A length prefix above the 64 KiB frame limit.
     case oversize(Int)
-    /// A WebSocket text frame, or another frame kind that cannot carry a packet.
+    /// A WebSocket text frame, or another frame kind that cannot carry a packet (closed with 1003).
     case notBinary
+    /// A client's WebSocket frame without a mask (RFC 6455 §5.1; closed with 1002).
+    case unmasked
+    /// A WebSocket continuation frame with no message to continue, or a new message inside an unfinished one
+    /// (RFC 6455 §5.4; closed with 1002).
+    case badFragment
 
     public var description: String {
         switch self {
         case .oversize(let length): "frame of \(length) bytes is above the 65536-byte limit"
         case .notBinary: "WebSocket message is not binary; every packet travels as one binary message"
+        case .unmasked: "WebSocket frame from a client is not masked (RFC 6455 §5.1)"
+        case .badFragment: "WebSocket continuation frame out of place (RFC 6455 §5.4)"
         }
     }
 }

@@ -4,9 +4,12 @@ import SkirmishWire
 
 /// WebSocket framing: one binary message is one packet (DESIGN §2).
 ///
-/// Answers pings, honours close frames, refuses text frames (``FrameError/notBinary``, then close) and reports a
-/// binary message that does not decode as its ``SkirmishWire/DecodeError`` without closing. Outbound packets leave as
-/// single binary frames, masked when this side is a client (RFC 6455 §5.3).
+/// Answers pings, honours close frames and reassembles a binary message sent in fragments (RFC 6455 §5.4) up to the
+/// 64 KiB packet limit. Refuses what RFC 6455 tells a receiver to refuse, each time reporting a ``FrameError`` and
+/// closing with the status code the RFC names: a text message (1003, data it cannot accept, §7.4.1), a client frame
+/// without a mask when this side is the server (1002, §5.1), a continuation out of place (1002, §5.4), and a message
+/// above the limit (1009). A binary message that does not decode is reported as its ``SkirmishWire/DecodeError``
+/// without closing. Outbound packets leave as single binary frames, masked when this side is a client (§5.3).
 public final class WebSocketPacketCodec: ChannelDuplexHandler {
     public typealias InboundIn = WebSocketFrame
     public typealias InboundOut = Packet
@@ -15,6 +18,8 @@ public final class WebSocketPacketCodec: ChannelDuplexHandler {
 
     private let isClient: Bool
     private var closing = false
+    /// The fragments of a binary message so far; `nil` between messages.
+    private var message: ByteBuffer?
 
     public init(isClient: Bool) {
         self.isClient = isClient
@@ -22,34 +27,65 @@ public final class WebSocketPacketCodec: ChannelDuplexHandler {
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        guard !closing else { return }
+        if !isClient, frame.maskKey == nil { return refuse(.unmasked, code: .protocolError, context: context) }
+        // Every whole frame is progress; the head of a server pipeline times frames that stop half-way.
+        context.triggerUserOutboundEvent(StreamProgress(pending: false), promise: nil)
         switch frame.opcode {
         case .binary:
-            var payload = frame.unmaskedData
-            let result = payload.withUnsafeReadableBytes { bytes in
-                Result { () throws(DecodeError) in try Packet.decode(bytes, maxSize: WireLimits.maxFrame) }
+            guard message == nil else { return refuse(.badFragment, code: .protocolError, context: context) }
+            if frame.fin { return deliver(frame.unmaskedData, context: context) }
+            message = frame.unmaskedData
+        case .continuation:
+            guard var assembled = message else { return refuse(.badFragment, code: .protocolError, context: context) }
+            message = nil
+            guard assembled.readableBytes + frame.length <= WireLimits.maxFrame else {
+                return refuse(
+                    .oversize(assembled.readableBytes + frame.length), code: .messageTooLarge, context: context)
             }
-            payload.moveReaderIndex(to: payload.writerIndex)
-            switch result {
-            case .success(let packet): context.fireChannelRead(wrapInboundOut(packet))
-            case .failure(let error): context.fireErrorCaught(error)
-            }
+            var part = frame.unmaskedData
+            assembled.writeBuffer(&part)
+            if frame.fin { return deliver(assembled, context: context) }
+            message = assembled
         case .ping:
             send(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData), context: context)
             context.flush()
         case .connectionClose:
-            if !closing {
-                closing = true
-                var data = context.channel.allocator.buffer(capacity: 2)
-                data.write(webSocketErrorCode: .normalClosure)
-                send(WebSocketFrame(fin: true, opcode: .connectionClose, data: data), context: context)
-                context.flush()
-            }
+            closing = true
+            var data = context.channel.allocator.buffer(capacity: 2)
+            data.write(webSocketErrorCode: .normalClosure)
+            send(WebSocketFrame(fin: true, opcode: .connectionClose, data: data), context: context)
+            context.flush()
             context.close(promise: nil)
         case .text:
-            context.fireErrorCaught(FrameError.notBinary)
+            refuse(.notBinary, code: .unacceptableData, context: context)
         default:
             break
         }
+    }
+
+    private func deliver(_ payload: ByteBuffer, context: ChannelHandlerContext) {
+        let result = payload.withUnsafeReadableBytes { bytes in
+            Result { () throws(DecodeError) in try Packet.decode(bytes, maxSize: WireLimits.maxFrame) }
+        }
+        switch result {
+        case .success(let packet): context.fireChannelRead(wrapInboundOut(packet))
+        case .failure(let error): context.fireErrorCaught(error)
+        }
+    }
+
+    /// Reports `error`, sends a close frame with `code` and closes once it is written.
+    private func refuse(_ error: FrameError, code: WebSocketErrorCode, context: ChannelHandlerContext) {
+        closing = true
+        message = nil
+        var data = context.channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: code)
+        var frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
+        if isClient { frame.maskKey = .random() }
+        let channel = context.channel
+        // Written before the error is reported: a handler that closes on it must not close before the close frame.
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
+        context.fireErrorCaught(error)
     }
 
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

@@ -32,9 +32,14 @@ public struct HTTPServer: Sendable {
     /// Binds the listener; port 0 picks a free port (read it from ``localAddress``).
     ///
     /// A WebSocket upgrade whose `Origin` the `origins` policy refuses is answered `403 Forbidden` and never upgraded.
+    /// The listener backs off when `accept` fails (``AcceptBackoff``), telling `onAcceptBackoff`. `admit` runs first
+    /// for each accepted connection, on its loop: it may add handlers at the head of the pipeline (they see the raw
+    /// bytes, before and after an upgrade) or throw to refuse the connection, which is then closed.
     public static func bind(
         host: String, port: Int, group: any EventLoopGroup, routes: [String: Route], webSocketPath: String?,
-        origins: OriginPolicy = OriginPolicy(), onWebSocket: (@Sendable (any Channel) -> Void)?
+        origins: OriginPolicy = OriginPolicy(), onWebSocket: (@Sendable (any Channel) -> Void)?,
+        admit: (@Sendable (any Channel) throws -> Void)? = nil,
+        onAcceptBackoff: (@Sendable (IOError) -> Void)? = nil
     ) async throws -> HTTPServer {
         let upgraders: [any HTTPServerProtocolUpgrader & Sendable] =
             webSocketPath.map { path in
@@ -60,9 +65,16 @@ public struct HTTPServer: Sendable {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        AcceptBackoff { error in onAcceptBackoff?(error) })
+                }
+            }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    try admit?(channel)
                     let configuration: NIOHTTPServerUpgradeConfiguration = (
                         upgraders: upgraders,
                         completionHandler: { context in
@@ -111,6 +123,8 @@ final class RouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             self.head = head
+            // A whole request head: the head of the pipeline stops timing it (slow-header connections are closed).
+            context.triggerUserOutboundEvent(StreamProgress(pending: false), promise: nil)
         case .body:
             break
         case .end:

@@ -19,6 +19,9 @@ package struct Peer: Sendable {
     package var detachedAt: NIODeadline?
     /// Messages for the player while it is away, delivered when it resumes.
     package var backlog: [Message] = []
+    /// Whether the player sent anything after its Welcome; one that never did frees its seat when it drops instead
+    /// of holding it through the resume window.
+    package var played = false
 
     package var isAttached: Bool { detachedAt == nil }
 }

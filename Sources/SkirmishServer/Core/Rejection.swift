@@ -29,6 +29,21 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
     case badName
     /// A resume for a seat whose owner is live, without proof of the session key.
     case seatInUse
+    // Limits per host and prefix (issue 19, item 3).
+    case hostRateLimited
+    case prefixRateLimited
+    case handshakeRateLimited
+    case hostSessionsFull
+    case prefixSessionsFull
+    // Connections (issue 19, items 4 and 5): refused at accept, closed for idleness, refused WebSocket frames.
+    case tooManyConnections
+    case hostConnectionsFull
+    case idleTimeout
+    case frameTimeout
+    case textFrame
+    case unmaskedFrame
+    case badFrame
+    case acceptBackoff
 
     package init(_ error: DecodeError) {
         switch error {
@@ -73,6 +88,19 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
         case .unsentAck: "unsent_ack"
         case .badName: "bad_name"
         case .seatInUse: "seat_in_use"
+        case .hostRateLimited: "host_rate_limited"
+        case .prefixRateLimited: "prefix_rate_limited"
+        case .handshakeRateLimited: "handshake_rate_limited"
+        case .hostSessionsFull: "host_sessions_full"
+        case .prefixSessionsFull: "prefix_sessions_full"
+        case .tooManyConnections: "too_many_connections"
+        case .hostConnectionsFull: "host_connections_full"
+        case .idleTimeout: "idle_timeout"
+        case .frameTimeout: "frame_timeout"
+        case .textFrame: "text_frame"
+        case .unmaskedFrame: "unmasked_frame"
+        case .badFrame: "bad_frame"
+        case .acceptBackoff: "accept_backoff"
         }
     }
 }

@@ -40,12 +40,13 @@ public struct ServerConfiguration: Sendable {
     public var matchmakingTimeout: TimeAmount = .seconds(30)
     /// How long a dropped player's seat is kept for a resume.
     public var resumeWindow: TimeAmount = .seconds(15)
-    /// Packets per second one address may send, sustained.
+    /// Packets per second one sender (a UDP address and port, or one TCP or WebSocket connection) may send, over any
+    /// second. The counts are kept in a fixed-size sketch, never a table a flood of new senders could fill.
     public var packetRate: Double = 400
-    /// Burst allowance of the per-address rate limit.
-    public var packetBurst: Double = 200
-    /// Addresses tracked by the rate limiter at once (the oldest idle ones are forgotten first).
-    public var rateLimiterCapacity = 65_536
+    /// Limits per source host and per prefix, which hold however many ports or connections a machine opens.
+    public var hostLimits = HostLimits.none
+    /// Limits on TCP and WebSocket connections and their idleness.
+    public var connections = ConnectionLimits()
     /// Messages kept for a detached player (reliable messages sent while it is away).
     public var detachedBacklog = 256
     /// Reliability settings for every peer.
@@ -62,4 +63,73 @@ public struct ServerConfiguration: Sendable {
     package var shotMachine: ShotMachine.Configuration?
 
     public init() {}
+}
+
+extension ServerConfiguration {
+    /// Limits per source host (its address without the port) and per prefix (its network); `nil` turns one off.
+    ///
+    /// ``none`` is the default of an in-process server, whose only clients are the tool's own bots sharing
+    /// 127.0.0.1; ``standard`` is what `skirmish serve` applies unless told otherwise. Every refusal is counted under
+    /// its own reason (`host_rate_limited`, `prefix_rate_limited`, `handshake_rate_limited`, `host_sessions_full`,
+    /// `prefix_sessions_full`).
+    public struct HostLimits: Sendable, Hashable {
+        /// Leading bits of an IPv4 address that make its prefix.
+        public var ipv4Prefix = 24
+        /// Leading bits of an IPv6 address that make its prefix.
+        public var ipv6Prefix = 64
+        /// Sessions one host may hold at once (attached or awaiting resume).
+        public var sessionsPerHost: Int?
+        /// Sessions one prefix may hold at once.
+        public var sessionsPerPrefix: Int?
+        /// Handshakes (a verified Hello: a new session or a resume) one host may make per second.
+        public var handshakesPerHost: Double?
+        /// Handshakes one prefix may make per second.
+        public var handshakesPerPrefix: Double?
+        /// Packets per second one host may send, over all its ports and connections.
+        public var packetsPerHost: Double?
+        /// Packets per second one prefix may send.
+        public var packetsPerPrefix: Double?
+
+        public init() {}
+
+        /// No limit per host or prefix.
+        public static let none = HostLimits()
+
+        /// Room for a household or a small office behind one address (64 players at 30 Hz inputs plus acks), a
+        /// few times that per prefix, and far less than a whole server for either.
+        public static let standard: HostLimits = {
+            var limits = HostLimits()
+            limits.sessionsPerHost = 64
+            limits.sessionsPerPrefix = 256
+            limits.handshakesPerHost = 20
+            limits.handshakesPerPrefix = 80
+            limits.packetsPerHost = 4_000
+            limits.packetsPerPrefix = 16_000
+            return limits
+        }()
+    }
+
+    /// Limits on stream (TCP and WebSocket) and HTTP connections.
+    public struct ConnectionLimits: Sendable, Hashable {
+        /// Connections open at once over the TCP and HTTP listeners together; more are closed as accepted.
+        public var maxConnections = 16_384
+        /// Connections one host may hold open at once. As many as ``maxConnections`` by default, for an in-process
+        /// server whose clients are the tool's own bots on 127.0.0.1; ``standard`` (what `skirmish serve` applies)
+        /// holds one host to 1,024.
+        public var maxConnectionsPerHost = 16_384
+        /// A connection that sends nothing for this long is closed (a half-open or abandoned one).
+        public var idleTimeout: TimeAmount = .seconds(30)
+        /// A started frame (or an HTTP request head) must be complete within this long, or the connection closes:
+        /// a sender that stops half-way holds no buffer past it.
+        public var frameTimeout: TimeAmount = .seconds(10)
+
+        public init() {}
+
+        /// The caps `skirmish serve` applies: no host holds more than 1,024 connections.
+        public static let standard: ConnectionLimits = {
+            var limits = ConnectionLimits()
+            limits.maxConnectionsPerHost = 1_024
+            return limits
+        }()
+    }
 }

@@ -15,7 +15,7 @@ package struct ServerCore: Sendable {
     package var outbox: [Outgoing] = []
 
     private var cookies: CookieJar
-    private var limiter: RateLimiter<ConnectionID>
+    private var limits: SourceLimits
     private var matchmaker: Matchmaker
     private var peers: [UInt32: Peer] = [:]
     private var byConnection: [ConnectionID: UInt32] = [:]
@@ -38,10 +38,7 @@ package struct ServerCore: Sendable {
     package init(configuration: ServerConfiguration, cookies: CookieJar = CookieJar()) {
         self.configuration = configuration
         self.cookies = cookies
-        limiter = RateLimiter(
-            .init(
-                rate: configuration.packetRate, burst: configuration.packetBurst,
-                capacity: configuration.rateLimiterCapacity))
+        limits = SourceLimits(configuration)
         matchmaker = Matchmaker(
             .init(
                 maxForming: configuration.maxForming,
@@ -88,30 +85,36 @@ package struct ServerCore: Sendable {
     }
 
     /// A packet a stream transport (TCP or WebSocket) already framed and decoded.
-    package mutating func receive(_ packet: Packet, size: Int, from connection: ConnectionID, now: NIODeadline) {
-        stats.bytesReceived &+= UInt64(size)
+    ///
+    /// Its bytes were counted as they were read (``read(bytes:)``); a match's bandwidth is sampled only when all its
+    /// players are on UDP, so the packet adds no size to it.
+    package mutating func receive(_ packet: Packet, from connection: ConnectionID, now: NIODeadline) {
         guard admit(connection, now: now) else { return }
-        handle(packet, size: size, from: connection, session: byConnection[connection], proof: nil, now: now)
+        handle(packet, size: 0, from: connection, session: byConnection[connection], proof: nil, now: now)
     }
 
     /// A stream transport could not decode or frame what it read.
     package mutating func streamError(_ rejection: Rejection) { stats.reject(rejection) }
 
+    /// A TCP or WebSocket connection from `address` was accepted: its packets count against that host's limits.
+    package mutating func streamOpened(_ connection: ConnectionID, from address: DatagramAddress?) {
+        limits.streamOpened(connection, from: address)
+    }
+
     /// A TCP or WebSocket connection ended.
     package mutating func streamClosed(_ connection: ConnectionID, now: NIODeadline) {
-        limiter.forget(connection)
+        limits.streamClosed(connection)
         guard let id = byConnection[connection] else { return }
         drop(id, now: now)
     }
 
+    /// Counts a connection the IO layer refused or closed (caps, timeouts, refused WebSocket frames).
+    package mutating func connectionRefused(_ reason: Rejection) { stats.reject(reason) }
+
     private mutating func admit(_ connection: ConnectionID, now: NIODeadline) -> Bool {
-        switch limiter.admit(connection, now: now.uptimeNanoseconds) {
-        case .allowed:
-            return true
-        case .limited, .tableFull:
-            stats.reject(.rateLimited)
-            return false
-        }
+        guard let refusal = limits.admitPacket(from: connection, now: now.uptimeNanoseconds) else { return true }
+        stats.reject(refusal)
+        return false
     }
 
     /// `size` is the bytes it took on the wire; `session` is the peer `connection` belongs to, if any; `proof` the
@@ -136,6 +139,7 @@ package struct ServerCore: Sendable {
         }
         if case .hello = packet.message { return } // a Hello resent before our Welcome arrived: Welcome is resent
         guard let slot = peers.index(forKey: id) else { return }
+        peers.values[slot].played = true
         traffic.received(size, match: peek(slot) { $0.match })
         // Taken out of `self` (not copied), so clearing it keeps its storage: no allocation per packet.
         var messages = delivered
@@ -175,10 +179,20 @@ package struct ServerCore: Sendable {
             stats.reject(.badName)
             return reject(.badName, "names may not hold control or bidi-override characters", to: connection)
         }
+        // Counted once the address is proven (a valid cookie, or a stream's accepted connection): a spoofed flood
+        // of Hellos costs an honest host nothing.
+        if let refusal = limits.admitHandshake(from: connection, now: now.uptimeNanoseconds) {
+            stats.reject(refusal)
+            return reject(.rateLimited, "too many handshakes from your network; try again in a second", to: connection)
+        }
         if hello.resumeToken != 0 { return resume(hello, from: connection, proof: proof, now: now) }
         guard peers.count < configuration.maxSessions else {
             stats.reject(.serverFull)
             return reject(.serverFull, "server holds its maximum number of sessions", to: connection)
+        }
+        if let refusal = limits.admitSession(from: connection) {
+            stats.reject(refusal)
+            return reject(.serverFull, "your host or network holds its maximum number of sessions", to: connection)
         }
         let table = Matchmaker.Table(game: hello.game, seats: Int(hello.seats))
         guard table.isValid else {
@@ -208,6 +222,7 @@ package struct ServerCore: Sendable {
         peers[id] = peer
         byConnection[connection] = id
         byToken[token] = id
+        limits.sessionOpened(id, from: connection)
         stats.sessionsOpened &+= 1
         send(
             .welcome(
@@ -398,17 +413,18 @@ package struct ServerCore: Sendable {
             let stale = peers.values.filter { peer in peer.detachedAt.map { now - $0 >= window } ?? false }.map(\.id)
             for id in stale { leave(id, now: now) }
         }
-        limiter.sweep(now: now.uptimeNanoseconds)
         refreshGauges()
     }
 
     // MARK: Leaving
 
-    /// The connection is gone (silence, no acks, a closed stream): hold the seat for a resume when the match is on.
+    /// The connection is gone (silence, no acks, a closed stream): hold the seat for a resume when the match is on
+    /// and the player ever played — a session that sent nothing after its Welcome frees its seat at once.
     private mutating func drop(_ id: UInt32, now: NIODeadline) {
         guard var peer = peers[id], peer.isAttached else { return }
         byConnection[peer.connection] = nil
-        guard let match = matches[peer.match], !match.isOver, seating[peer.match]?.contains(nil) == false else {
+        guard peer.played, let match = matches[peer.match], !match.isOver, seating[peer.match]?.contains(nil) == false
+        else {
             return leave(id, now: now)
         }
         peer.detachedAt = now
@@ -443,6 +459,7 @@ package struct ServerCore: Sendable {
         if peer.isAttached, byConnection[peer.connection] == id { byConnection[peer.connection] = nil }
         if !peer.isAttached { stats.detached -= 1 }
         byToken[peer.resumeToken] = nil
+        limits.sessionClosed(id)
         stats.sessionsClosed &+= 1
     }
 
@@ -577,6 +594,9 @@ package struct ServerCore: Sendable {
 
     /// Counts bytes the IO layer wrote.
     package mutating func wrote(bytes: Int) { stats.bytesSent &+= UInt64(bytes) }
+
+    /// Counts bytes the IO layer read from a TCP, WebSocket or HTTP connection (framing included).
+    package mutating func read(bytes: Int) { stats.bytesReceived &+= UInt64(bytes) }
 
     /// Counts bytes the IO layer wrote for an ``Outgoing`` of `match` (its ``Outgoing/match``) toward that match's
     /// bandwidth; 0 (a packet for no running match) counts nothing.

@@ -105,7 +105,7 @@ final class DatagramListener {
             guard case .datagram(let address) = outgoing.connection else { continue }
             if sending.isFull { bytes += sendBatch() }
             sending.append(to: address) {
-                let size = outgoing.encode(into: $0)  // with the session trailer
+                let size = outgoing.encode(into: $0) // with the session trailer
                 if outgoing.match != 0 { encoded(outgoing.match, size) }
                 return size
             }

@@ -63,7 +63,7 @@ final class StreamHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let connection else { return }
         let packet = unwrapInboundIn(data)
-        server.value.core.receive(packet, size: 0, from: connection, now: .now())
+        server.value.core.receive(packet, from: connection, now: .now())
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -71,13 +71,22 @@ final class StreamHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let error = error as? DecodeError {
+        switch error {
+        case let error as DecodeError:
             // The frame was whole, so the stream is still in step: count the packet and keep reading.
             server.value.core.streamError(Rejection(error))
-            return
+        case FrameError.notBinary:
+            // The WebSocket codec refused it and is closing with its status code (1003 or 1002).
+            server.value.core.streamError(.textFrame)
+        case FrameError.unmasked:
+            server.value.core.streamError(.unmaskedFrame)
+        case FrameError.badFragment:
+            server.value.core.streamError(.badFrame)
+        default:
+            // An oversized frame (TCP length prefix, WebSocket message or frame): the stream is out of step.
+            server.value.core.streamError(.oversizeFrame)
+            context.close(promise: nil)
         }
-        server.value.core.streamError(.oversizeFrame)
-        context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -85,4 +94,10 @@ final class StreamHandler: ChannelInboundHandler {
         connection = nil
         context.fireChannelInactive()
     }
+}
+
+/// Why a connection was closed as soon as it was accepted.
+struct ConnectionRefused: Error, CustomStringConvertible {
+    var reason: Rejection
+    var description: String { "connection refused: \(reason.label)" }
 }

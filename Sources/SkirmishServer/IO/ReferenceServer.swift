@@ -106,10 +106,17 @@ public final class ReferenceServer: Sendable {
                     try await ServerBootstrap(group: loop)
                         .serverChannelOption(.backlog, value: 1024)
                         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                        .serverChannelInitializer { channel in
+                            channel.eventLoop.makeCompletedFuture {
+                                try channel.pipeline.syncOperations.addHandler(
+                                    AcceptBackoff { _ in state.value.acceptBackedOff() })
+                            }
+                        }
                         .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                         .childChannelInitializer { channel in
                             channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.addHandlers(PacketFrameCodec.handlers())
+                                try state.value.admit(channel)
+                                try channel.pipeline.syncOperations.addHandlers(PacketFrameCodec.serverHandlers())
                                 try channel.pipeline.syncOperations.addHandler(StreamHandler(server: state))
                             }
                         }
@@ -131,7 +138,9 @@ public final class ReferenceServer: Sendable {
                             channel.eventLoop.execute {
                                 _ = try? channel.pipeline.syncOperations.addHandler(StreamHandler(server: state))
                             }
-                        })
+                        },
+                        admit: { channel in try state.value.admit(channel) },
+                        onAcceptBackoff: { _ in state.value.acceptBackedOff() })
                 }
                 http = server
                 addresses.http = server.localAddress

@@ -3,6 +3,10 @@ import SkirmishNet
 import SkirmishTelemetry
 import SkirmishWire
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The loop-confined home of a ``ServerCore``: it feeds the core from the channels, writes the core's outbox, and
 /// ticks the core at 60 Hz on deadlines fixed in advance.
 ///
@@ -13,6 +17,12 @@ final class ServerLoop {
     /// The UDP socket, while it is open.
     var datagrams: DatagramListener?
     private var streams: [UInt64: any Channel] = [:]
+    /// Connections open over the TCP and HTTP listeners, in all and per host (bounded by the caps).
+    private(set) var openConnections = 0
+    private var connectionsByHost: [SourceHost: Int] = [:]
+    /// Connections closed since the allocator last gave free memory back (see ``release(_:)``).
+    private var closedSinceTrim = 0
+    private var trim: Scheduled<Void>?
     private var nextStream: UInt64 = 1
     private var tickStart = NIODeadline.now()
     private var tickCount: Int64 = 0
@@ -37,8 +47,66 @@ final class ServerLoop {
         let id = nextStream
         nextStream &+= 1
         streams[id] = channel
-        return .stream(id)
+        let connection = ConnectionID.stream(id)
+        core.streamOpened(connection, from: channel.remoteAddress.flatMap(DatagramAddress.init))
+        return connection
     }
+
+    // MARK: Connection caps
+
+    /// A connection was accepted: admits it under the caps (and guards it) or counts and throws why not.
+    func admit(_ channel: any Channel) throws {
+        let limits = core.configuration.connections
+        let host = channel.remoteAddress.flatMap(DatagramAddress.init).map(SourceHost.init)
+        guard openConnections < limits.maxConnections else {
+            core.connectionRefused(.tooManyConnections)
+            throw ConnectionRefused(reason: .tooManyConnections)
+        }
+        if let host {
+            guard connectionsByHost[host, default: 0] < limits.maxConnectionsPerHost else {
+                core.connectionRefused(.hostConnectionsFull)
+                throw ConnectionRefused(reason: .hostConnectionsFull)
+            }
+            connectionsByHost[host, default: 0] += 1
+        }
+        openConnections += 1
+        try channel.pipeline.syncOperations.addHandler(
+            ConnectionGuard(server: NIOLoopBound(self, eventLoop: loop), limits: limits), position: .first)
+        channel.closeFuture.hop(to: loop).assumeIsolated().whenComplete { [self] _ in release(host) }
+    }
+
+    private func release(_ host: SourceHost?) {
+        openConnections -= 1
+        closedSinceTrim += 1
+        if closedSinceTrim >= Self.trimAfterClosing, trim == nil {
+            // Half a second later, when a wave of closes (a flood timed out, a swarm left) is over.
+            trim = loop.assumeIsolated().scheduleTask(in: .milliseconds(500)) { [self] in
+                trim = nil
+                closedSinceTrim = 0
+                Self.returnFreeMemory()
+            }
+        }
+        guard let host, let count = connectionsByHost[host] else { return }
+        connectionsByHost[host] = count > 1 ? count - 1 : nil
+    }
+
+    /// Closed connections after which the allocator is asked to give back what they freed.
+    static let trimAfterClosing = 256
+
+    /// Gives free heap memory back to the system. glibc keeps what a connection's buffers freed (tens of KiB each,
+    /// below its mmap threshold) in its arenas: 2,000 connections that each sent half of a 64 KiB frame left
+    /// 140 MB resident after they closed. `malloc_trim` returns the free pages of every arena.
+    private static func returnFreeMemory() {
+        #if canImport(Glibc)
+            // `malloc.h` is not part of Swift's Glibc module: look the function up (it is in every glibc).
+            typealias Trim = @convention(c) (Int) -> Int32
+            guard let symbol = dlsym(nil, "malloc_trim") else { return }
+            _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        #endif
+    }
+
+    /// The listener backed off after `accept` failed (out of descriptors, most often).
+    func acceptBackedOff() { core.connectionRefused(.acceptBackoff) }
 
     func unregister(_ connection: ConnectionID) {
         guard case .stream(let id) = connection, streams.removeValue(forKey: id) != nil else { return }

@@ -34,7 +34,6 @@ struct ServerCoreProfile {
         configuration.maxMatches = matches + 32
         configuration.maxForming = matches + 32
         configuration.packetRate = 1_000_000
-        configuration.packetBurst = 1_000_000
         var core = ServerCore(configuration: configuration)
         var now = NIODeadline.uptimeNanoseconds(1_000_000_000_000)
         let clients = 2 * matches

@@ -223,7 +223,7 @@ struct BenchServer {
             name: "skirmish serve",
             arguments: [
                 "serve", "--udp", "127.0.0.1:0", "--tcp", "127.0.0.1:0", "--http", "127.0.0.1:0",
-                "--max-sessions", "40000", "--max-matches", "20000",
+                "--max-sessions", "40000", "--max-matches", "20000", "--no-host-limits",
             ], core: core, realtime: realtime, captureOutput: true, log: folder.appendingPathComponent("serve.log"))
         let udp = try process.readLine(prefix: "listening udp://", timeout: .seconds(30))
         _ = try process.readLine(prefix: "listening tcp://", timeout: .seconds(5))

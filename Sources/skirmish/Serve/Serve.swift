@@ -33,6 +33,18 @@ struct Serve: AsyncParsableCommand {
             collector, a final push following the shutdown:
               skirmish serve --push http://127.0.0.1:8428/api/v1/import/prometheus
 
+            Limits hold per source host (its address, whatever port or connection it uses) and per prefix (its \
+            network: /24 of IPv4 and /64 of IPv6 unless --ipv4-prefix and --ipv6-prefix say otherwise): sessions \
+            held, handshakes and packets per second. A limit of 0 turns it off; --no-host-limits turns them all off, \
+            for a load test whose bots all run on one machine:
+              skirmish serve --no-host-limits --udp 127.0.0.1:4000
+
+            TCP, WebSocket and HTTP connections are capped in all and per host, closed when idle and when a frame \
+            or request head stays half-sent. At start the server raises its open-file limit to the hard limit and \
+            says what it got; at that limit the listeners pause accepting instead of spinning.
+
+            Every refusal is counted in skirmish_server_rejected_packets_total{reason}.
+
             On SIGINT or SIGTERM every connected player is sent ServerQuit before the server closes.
             """
     )
@@ -69,6 +81,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seed for Snap shuffles (fixed seeds make deals reproducible).")
     var seed: UInt64 = 0x5EED
 
+    @OptionGroup(title: "Limits per host and prefix")
+    var hostLimits: HostLimitOptions
+
+    @OptionGroup(title: "Connections")
+    var connectionLimits: ConnectionLimitOptions
+
     @OptionGroup(title: "Pushing metrics to a collector")
     var push: PushOptions
 
@@ -78,6 +96,8 @@ struct Serve: AsyncParsableCommand {
         guard matchmakingTimeout > 0 else {
             throw ValidationError("--matchmaking-timeout must be at least 1 second; got \(matchmakingTimeout).")
         }
+        try hostLimits.check()
+        try connectionLimits.check()
     }
 
     func run() async throws {
@@ -90,6 +110,12 @@ struct Serve: AsyncParsableCommand {
         configuration.maxMatches = maxMatches
         configuration.matchmakingTimeout = .seconds(Int64(matchmakingTimeout))
         configuration.seed = seed
+        configuration.hostLimits = hostLimits.limits
+        configuration.connections = connectionLimits.limits
+        if hostLimits.noHostLimits {
+            configuration.connections.maxConnectionsPerHost = configuration.connections.maxConnections
+        }
+        Console.note(OpenFileLimit.raiseToHard())
         let runID = RunID.make(script: "serve", at: Date())
         configuration.metricLabels = ["run": runID, "shard": Shard.whole.description]
         let server = try await ReferenceServer.start(configuration: configuration)
@@ -113,5 +139,103 @@ struct Serve: AsyncParsableCommand {
             await offCooperativePool { exporter.stop(finalPush: true) }
             Console.note(exporter.stats.summary)
         }
+    }
+}
+
+/// `serve`'s limits per source host and prefix (``ServerConfiguration/HostLimits``).
+struct HostLimitOptions: ParsableArguments {
+    @Flag(
+        help: """
+            Turn off every limit per host and prefix, the cap on connections per host included (for load tests \
+            whose bots share one machine).
+            """)
+    var noHostLimits = false
+
+    @Option(help: "Leading bits of an IPv4 address that make its prefix (0–32).")
+    var ipv4Prefix = 24
+
+    @Option(help: "Leading bits of an IPv6 address that make its prefix (0–128).")
+    var ipv6Prefix = 64
+
+    @Option(help: "Most sessions one host may hold at once; 0 for no limit.")
+    var sessionsPerHost = ServerConfiguration.HostLimits.standard.sessionsPerHost ?? 0
+
+    @Option(help: "Most sessions one prefix may hold at once; 0 for no limit.")
+    var sessionsPerPrefix = ServerConfiguration.HostLimits.standard.sessionsPerPrefix ?? 0
+
+    @Option(help: "Handshakes (Hellos with a valid cookie) per second one host may make; 0 for no limit.")
+    var handshakesPerHost = ServerConfiguration.HostLimits.standard.handshakesPerHost ?? 0
+
+    @Option(help: "Handshakes per second one prefix may make; 0 for no limit.")
+    var handshakesPerPrefix = ServerConfiguration.HostLimits.standard.handshakesPerPrefix ?? 0
+
+    @Option(help: "Packets per second one host may send over all its ports and connections; 0 for no limit.")
+    var packetsPerHost = ServerConfiguration.HostLimits.standard.packetsPerHost ?? 0
+
+    @Option(help: "Packets per second one prefix may send; 0 for no limit.")
+    var packetsPerPrefix = ServerConfiguration.HostLimits.standard.packetsPerPrefix ?? 0
+
+    func check() throws {
+        guard (0...32).contains(ipv4Prefix) else {
+            throw ValidationError("--ipv4-prefix must be 0 to 32 bits; got \(ipv4Prefix).")
+        }
+        guard (0...128).contains(ipv6Prefix) else {
+            throw ValidationError("--ipv6-prefix must be 0 to 128 bits; got \(ipv6Prefix).")
+        }
+        let negative = [
+            ("--sessions-per-host", Double(sessionsPerHost)), ("--sessions-per-prefix", Double(sessionsPerPrefix)),
+            ("--handshakes-per-host", handshakesPerHost), ("--handshakes-per-prefix", handshakesPerPrefix),
+            ("--packets-per-host", packetsPerHost), ("--packets-per-prefix", packetsPerPrefix),
+        ].first { !($0.1 >= 0) }
+        if let (name, value) = negative {
+            throw ValidationError("\(name) must be 0 (no limit) or more; got \(value).")
+        }
+    }
+
+    var limits: ServerConfiguration.HostLimits {
+        guard !noHostLimits else { return .none }
+        var limits = ServerConfiguration.HostLimits()
+        limits.ipv4Prefix = ipv4Prefix
+        limits.ipv6Prefix = ipv6Prefix
+        limits.sessionsPerHost = sessionsPerHost > 0 ? sessionsPerHost : nil
+        limits.sessionsPerPrefix = sessionsPerPrefix > 0 ? sessionsPerPrefix : nil
+        limits.handshakesPerHost = handshakesPerHost > 0 ? handshakesPerHost : nil
+        limits.handshakesPerPrefix = handshakesPerPrefix > 0 ? handshakesPerPrefix : nil
+        limits.packetsPerHost = packetsPerHost > 0 ? packetsPerHost : nil
+        limits.packetsPerPrefix = packetsPerPrefix > 0 ? packetsPerPrefix : nil
+        return limits
+    }
+}
+
+/// `serve`'s caps and timeouts on TCP, WebSocket and HTTP connections (``ServerConfiguration/ConnectionLimits``).
+struct ConnectionLimitOptions: ParsableArguments {
+    @Option(help: "Most TCP, WebSocket and HTTP connections open at once; more are closed as accepted.")
+    var maxConnections = ServerConfiguration.ConnectionLimits().maxConnections
+
+    @Option(help: "Most connections one host may hold open at once (lifted by --no-host-limits).")
+    var maxConnectionsPerHost = ServerConfiguration.ConnectionLimits.standard.maxConnectionsPerHost
+
+    @Option(help: "Seconds a connection may send nothing before it is closed (half-open connections).")
+    var idleTimeout = Int(ServerConfiguration.ConnectionLimits().idleTimeout.nanoseconds / 1_000_000_000)
+
+    @Option(help: "Seconds a started frame or HTTP request head may stay incomplete before the connection closes.")
+    var frameTimeout = Int(ServerConfiguration.ConnectionLimits().frameTimeout.nanoseconds / 1_000_000_000)
+
+    func check() throws {
+        for (name, value) in [
+            ("--max-connections", maxConnections), ("--max-connections-per-host", maxConnectionsPerHost),
+            ("--idle-timeout", idleTimeout), ("--frame-timeout", frameTimeout),
+        ] where value < 1 {
+            throw ValidationError("\(name) must be at least 1; got \(value).")
+        }
+    }
+
+    var limits: ServerConfiguration.ConnectionLimits {
+        var limits = ServerConfiguration.ConnectionLimits()
+        limits.maxConnections = maxConnections
+        limits.maxConnectionsPerHost = maxConnectionsPerHost
+        limits.idleTimeout = .seconds(Int64(idleTimeout))
+        limits.frameTimeout = .seconds(Int64(frameTimeout))
+        return limits
     }
 }

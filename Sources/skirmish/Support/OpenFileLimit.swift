@@ -35,4 +35,22 @@ enum OpenFileLimit {
         }
         return "raised the open-file limit from \(soft) to \(needed) for \(needed) sockets and files"
     }
+
+    /// Raises the soft limit to the hard limit (a server holds one descriptor per TCP or WebSocket connection) and
+    /// says what it got.
+    static func raiseToHard() -> String {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+            return "could not read the open-file limit (errno \(errno)); connections may be refused early"
+        }
+        let soft = limit.rlim_cur
+        let hard = limit.rlim_max
+        let shown = { (value: rlim_t) in value == rlim_t.max ? "unlimited" : "\(value)" }
+        guard soft < hard else { return "open-file limit \(shown(soft)) (already the hard limit)" }
+        limit.rlim_cur = hard
+        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+            return "open-file limit \(shown(soft)); raising it to the hard limit \(shown(hard)) failed (errno \(errno))"
+        }
+        return "raised the open-file limit from \(shown(soft)) to the hard limit \(shown(hard))"
+    }
 }

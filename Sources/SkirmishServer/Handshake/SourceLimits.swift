@@ -1,0 +1,149 @@
+import SkirmishNet
+
+/// The server's limits per sender, per host and per prefix: packets and handshakes per second, sessions held.
+///
+/// Rates are kept in ``RateSketch``es of fixed size, so no flood of new (spoofed) sources can fill a table or evict
+/// an honest sender's count; sessions are counted per host and prefix in tables that hold one entry per source that
+/// holds a session, so they are bounded by the session limit. A stream connection counts against the host it was
+/// accepted from (``streamOpened(_:from:)``); a session against the host that opened it, wherever it resumes.
+package struct SourceLimits: Sendable {
+    private enum Kind: UInt64 {
+        case sender = 1
+        case host, prefix
+    }
+
+    private let packetRate: Double
+    private let limits: ServerConfiguration.HostLimits
+    private var packets: RateSketch
+    private var handshakes: RateSketch
+    private var streamHosts: [UInt64: SourceHost] = [:]
+    private var sessionHosts: [UInt32: SourceHost] = [:]
+    private var sessionsByHost: [SourceHost: Int] = [:]
+    private var sessionsByPrefix: [SourceHost: Int] = [:]
+
+    /// Counters per row of the packet sketch: 2 × 4 × 32,768 × 4 bytes = 1 MiB.
+    package static let packetSketchWidth = 1 << 15
+    /// Counters per row of the handshake sketch (verified handshakes only, so far fewer keys): 128 KiB.
+    package static let handshakeSketchWidth = 1 << 12
+
+    package init(_ configuration: ServerConfiguration) {
+        packetRate = configuration.packetRate
+        limits = configuration.hostLimits
+        packets = RateSketch(width: Self.packetSketchWidth)
+        handshakes = RateSketch(width: Self.handshakeSketchWidth)
+    }
+
+    // MARK: Streams
+
+    package mutating func streamOpened(_ connection: ConnectionID, from address: DatagramAddress?) {
+        guard case .stream(let id) = connection, let address else { return }
+        streamHosts[id] = SourceHost(address)
+    }
+
+    package mutating func streamClosed(_ connection: ConnectionID) {
+        guard case .stream(let id) = connection else { return }
+        streamHosts[id] = nil
+    }
+
+    /// Stream connections whose host is known.
+    package var trackedStreams: Int { streamHosts.count }
+
+    // MARK: Rates
+
+    /// Counts one packet from `connection` at `now` (nanoseconds) unless a limit refuses it: the reason, or `nil`.
+    ///
+    /// A packet is counted against its sender, host and prefix only when all three admit it, so a refused packet
+    /// uses up nothing.
+    package mutating func admitPacket(from connection: ConnectionID, now: UInt64) -> Rejection? {
+        let sender: UInt64
+        switch connection {
+        case .datagram(let address):
+            sender = packets.hash(
+                address.high, address.low,
+                Kind.sender.rawValue << 56 | UInt64(address.scope) << 24 | UInt64(address.version) << 16
+                    | UInt64(address.port))
+        case .stream(let id):
+            sender = packets.hash(id, 0, Kind.sender.rawValue << 56 | 1 << 32)
+        }
+        guard packets.estimate(sender, now: now) + 1 <= packetRate else { return .rateLimited }
+        guard limits.packetsPerHost != nil || limits.packetsPerPrefix != nil, let host = host(of: connection) else {
+            packets.record(sender)
+            return nil
+        }
+        let hostKey = host.sketchHash(packets, kind: Kind.host.rawValue)
+        if let rate = limits.packetsPerHost, packets.estimate(hostKey, now: now) + 1 > rate { return .hostRateLimited }
+        let prefixKey = prefix(of: host).sketchHash(packets, kind: Kind.prefix.rawValue)
+        if let rate = limits.packetsPerPrefix, packets.estimate(prefixKey, now: now) + 1 > rate {
+            return .prefixRateLimited
+        }
+        packets.record(sender)
+        if limits.packetsPerHost != nil { packets.record(hostKey) }
+        if limits.packetsPerPrefix != nil { packets.record(prefixKey) }
+        return nil
+    }
+
+    /// Counts one verified handshake from `connection` unless a limit refuses it: the reason, or `nil`.
+    package mutating func admitHandshake(from connection: ConnectionID, now: UInt64) -> Rejection? {
+        guard limits.handshakesPerHost != nil || limits.handshakesPerPrefix != nil, let host = host(of: connection)
+        else { return nil }
+        let hostKey = host.sketchHash(handshakes, kind: Kind.host.rawValue)
+        let prefixKey = prefix(of: host).sketchHash(handshakes, kind: Kind.prefix.rawValue)
+        if let rate = limits.handshakesPerHost, handshakes.estimate(hostKey, now: now) + 1 > rate {
+            return .handshakeRateLimited
+        }
+        if let rate = limits.handshakesPerPrefix, handshakes.estimate(prefixKey, now: now) + 1 > rate {
+            return .handshakeRateLimited
+        }
+        if limits.handshakesPerHost != nil { handshakes.record(hostKey) }
+        if limits.handshakesPerPrefix != nil { handshakes.record(prefixKey) }
+        return nil
+    }
+
+    // MARK: Sessions
+
+    /// Whether `connection`'s host and prefix may open one more session: the reason it may not, or `nil`.
+    package func admitSession(from connection: ConnectionID) -> Rejection? {
+        guard let host = host(of: connection) else { return nil }
+        if let most = limits.sessionsPerHost, sessionsByHost[host, default: 0] >= most { return .hostSessionsFull }
+        if let most = limits.sessionsPerPrefix, sessionsByPrefix[prefix(of: host), default: 0] >= most {
+            return .prefixSessionsFull
+        }
+        return nil
+    }
+
+    package mutating func sessionOpened(_ id: UInt32, from connection: ConnectionID) {
+        guard limits.sessionsPerHost != nil || limits.sessionsPerPrefix != nil, let host = host(of: connection) else {
+            return
+        }
+        sessionHosts[id] = host
+        sessionsByHost[host, default: 0] += 1
+        sessionsByPrefix[prefix(of: host), default: 0] += 1
+    }
+
+    package mutating func sessionClosed(_ id: UInt32) {
+        guard let host = sessionHosts.removeValue(forKey: id) else { return }
+        Self.decrement(&sessionsByHost, host)
+        Self.decrement(&sessionsByPrefix, prefix(of: host))
+    }
+
+    /// Sessions held by `host`'s address.
+    package func sessions(ofHost host: SourceHost) -> Int { sessionsByHost[host, default: 0] }
+
+    // MARK: Keys
+
+    private func host(of connection: ConnectionID) -> SourceHost? {
+        switch connection {
+        case .datagram(let address): SourceHost(address)
+        case .stream(let id): streamHosts[id]
+        }
+    }
+
+    private func prefix(of host: SourceHost) -> SourceHost {
+        host.prefix(ipv4: limits.ipv4Prefix, ipv6: limits.ipv6Prefix)
+    }
+
+    private static func decrement(_ table: inout [SourceHost: Int], _ key: SourceHost) {
+        guard let count = table[key] else { return }
+        table[key] = count > 1 ? count - 1 : nil
+    }
+}

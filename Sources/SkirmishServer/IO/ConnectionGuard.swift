@@ -1,0 +1,88 @@
+import NIOCore
+import SkirmishNet
+
+/// The head of every TCP, WebSocket and HTTP connection's pipeline: counts the bytes it reads, closes it when it is
+/// idle or a frame stays half-sent, and frees its place under the connection caps when it closes.
+///
+/// Idle: nothing read for ``ServerConfiguration/ConnectionLimits/idleTimeout`` (a half-open connection, whose peer
+/// vanished, reads nothing forever). Half-sent: bytes of a frame or request head arrived but the unit did not
+/// complete within ``ServerConfiguration/ConnectionLimits/frameTimeout`` — the decoders report each whole unit with a
+/// ``SkirmishNet/StreamProgress`` event. One timer per connection fires at most once per frame timeout and reads cost
+/// no timer work, so a half-sent unit is closed between one and two frame timeouts after its first byte.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = NIOAny
+    typealias OutboundOut = NIOAny
+
+    private let server: NIOLoopBound<ServerLoop>
+    private let idleTimeout: TimeAmount
+    private let frameTimeout: TimeAmount
+    private var lastRead = NIODeadline.now()
+    /// When the first byte of an unfinished unit arrived; `nil` between units.
+    private var pendingSince: NIODeadline?
+    private var timer: Scheduled<Void>?
+
+    init(server: NIOLoopBound<ServerLoop>, limits: ServerConfiguration.ConnectionLimits) {
+        self.server = server
+        idleTimeout = limits.idleTimeout
+        frameTimeout = limits.frameTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        lastRead = .now()
+        arm(context, at: lastRead + min(idleTimeout, frameTimeout))
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let bytes = unwrapInboundIn(data).readableBytes
+        server.value.core.read(bytes: bytes)
+        lastRead = .now()
+        if pendingSince == nil { pendingSince = lastRead }
+        context.fireChannelRead(data)
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard let progress = event as? StreamProgress else {
+            return context.triggerUserOutboundEvent(event, promise: promise)
+        }
+        pendingSince = progress.pending ? .now() : nil
+        promise?.succeed()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+        context.fireChannelInactive()
+    }
+
+    private func arm(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(deadline: deadline) {
+            let (handler, context) = bound.value
+            handler.check(context)
+        }
+    }
+
+    private func check(_ context: ChannelHandlerContext) {
+        timer = nil
+        guard context.channel.isActive else { return }
+        let now = NIODeadline.now()
+        if let pendingSince, now - pendingSince >= frameTimeout {
+            return close(context, .frameTimeout)
+        }
+        if now - lastRead >= idleTimeout { return close(context, .idleTimeout) }
+        arm(context, at: min(lastRead + idleTimeout, now + frameTimeout))
+    }
+
+    private func close(_ context: ChannelHandlerContext, _ reason: Rejection) {
+        server.value.core.connectionRefused(reason)
+        server.value.flush()
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,252 @@
+import NIOCore
+import SkirmishNet
+import SkirmishWire
+import Testing
+
+@testable import SkirmishServer
+
+/// The count-min sketch behind every rate limit: never under-counts, and a flood of distinct keys barely moves an
+/// honest one.
+@Suite struct RateSketchTests {
+    let second: UInt64 = 1_000_000_000
+
+    @Test func itCountsAKeysEventsOverTheLastSecond() {
+        var sketch = RateSketch(width: 1 << 10, key0: 1, key1: 2)
+        let key = sketch.hash(7, 0, 0)
+        let start = 10 * second
+        let admitted = (0..<80).filter { _ in sketch.admit(key, limit: 50, now: start) }.count
+        #expect(admitted == 50, "exact for a lone key; refused events are not counted")
+        #expect(sketch.estimate(key, now: start) == 50)
+        // Half a second into the next window, half of the previous window still counts.
+        #expect(sketch.estimate(key, now: start + 3 * second / 2) == 25)
+        let oneMore = sketch.admit(key, limit: 50, now: start + 3 * second / 2)
+        #expect(oneMore)
+        // After a silent two seconds nothing is left.
+        #expect(sketch.estimate(key, now: start + 4 * second) == 0)
+    }
+
+    @Test func seventyThousandDistinctKeysAddAlmostNothingToAnHonestKey() {
+        var sketch = RateSketch(width: SourceLimits.packetSketchWidth)
+        let now = 10 * second
+        var refused = 0
+        for source in 0..<70_000 where !sketch.admit(sketch.hash(UInt64(source), 1, 0), limit: 400, now: now) {
+            refused += 1
+        }
+        #expect(refused == 0, "each source sent one")
+        let honest = sketch.estimate(sketch.hash(1 << 40, 2, 0), now: now)
+        #expect(honest <= 4, "the flood's over-count on a fresh key is about 70,000 / 32,768 per counter, at most")
+        #expect(sketch.memoryBytes == 1 << 20, "fixed, whatever the number of keys")
+    }
+}
+
+@Suite struct SourceHostTests {
+    static func address(_ text: String, port: Int = 1) throws -> DatagramAddress {
+        try #require(DatagramAddress(try SocketAddress(ipAddress: text, port: port)))
+    }
+
+    @Test func aHostIgnoresItsPortAndAPrefixItsLowBits() throws {
+        let a = SourceHost(try Self.address("192.0.2.7", port: 1000))
+        let b = SourceHost(try Self.address("192.0.2.7", port: 2000))
+        let c = SourceHost(try Self.address("192.0.2.200"))
+        let d = SourceHost(try Self.address("192.0.3.7"))
+        #expect(a == b)
+        #expect(a != c)
+        #expect(a.prefix(ipv4: 24, ipv6: 64) == c.prefix(ipv4: 24, ipv6: 64))
+        #expect(a.prefix(ipv4: 24, ipv6: 64) != d.prefix(ipv4: 24, ipv6: 64))
+        #expect(a.prefix(ipv4: 16, ipv6: 64) == d.prefix(ipv4: 16, ipv6: 64))
+        #expect(a.prefix(ipv4: 24, ipv6: 64).description == "192.0.2.0/24")
+    }
+
+    @Test func ipv6PrefixesAndMappedIPv4() throws {
+        let a = SourceHost(try Self.address("2001:db8:1:2::5"))
+        let b = SourceHost(try Self.address("2001:db8:1:2:ffff::9"))
+        let c = SourceHost(try Self.address("2001:db8:1:3::5"))
+        #expect(a != b)
+        #expect(a.prefix(ipv4: 24, ipv6: 64) == b.prefix(ipv4: 24, ipv6: 64))
+        #expect(a.prefix(ipv4: 24, ipv6: 64) != c.prefix(ipv4: 24, ipv6: 64))
+        #expect(a.prefix(ipv4: 24, ipv6: 48) == c.prefix(ipv4: 24, ipv6: 48))
+        #expect(SourceHost(try Self.address("::ffff:192.0.2.7")) == SourceHost(try Self.address("192.0.2.7")))
+    }
+}
+
+/// The limits per host and prefix, driven through the server core with time as a parameter (issue 19, item 3).
+@Suite struct HostLimitTests {
+    typealias Harness = ServerCoreTests.Harness
+
+    static func harness(_ configure: (inout ServerConfiguration) -> Void = { _ in }) -> Harness {
+        var configuration = ServerConfiguration()
+        configuration.hostLimits = .standard
+        configure(&configuration)
+        return Harness(core: ServerCore(configuration: configuration))
+    }
+
+    static func address(_ host: UInt32, port: Int) -> ConnectionID {
+        .datagram(DatagramAddress(ipv4: host, port: UInt16(port)))
+    }
+
+    /// 127.a.b.c as 32 bits.
+    static func loopback(_ a: UInt32, _ b: UInt32, _ c: UInt32) -> UInt32 { 0x7F00_0000 | a << 16 | b << 8 | c }
+
+    static func ping(_ number: UInt32) -> Packet {
+        Packet(number: number, .ping(Ping(player: 0, count: 0, sendTime: 0)))
+    }
+
+    @Test func fortySocketsOnOneHostShareItsPacketLimit() throws {
+        var harness = Self.harness { $0.hostLimits.packetsPerHost = 400 }
+        let host = Self.loopback(0, 0, 5)
+        // 40 ports, 50 packets each, in one instant: 2,000 packets, each port far below the per-sender 400/s.
+        for round in 0..<50 {
+            for port in 0..<40 {
+                harness.send(Self.ping(UInt32(round + 1)), from: Self.address(host, port: 40_000 + port))
+            }
+        }
+        let stats = harness.core.stats
+        #expect(stats.rejections(.rateLimited) == 0, "no single sender is over its own rate")
+        #expect(stats.rejections(.hostRateLimited) == 2_000 - 400, "the host is held to 400 in the second")
+        #expect(stats.rejections(.unknownPeer) == 400)
+        // Another host in another prefix is untouched.
+        harness.send(Self.ping(1), from: Self.address(Self.loopback(9, 0, 1), port: 40_000))
+        #expect(harness.core.stats.rejections(.unknownPeer) == 401)
+        // A second later the host's count has slid out of the window and it is heard again.
+        harness.now = harness.now + .seconds(2)
+        harness.send(Self.ping(1), from: Self.address(host, port: 40_000))
+        #expect(harness.core.stats.rejections(.unknownPeer) == 402)
+    }
+
+    @Test func fortyHostsOfOnePrefixShareItsPacketLimit() throws {
+        var harness = Self.harness { $0.hostLimits.packetsPerPrefix = 400 }
+        // 40 hosts of 127.0.6.0/24, 50 packets each, in one instant: no host is near its own 4,000.
+        for round in 0..<50 {
+            for host in 1...40 {
+                harness.send(
+                    Self.ping(UInt32(round + 1)), from: Self.address(Self.loopback(0, 6, UInt32(host)), port: 1))
+            }
+        }
+        let stats = harness.core.stats
+        #expect(stats.rejections(.hostRateLimited) == 0)
+        #expect(stats.rejections(.prefixRateLimited) == 2_000 - 400)
+        // The next /24 is another prefix.
+        harness.send(Self.ping(1), from: Self.address(Self.loopback(0, 7, 1), port: 1))
+        #expect(harness.core.stats.rejections(.unknownPeer) == 401)
+    }
+
+    @Test func handshakesPerPrefixAreRateLimited() throws {
+        var harness = Self.harness()
+        var welcomed = 0
+        for host in 1...100 where (try? harness.join(Self.address(Self.loopback(0, 8, UInt32(host)), port: 1))) != nil {
+            welcomed += 1
+        }
+        #expect(welcomed == 80, "the standard 80 handshakes a second per prefix, from 100 hosts under their own 20")
+        #expect(harness.core.stats.rejections(.handshakeRateLimited) == 20)
+        // A second later the prefix is heard again.
+        harness.now = harness.now + .seconds(2)
+        #expect((try? harness.join(Self.address(Self.loopback(0, 8, 200), port: 1))) != nil)
+    }
+
+    @Test func seventyThousandSpoofedOneByteSourcesDoNotStopSixteenNewPlayers() throws {
+        var harness = Self.harness()
+        var random = SeededRandom(seed: 19)
+        var answered = 0
+        for source in 0..<70_000 {
+            // One byte each from addresses spread over 127.0.0.0/8 and random ports, as a spoofing sender would.
+            let spoofed = Self.address(
+                0x7F00_0000 | UInt32(truncatingIfNeeded: random.next()) & 0x00FF_FFFF,
+                port: Int(random.next() % 64_512) + 1_024)
+            harness.sendRaw([0x53], from: spoofed)
+            // Sixteen new players arrive in the middle of the flood, all within the same second.
+            if source % 4_375 == 4_374 {
+                let player = Self.address(Self.loopback(0, 0, 1), port: 50_000 + source / 4_375)
+                if (try? harness.join(player)) != nil { answered += 1 }
+            }
+        }
+        #expect(answered == 16, "every new player got a Challenge and a Welcome")
+        let stats = harness.core.stats
+        #expect(
+            stats.rejections(.tooShort) + stats.rejections(.rateLimited) + stats.rejections(.hostRateLimited)
+                + stats.rejections(.prefixRateLimited) == 70_000, "every spoofed datagram is counted")
+        #expect(stats.sessions == 16)
+    }
+
+    @Test func oneHostsTenThousandHandshakesCannotTakeAllMatches() throws {
+        var harness = Self.harness { $0.maxMatches = 200 }
+        let attacker = Self.loopback(0, 0, 9)
+        var taken = 0
+        var mostHeld = 0
+        for attempt in 0..<10_000 {
+            // An honest-looking client: it answers its Challenge, then never plays.
+            if (try? harness.join(Self.address(attacker, port: 10_000 + attempt))) != nil { taken += 1 }
+            mostHeld = max(mostHeld, harness.core.stats.sessions)
+            harness.now = harness.now + .milliseconds(1)
+            if attempt % 100 == 99 { harness.core.tick(now: harness.now) }
+            _ = harness.drain()
+        }
+        #expect(mostHeld <= 64, "never more than the host's session limit at once")
+        #expect(taken <= 20 * 11, "at most 20 handshakes in any second of the 10 s run")
+        #expect(harness.core.stats.rejections(.handshakeRateLimited) >= 10_000 - 20 * 11)
+        // Everyone else still gets a seat: 32 players from 32 other networks.
+        var seated = 0
+        for player in 0..<32 {
+            if (try? harness.join(Self.address(Self.loopback(1, UInt32(player), 1), port: 20_000))) != nil {
+                seated += 1
+            }
+        }
+        #expect(seated == 32)
+        #expect(harness.core.stats.rejections(.serverFull) == 0)
+    }
+
+    @Test func handshakesPerHostAreRateLimitedAndAnswered() throws {
+        var harness = Self.harness()
+        let host = Self.loopback(0, 0, 7)
+        var welcomed = 0
+        for port in 0..<50 where (try? harness.join(Self.address(host, port: 30_000 + port))) != nil { welcomed += 1 }
+        #expect(welcomed == 20, "the standard 20 handshakes a second")
+        #expect(harness.core.stats.rejections(.handshakeRateLimited) == 30)
+        // The refused ones were told why (their address was proven by the cookie, so a reply is safe).
+        harness.send(
+            Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2))), from: Self.address(host, port: 39_999))
+        let challenge = try #require(harness.drain().first)
+        guard case .challenge(let cookie) = challenge.packet.message else { throw PlayError(text: "no challenge") }
+        harness.send(
+            Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2, cookie: cookie.cookie))),
+            from: Self.address(host, port: 39_999))
+        let reply = try #require(harness.drain().first)
+        guard case .reject(let reject) = reply.packet.message else { throw PlayError(text: "no reject") }
+        #expect(reject.reason == .rateLimited)
+    }
+
+    @Test func sessionsPerHostAndPerPrefixAreCapped() throws {
+        var harness = Self.harness {
+            $0.hostLimits.sessionsPerHost = 3
+            $0.hostLimits.sessionsPerPrefix = 5
+        }
+        var welcomed: [Int] = []
+        for index in 0..<8 {
+            // Hosts .1, .1, .1, .1, .2, .2, .2, .2 of one /24.
+            let player = Self.address(Self.loopback(0, 4, UInt32(1 + index / 4)), port: 30_000 + index)
+            if (try? harness.join(player, game: .snap, seats: 4)) != nil { welcomed.append(index) }
+            harness.now = harness.now + .milliseconds(200)
+        }
+        #expect(welcomed == [0, 1, 2, 4, 5], "three from the first host, then the prefix's fifth")
+        #expect(harness.core.stats.rejections(.hostSessionsFull) == 1)
+        #expect(harness.core.stats.rejections(.prefixSessionsFull) == 2)
+        // A session that ends frees its place.
+        harness.send(
+            Packet(.disconnect(Disconnect(reason: .quit))), from: Self.address(Self.loopback(0, 4, 1), port: 30_000))
+        _ = harness.drain()
+        #expect((try? harness.join(Self.address(Self.loopback(0, 4, 1), port: 30_100), game: .snap, seats: 4)) != nil)
+    }
+
+    @Test func aSessionThatNeverPlayedFreesItsSeatWhenItDrops() throws {
+        var harness = Harness()
+        let a = try ServerCoreTests.address(46_000)
+        let b = try ServerCoreTests.address(46_001)
+        _ = try harness.join(a)
+        _ = try harness.join(b)
+        // a plays; b never sends anything after its Welcome.
+        var elapsed = TimeAmount.zero
+        harness.play(until: .milliseconds(5_200), elapsed: &elapsed, live: [a])
+        #expect(harness.core.stats.detached == 0, "b's seat is not held through the resume window")
+        #expect(harness.core.stats.sessions == 1)
+        #expect(harness.core.stats.forfeits == 1)
+    }
+}
