@@ -123,6 +123,9 @@ public struct AgentContext {
     /// (`score_monotonic`); a persona keeps series for at most 32 names.
     public func check(_ name: String, passed: Bool) { meters.check(name, passed: passed) }
 
+    /// Judges one reply against a built-in check (``ReplyCheck``).
+    public func check(_ check: ReplyCheck, passed: Bool) { meters.check(check, passed: passed) }
+
     /// Records one replica check; a run of failed checks is one desync episode, counted when it starts.
     public func check(_ result: ReplicaCheck, episode: inout Bool) {
         switch result {

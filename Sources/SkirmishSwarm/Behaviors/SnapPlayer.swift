@@ -55,6 +55,13 @@ struct SnapPlayer: Agent {
     mutating func received(_ message: Message, context: inout AgentContext) {
         let now = context.now
         switch message {
+        case .activatePlayer, .cardTurned, .playerCalledSnap, .snapGameOver:
+            // Reliable and ordered: none of these can come before the deal they play on.
+            context.check(.replyState, passed: replica != nil)
+        default:
+            break
+        }
+        switch message {
         case .signInRequest:
             context.send(.signInResponse(SignInResponse(name: String(context.persona.name.prefix(WireLimits.maxName)))))
         case .serverReady(let received):
@@ -85,7 +92,7 @@ struct SnapPlayer: Agent {
             if let replica {
                 // The announced winner must be the one the piles make: the player holding every card.
                 let winner = replica.game.winner.map { replica.peers[$0] }
-                context.check(ReplyCheck.snapOutcome, passed: winner == over.winner)
+                context.check(.snapOutcome, passed: winner == over.winner)
                 context.check(replica.apply(over), episode: &desyncEpisode)
             }
             context.meters.shard.add(context.meters.matchesCompleted)

@@ -4,9 +4,11 @@ import SkirmishTelemetry
 extension Comparison {
     /// The comparison as aligned lines for the terminal: one row per figure, changed figures first.
     public func table(all: Bool = false) -> String {
-        var lines = ["\(new) compared with baseline \(base) (\(Self.method(options)))", ""]
+        var lines = ["\(new) compared with baseline \(base) (\(Self.method(options)))"]
+        lines += notes.map { "note: \($0)" }
+        lines.append("")
         let shown = all ? rows : rows.filter { $0.verdict == .better || $0.verdict == .worse }
-        var cells = [["persona", "game", "figure", "base", "new", "change", "interval / p", "verdict"]]
+        var cells = [["persona", "game", "figure", "base", "new", "change", "interval", "verdict"]]
         for row in shown.sorted(by: { Self.order($0) < Self.order($1) }) { cells.append(row.cells) }
         if shown.isEmpty {
             lines.append("no figure changed significantly (\(rows.count) compared; --all lists them)")
@@ -28,16 +30,16 @@ extension Comparison {
     public var reportTable: ReportSummary.Table {
         ReportSummary.Table(
             "Compared with baseline \(base) — \(Self.method(options))",
-            columns: ["persona", "game", "figure", "base", "new", "change", "interval / p", "verdict"],
+            columns: ["persona", "game", "figure", "base", "new", "change", "interval", "verdict"],
             rows: rows.sorted(by: { Self.order($0) < Self.order($1) }).map(\.cells), wide: true,
             empty: "no persona in common")
     }
 
     static func method(_ options: Options) -> String {
         String(
-            format: "%.0f%% intervals from a %d-draw block bootstrap for percentiles and throughput, exact Poisson "
-                + "rate tests for counts; a change counts when significant and at least %.0f%% of the baseline "
-                + "(latencies: and %.1f ms)",
+            format: "%.0f%% intervals from a %d-draw block bootstrap (whole seconds of each run resampled); a change "
+                + "counts when its interval excludes 0 and it is at least %.0f%% of the baseline (latencies: and "
+                + "%.1f ms); a desync where the baseline had none is worse",
             options.confidence * 100, options.resamples, options.tolerance * 100, options.minimumLatencyChange * 1_000)
     }
 
@@ -63,8 +65,6 @@ extension Comparison.Row {
         let evidence: String
         if let low, let high {
             evidence = "[\(figure(low, signed: true)), \(figure(high, signed: true))]"
-        } else if let pValue {
-            evidence = pValue < 0.0001 ? "p < 0.0001" : String(format: "p = %.4f", pValue)
         } else {
             evidence = "—"
         }

@@ -10,9 +10,13 @@ import SkirmishWire
 ///   replacement, the percentile recomputed from the resampled HDR values, and the difference's central interval
 ///   read from the resamples. Whole blocks are resampled because samples close in time are not independent.
 /// - **Throughput** (packets per second): the same bootstrap of packets over seconds.
-/// - **Counts** (errors, mispredictions, failed checks, matches completed): an exact test of two Poisson rates
-///   (the conditional binomial test), per bot-second of exposure.
+/// - **Counts** (errors, mispredictions, failed checks, matches completed): the same bootstrap of events over
+///   bot-seconds. Errors and timeouts come in bursts, so a test that assumes independent events (Poisson) would
+///   call a rerun's burst a regression; resampling whole blocks keeps the bursts whole.
 /// - **Desyncs**: any desync in a run whose baseline had none is worse — a desync is a bug, not noise.
+///
+/// A run whose own generator could not keep its schedule (its summary's `generatorWarning`) measured the generator,
+/// not the server: its latencies and throughput are not compared, and the comparison says so.
 ///
 /// A difference is marked better or worse only when it is both significant (the interval excludes zero, or the
 /// test's p-value is below `1 − confidence`) and large enough to matter (``Options/tolerance`` of the baseline and,
@@ -50,11 +54,9 @@ public struct Comparison: Sendable, Codable {
         public var metric: String
         public var base: Double?
         public var new: Double?
-        /// The interval of `new − base` (bootstrap figures), or `nil` for the count tests.
+        /// The bootstrap interval of `new − base` at the comparison's confidence (`nil` when a run had no data).
         public var low: Double?
         public var high: Double?
-        /// The exact test's two-sided p-value (count figures), or `nil`.
-        public var pValue: Double?
         public var verdict: Verdict
     }
 
@@ -62,6 +64,11 @@ public struct Comparison: Sendable, Codable {
     public var new: String
     public var options: Options
     public var rows: [Row]
+    /// What limits the comparison (a run limited by its generator, a run without samples).
+    public var notes: [String] = []
+
+    /// Whether any figure was compared at all.
+    public var comparedAnything: Bool { rows.contains { $0.verdict != .notCompared } }
 
     /// Whether any figure got worse.
     public var anyWorse: Bool { rows.contains { $0.verdict == .worse } }
@@ -69,8 +76,12 @@ public struct Comparison: Sendable, Codable {
     /// Compares `new` with `base`, the baseline.
     public init(base: RunSummary, new: RunSummary, options: Options = Options()) {
         self.init(
-            base: Side(run: base.run, personas: base.personas.map { ($0.name, $0.game) }, samples: base.samples),
-            new: Side(run: new.run, personas: new.personas.map { ($0.name, $0.game) }, samples: new.samples),
+            base: Side(
+                run: base.run, personas: base.personas.map { ($0.name, $0.game) }, samples: base.samples,
+                generatorWarning: base.generatorWarning),
+            new: Side(
+                run: new.run, personas: new.personas.map { ($0.name, $0.game) }, samples: new.samples,
+                generatorWarning: new.generatorWarning),
             options: options)
     }
 
@@ -79,6 +90,8 @@ public struct Comparison: Sendable, Codable {
         var run: String
         var personas: [(name: String, game: String)]
         var samples: RunSamples?
+        /// Set when the run's generator, not the server, limited its figures.
+        var generatorWarning: String? = nil
     }
 
     init(base: Side, new: Side, options: Options) {
@@ -86,6 +99,17 @@ public struct Comparison: Sendable, Codable {
         self.new = new.run
         self.options = options
         var random = SeededRandom(seed: options.seed)
+        for side in [base, new] {
+            if side.samples == nil {
+                notes.append("\(side.run) has no per-block samples (written before 0.17): nothing in it can be tested")
+            }
+            if let warning = side.generatorWarning {
+                notes.append(
+                    "\(side.run) was limited by its own generator (\(warning.prefix { $0 != ":" })): latencies and "
+                        + "throughput are not compared")
+            }
+        }
+        let generatorLimited = base.generatorWarning != nil || new.generatorWarning != nil
         let baseTotals = base.samples?.total ?? [:]
         let newTotals = new.samples?.total ?? [:]
         var rows: [Row] = []
@@ -98,7 +122,7 @@ public struct Comparison: Sendable, Codable {
                 rows += Metric.allCases.map {
                     Row(
                         persona: name, game: game, metric: $0.name, base: nil, new: nil, low: nil, high: nil,
-                        pValue: nil, verdict: .notCompared)
+                        verdict: .notCompared)
                 }
                 continue
             }
@@ -107,7 +131,12 @@ public struct Comparison: Sendable, Codable {
             let aSeconds = baseSamples.blocks.map(\.seconds)
             let bSeconds = newSamples.blocks.map(\.seconds)
             for metric in Metric.allCases {
-                var row = metric.compare(a, aSeconds, b, bSeconds, options: options, random: &random)
+                var row =
+                    generatorLimited && metric.describesTheGenerator
+                    ? Row(
+                        persona: name, game: game, metric: metric.name, base: nil, new: nil, low: nil, high: nil,
+                        verdict: .notCompared)
+                    : metric.compare(a, aSeconds, b, bSeconds, options: options, random: &random)
                 row.persona = name
                 row.game = game
                 rows.append(row)
@@ -139,6 +168,14 @@ extension Comparison {
             }
         }
 
+        /// Whether a run limited by its generator measured this figure of the generator rather than of the server.
+        var describesTheGenerator: Bool {
+            switch self {
+            case .rttP50, .rttP95, .rttP99, .snapshotAgeP99, .tickLatenessP99, .packetsPerSecond: true
+            default: false
+            }
+        }
+
         /// Whether a larger figure is better.
         var higherIsBetter: Bool { self == .packetsPerSecond || self == .matchesCompleted }
 
@@ -147,8 +184,7 @@ extension Comparison {
             options: Options, random: inout SeededRandom
         ) -> Row {
             var row = Row(
-                persona: "", game: "", metric: name, base: nil, new: nil, low: nil, high: nil, pValue: nil,
-                verdict: .notCompared)
+                persona: "", game: "", metric: name, base: nil, new: nil, low: nil, high: nil, verdict: .notCompared)
             switch self {
             case .rttP50, .rttP95, .rttP99, .snapshotAgeP99, .tickLatenessP99:
                 let (path, q): (KeyPath<RunSamples.Figures, SparseDistribution?>, Double) =
@@ -201,27 +237,31 @@ extension Comparison {
                     case .checksFailed: { $0.checksFailed }
                     default: { $0.matchesCompleted }
                     }
-                let x = a.reduce(0) { $0 &+ count($1) }
-                let y = b.reduce(0) { $0 &+ count($1) }
+                let x = a.map { Double(count($0)) }
+                let y = b.map { Double(count($0)) }
                 // Exposure in bot-seconds; a run that never had a bot connected has no rate to compare.
-                let s = a.reduce(0) { $0 + $1.botSeconds }
-                let t = b.reduce(0) { $0 + $1.botSeconds }
-                guard s > 0, t > 0 else { return row }
-                let baseRate = Double(x) / s * 3_600
-                let newRate = Double(y) / t * 3_600
+                let s = a.map(\.botSeconds)
+                let t = b.map(\.botSeconds)
+                guard s.reduce(0, +) > 0, t.reduce(0, +) > 0 else { return row }
+                let baseRate = x.reduce(0, +) / s.reduce(0, +) * 3_600
+                let newRate = y.reduce(0, +) / t.reduce(0, +) * 3_600
                 row.base = baseRate
                 row.new = newRate
-                let p = Bootstrap.poissonRatesPValue(x, exposure: s, y, exposure: t)
-                row.pValue = p
-                let significant = p < 1 - options.confidence
-                let large = abs(newRate - baseRate) >= options.tolerance * baseRate
-                if self == .desyncs, x == 0, y > 0 {
+                if self == .desyncs, baseRate == 0, newRate > 0 {
                     row.verdict = .worse
-                } else if significant, large, newRate != baseRate {
-                    row.verdict = (newRate > baseRate) == higherIsBetter ? .better : .worse
-                } else {
-                    row.verdict = .noChange
+                    return row
                 }
+                let interval = Bootstrap.interval(
+                    resamples: options.resamples, confidence: options.confidence, random: &random
+                ) { random in
+                    Bootstrap.resampledRate(x, s, random: &random).flatMap { p in
+                        Bootstrap.resampledRate(y, t, random: &random).map { ($0 - p) * 3_600 }
+                    }
+                }
+                row.low = interval?.lowerBound
+                row.high = interval?.upperBound
+                row.verdict = verdict(
+                    difference: newRate - baseRate, interval: interval, threshold: options.tolerance * baseRate)
             }
             return row
         }
@@ -315,33 +355,5 @@ enum Bootstrap {
             time += seconds[index]
         }
         return time > 0 ? events / time : nil
-    }
-
-    /// The two-sided p-value of "both Poisson processes have the same rate", given `x` events over `s` and `y` over
-    /// `t`: conditional on `n = x + y`, `y` is binomial with `p = t / (s + t)` under that hypothesis.
-    static func poissonRatesPValue(_ x: UInt64, exposure s: Double, _ y: UInt64, exposure t: Double) -> Double {
-        let n = Int(x + y)
-        guard n > 0 else { return 1 }
-        let p = t / (s + t)
-        let observed = Int(y)
-        if n > 10_000 {
-            // The normal approximation, exact enough at this size (and without n terms).
-            let mean = Double(n) * p
-            let z = abs(Double(observed) - mean) / (mean * (1 - p)).squareRoot()
-            return min(1, erfc(z / 2.0.squareRoot()))
-        }
-        // log P(Y = k) for k = 0…n.
-        let total = Double(n)
-        let logP = log(p)
-        let logQ = log1p(-p)
-        let logTotal: Double = lgamma(total + 1)
-        let logs: [Double] = (0...n).map { (k: Int) -> Double in
-            let successes = Double(k)
-            let coefficient: Double = logTotal - lgamma(successes + 1) - lgamma(total - successes + 1)
-            return coefficient + successes * logP + (total - successes) * logQ
-        }
-        let lower = logs[0...observed].reduce(0) { $0 + exp($1) }
-        let upper = logs[observed...n].reduce(0) { $0 + exp($1) }
-        return min(1, 2 * min(lower, upper))
     }
 }

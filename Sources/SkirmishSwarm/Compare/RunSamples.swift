@@ -97,7 +97,8 @@ public struct RunSamples: Sendable, Codable, Equatable {
             step.mispredictions = current.mispredictions - min(current.mispredictions, before.mispredictions)
             step.matchesCompleted = current.matchesCompleted - min(current.matchesCompleted, before.matchesCompleted)
             step.checksFailed = current.checksFailed - min(current.checksFailed, before.checksFailed)
-            step.botSeconds = current.botSeconds * length
+            // Bots connected at both ends of the stretch, averaged: the last stretch ends after the bots stopped.
+            step.botSeconds = (current.botSeconds + before.botSeconds) / 2 * length
             block.personas[persona] = step
             previous[persona] = current
         }

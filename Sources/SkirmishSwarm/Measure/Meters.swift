@@ -43,6 +43,10 @@ final class Meters {
     private var errors: [String: CounterID] = [:]
     private var rogue: [String: CounterID] = [:]
     private var checks: [String: (judged: CounterID, failed: CounterID)] = [:]
+    /// The built-in checks' series by ``ReplyCheck`` raw value: judged on every reply, so an array index, not a
+    /// string lookup.
+    private var builtInChecks: [(judged: CounterID, failed: CounterID)?] = Array(
+        repeating: nil, count: ReplyCheck.allCases.count)
 
     /// The persona these meters count for (shared by all its bots, so an agent's context refers to it instead of
     /// copying it on every call).
@@ -104,11 +108,14 @@ final class Meters {
         }
         // The checks every bot of this game makes exist at 0 from the first push, like the desync parts.
         if isLegit {
-            for name in ReplyCheck.builtIn(game) {
-                let labels = base.adding(["check": name])
-                checks[name] = (
-                    shard.counter(SkirmishMetrics.checks, labels), shard.counter(SkirmishMetrics.checksFailed, labels)
+            for check in ReplyCheck.builtIn(game) {
+                let labels = base.adding(["check": check.name])
+                let ids = (
+                    judged: shard.counter(SkirmishMetrics.checks, labels),
+                    failed: shard.counter(SkirmishMetrics.checksFailed, labels)
                 )
+                checks[check.name] = ids
+                builtInChecks[check.rawValue] = ids
             }
         }
     }
@@ -176,6 +183,14 @@ final class Meters {
     /// The most distinct check names one persona keeps series for; further names are counted as `other`, so a
     /// behaviour that builds names from what a server sent cannot mint series without bound.
     static let maxChecks = 32
+
+    /// Counts one reply judged by a built-in check, and whether it failed.
+    @inline(__always)
+    func check(_ check: ReplyCheck, passed: Bool) {
+        guard let ids = builtInChecks[check.rawValue] else { return self.check(check.name, passed: passed) }
+        shard.add(ids.judged)
+        if !passed { shard.add(ids.failed) }
+    }
 
     /// Counts one reply judged by the check `name`, and whether it failed.
     func check(_ name: String, passed: Bool) {

@@ -68,14 +68,14 @@ struct PuckMonitor {
             if latest.map({ Self.newer(snapshot, than: $0) }) ?? true {
                 // Only a newer snapshot is judged: an older one overtaken on the way may show an older score.
                 context.check(
-                    ReplyCheck.scoreMonotonic,
+                    .scoreMonotonic,
                     passed: snapshot.myScore >= snapshotScore.me && snapshot.theirScore >= snapshotScore.them)
                 snapshotScore = (max(snapshotScore.me, snapshot.myScore), max(snapshotScore.them, snapshot.theirScore))
                 latest = snapshot
             }
         case .goalScored(let goal):
             context.check(
-                ReplyCheck.scoreMonotonic, passed: goal.myScore >= goalScore.me && goal.theirScore >= goalScore.them)
+                .scoreMonotonic, passed: goal.myScore >= goalScore.me && goal.theirScore >= goalScore.them)
             goalScore = (max(goalScore.me, goal.myScore), max(goalScore.them, goal.theirScore))
             context.check(replica.apply(goal), episode: &desyncEpisode)
         case .puckMatchOver(let over):

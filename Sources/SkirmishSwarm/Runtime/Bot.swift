@@ -376,16 +376,16 @@ final class Bot {
     private func handle(_ event: ClientConnection.Event, now: NIODeadline, in group: BotGroup) {
         switch event {
         case .seated(let welcome):
-            meters.check(ReplyCheck.welcomeTickRate, passed: welcome.tickRate == ReplyCheck.expectedTickRate)
+            meters.check(.welcomeTickRate, passed: welcome.tickRate == ReplyCheck.expectedTickRate)
             didConnect(welcome, resumed: false, now: now, in: group)
         case .resumed(let welcome):
-            meters.check(ReplyCheck.welcomeTickRate, passed: welcome.tickRate == ReplyCheck.expectedTickRate)
+            meters.check(.welcomeTickRate, passed: welcome.tickRate == ReplyCheck.expectedTickRate)
             didConnect(welcome, resumed: true, now: now, in: group)
         case .closed(let cause):
             didDisconnect(cause, now: now, in: group)
         case .message(let message):
             meters.check(
-                ReplyCheck.replyType, passed: Meters.expected(message.type, game: meters.game, from: .server))
+                .replyType, passed: Meters.expected(message.type, game: meters.game, from: .server))
             guard case .playing = phase, agent != nil else { return }
             if case .serverQuit = message { return lostServer(now: now, in: group) }
             runAgent(now: now, in: group, .received(message))

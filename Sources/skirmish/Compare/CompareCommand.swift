@@ -14,8 +14,8 @@ struct CompareCommand: ParsableCommand {
             per second, and errors, desyncs, mispredictions, failed checks and completed matches per bot-hour.
 
             Each difference is tested on the per-second blocks each run keeps: a block bootstrap (whole blocks \
-            resampled, since samples close in time move together) for percentiles and throughput, an exact test \
-            of two Poisson rates for counts. A figure is marked worse or better only when the difference is \
+            resampled, since samples close in time move together, and errors come in bursts) for percentiles, \
+            throughput and counts per bot-hour. A figure is marked worse or better only when the difference is \
             significant at --confidence and at least --tolerance of the baseline (latencies: and at least \
             --min-latency-change); any desync where the baseline had none is worse.
 
@@ -26,7 +26,11 @@ struct CompareCommand: ParsableCommand {
             A run can also compare itself as it ends: `skirmish swarm script.yaml --baseline base.json` adds the \
             comparison to the printed summary and to report.html.
 
-            Exit status: 0, or 1 when --fail-on names a verdict that occurred; 2 for unreadable input.
+            A run whose own generator could not keep its schedule (its summary warns so) measured the generator: \
+            its latencies and throughput are left out, and the comparison says why.
+
+            Exit status: 0, or 1 when --fail-on worse and something got worse; 2 for unreadable input or when \
+            nothing could be compared (summaries from before 0.17 keep no samples).
             """
     )
 
@@ -54,11 +58,14 @@ struct CompareCommand: ParsableCommand {
     func run() throws {
         let baseSummary = try SummaryFile.load(base, role: "baseline")
         let newSummary = try SummaryFile.load(new, role: "run")
-        for (path, summary) in [(base, baseSummary), (new, newSummary)] where summary.samples == nil {
-            Console.note(
-                "\(path) has no per-block samples (written before 0.17): its figures are shown but not tested")
-        }
         let result = Comparison(base: baseSummary, new: newSummary, options: try comparison.options())
+        guard result.comparedAnything else {
+            for note in result.notes { Console.note(note) }
+            Console.note(
+                "nothing could be compared (no persona in common with per-block samples); rerun the older run with "
+                    + "this version, or compare runs of the same script")
+            throw ExitCode(2)
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

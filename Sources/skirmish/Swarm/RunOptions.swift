@@ -99,7 +99,7 @@ struct RunOptions: ParsableArguments {
         help: ArgumentHelp(
             "A baseline run's summary.json: compare this run with it in the summary and report.html.",
             discussion: """
-                The same comparison as `skirmish compare BASE.json NEW.json` (block bootstrap and exact rate tests \
+                The same comparison as `skirmish compare BASE.json NEW.json` (a block bootstrap of each run's seconds \
                 at 99 %, changes under 10 % or 1 ms ignored), added to the printed summary, summary.json and \
                 report.html. It does not change the exit status; gate CI on `skirmish compare --fail-on worse`.
                 """,
