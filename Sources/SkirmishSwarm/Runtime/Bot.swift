@@ -240,6 +240,10 @@ final class Bot {
     // MARK: Matches
 
     private func startMatch(now: NIODeadline, until: NIODeadline?, in group: BotGroup) {
+        guard !group.windingDown else {
+            phase = .done
+            return
+        }
         var context = makeContext(now: now, in: group)
         agent =
             override.map { $0.makeAgent(&context) }

@@ -254,6 +254,13 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
     /// Counts sessions, so that each starts its socket numbers apart from the last (see `Session.firstGeneration`).
     private var sessionsOpened: UInt32 = 0
 
+    /// No bot starts another match from now on: the first step of stopping a run, taken on every group before any
+    /// bot says goodbye. Otherwise the goodbyes of one group's bots end their tables for another group's, whose
+    /// bots would join new tables in the moments before their own group stops.
+    private(set) var windingDown = false
+
+    func windDown() { windingDown = true }
+
     /// Retires every bot (a polite ClientQuit from those in a match) and stops the clock.
     func stop() {
         stopped = true

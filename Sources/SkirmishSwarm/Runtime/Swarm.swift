@@ -124,6 +124,8 @@ public final class Swarm: Sendable {
         }
         let cpuAtEnd = await loopCPU()
         let elapsedBeforeStop = Duration.nanoseconds((NIODeadline.now() - start).nanoseconds)
+        // Every group stops starting matches before any bot says goodbye (see `BotGroup.windDown()`).
+        for (group, loop) in zip(groups, loops) { _ = try? await loop.submit { group.value.windDown() }.get() }
         for (group, loop) in zip(groups, loops) { _ = try? await loop.submit { group.value.stop() }.get() }
         let elapsed = Duration.nanoseconds((NIODeadline.now() - start).nanoseconds)
         let final = await collect(at: WallClock.milliseconds())
