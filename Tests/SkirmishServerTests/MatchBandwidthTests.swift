@@ -38,12 +38,13 @@ import Testing
                 let input = Packet(
                     number: number, .paddleState(PaddleState(inputStep: number, x: 160, y: 300, vx: 0, vy: 0)))
                 harness.send(input, from: player)
-                inputSize = encode(input).count
+                // On the wire each datagram carries the session trailer too.
+                inputSize = encode(input).count + SessionKey.trailerSize
                 if window != nil { window!.received += inputSize }
                 if step % 60 == 0 {
-                    let ack = Packet(.ack(Ack(cumulative: 1_000_000, bitfield: 0)))
+                    let ack = Packet(.ack(Ack(cumulative: harness.newestReliable[player] ?? 0, bitfield: 0)))
                     harness.send(ack, from: player)
-                    if window != nil { window!.received += encode(ack).count }
+                    if window != nil { window!.received += encode(ack).count + SessionKey.trailerSize }
                 }
             }
             let before = (

@@ -120,7 +120,9 @@ import Testing
     /// Finding: the token was never rotated. Now it is single-use: each resume's Welcome carries a new one.
     @Test func everyResumeRotatesTheTokenAndTheOldOneIsDead() throws {
         var harness = Harness()
-        let (a, _, _, welcomeB) = try Self.pair(&harness, base: 50_040)
+        let (a, _, b, welcomeB) = try Self.pair(&harness, base: 50_040)
+        // b plays, so its seat is held for a resume when it drops (one that never played is freed at once).
+        harness.keepAlive(b, number: 1)
         var elapsed = TimeAmount.zero
         harness.play(until: .milliseconds(5_200), elapsed: &elapsed, live: [a])
         #expect(harness.core.stats.detached == 1)
@@ -142,7 +144,9 @@ import Testing
     /// A token is bound to its session's transport: a UDP seat is not resumed over TCP or WebSocket.
     @Test func aTokenFromAUDPSessionDoesNotResumeOverAStream() throws {
         var harness = Harness()
-        let (a, _, _, welcomeB) = try Self.pair(&harness, base: 50_050)
+        let (a, _, b, welcomeB) = try Self.pair(&harness, base: 50_050)
+        // b plays, so its seat is held for a resume when it drops (one that never played is freed at once).
+        harness.keepAlive(b, number: 1)
         var elapsed = TimeAmount.zero
         harness.play(until: .milliseconds(5_200), elapsed: &elapsed, live: [a])
         let stream = ConnectionID.stream(7)

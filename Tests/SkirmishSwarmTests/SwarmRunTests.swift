@@ -76,7 +76,9 @@ import Testing
         #expect(received + run.kernelDrops >= run.summary.packets.sent)
         #expect(Double(received) >= 0.9 * Double(run.summary.packets.sent))
         // Honest bots are refused almost nothing (a late ack after a goodbye, a snap call that lost a race).
-        #expect(Double(run.server.totalRejected) <= 0.01 * Double(run.summary.packets.sent))
+        #expect(
+            Double(run.server.totalRejected) <= 0.01 * Double(run.summary.packets.sent),
+            "\(Rejection.allCases.filter { run.server.rejections($0) > 0 }.map { "\($0) \(run.server.rejections($0))" })")
         #expect(run.summary.packets.received <= run.server.packetsSent.reduce(0, +))
         #expect(run.summary.latency.rtt.count > 0)
         #expect(run.summary.latency.tickLateness.count > 0)

@@ -88,16 +88,23 @@ package struct DatagramAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     package var description: String {
+        let host = Self.text(version: version, high: high, low: low)
+        return version == 4 ? "\(host):\(port)" : "[\(host)]:\(port)"
+    }
+
+    /// An address laid out as `high` and `low` (IPv4 in the top 32 bits of `high`), as text: `127.0.0.1`, or the
+    /// eight groups of IPv6 in hexadecimal.
+    package static func text(version: UInt8, high: UInt64, low: UInt64) -> String {
         if version == 4 {
             let a = high >> 32
-            return "\(a >> 24 & 0xFF).\(a >> 16 & 0xFF).\(a >> 8 & 0xFF).\(a & 0xFF):\(port)"
+            return "\(a >> 24 & 0xFF).\(a >> 16 & 0xFF).\(a >> 8 & 0xFF).\(a & 0xFF)"
         }
         var text = ""
         for group in 0..<8 {
             let word = group < 4 ? high >> (48 - 16 * group) : low >> (48 - 16 * (group - 4))
             text += (group == 0 ? "" : ":") + String(word & 0xFFFF, radix: 16)
         }
-        return "[\(text)]:\(port)"
+        return text
     }
 
     private static func bigEndian16(_ raw: UnsafeRawBufferPointer, at offset: Int) -> UInt16 {

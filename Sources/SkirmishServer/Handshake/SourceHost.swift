@@ -47,16 +47,5 @@ package struct SourceHost: Hashable, Sendable, CustomStringConvertible {
         sketch.hash(high, low, kind << 16 | UInt64(version) << 8 | UInt64(bits))
     }
 
-    package var description: String {
-        if version == 4 {
-            let a = high >> 32
-            return "\(a >> 24 & 0xFF).\(a >> 16 & 0xFF).\(a >> 8 & 0xFF).\(a & 0xFF)/\(bits)"
-        }
-        var text = ""
-        for group in 0..<8 {
-            let word = group < 4 ? high >> (48 - 16 * group) : low >> (48 - 16 * (group - 4))
-            text += (group == 0 ? "" : ":") + String(word & 0xFFFF, radix: 16)
-        }
-        return "\(text)/\(bits)"
-    }
+    package var description: String { "\(DatagramAddress.text(version: version, high: high, low: low))/\(bits)" }
 }

@@ -126,12 +126,7 @@ public struct ThresholdJudge: Sendable {
                 return nil
             }
             slots[index].record.judged += 1
-            slots[index].record.failed += 1
-            let breach = Breach(
-                threshold: threshold.description, atSeconds: end, windowStartSeconds: start, windowEndSeconds: end,
-                value: nil)
-            if slots[index].record.firstFailure == nil { slots[index].record.firstFailure = breach }
-            return breach
+            return failed(index, from: start, to: end, value: nil)
         }
         guard let value = threshold.metric.value(of: window) else { return nil }
         slots[index].record.judged += 1
@@ -143,10 +138,15 @@ public struct ThresholdJudge: Sendable {
         }
         if worse { slots[index].record.worst = value }
         guard !threshold.holds(value) else { return nil }
+        return failed(index, from: start, to: end, value: value)
+    }
+
+    /// Records a failed window of slot `index` (the first one kept) and returns its breach.
+    private mutating func failed(_ index: Int, from start: Double, to end: Double, value: Double?) -> Breach {
         slots[index].record.failed += 1
         let breach = Breach(
-            threshold: threshold.description, atSeconds: end, windowStartSeconds: start, windowEndSeconds: end,
-            value: value)
+            threshold: slots[index].threshold.description, atSeconds: end, windowStartSeconds: start,
+            windowEndSeconds: end, value: value)
         if slots[index].record.firstFailure == nil { slots[index].record.firstFailure = breach }
         return breach
     }
