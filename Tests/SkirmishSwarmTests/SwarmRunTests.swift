@@ -78,7 +78,8 @@ import Testing
         // Honest bots are refused almost nothing (a late ack after a goodbye, a snap call that lost a race).
         #expect(
             Double(run.server.totalRejected) <= 0.01 * Double(run.summary.packets.sent),
-            "\(Rejection.allCases.filter { run.server.rejections($0) > 0 }.map { "\($0) \(run.server.rejections($0))" })")
+            "\(Rejection.allCases.filter { run.server.rejections($0) > 0 }.map { "\($0) \(run.server.rejections($0))" })"
+        )
         #expect(run.summary.packets.received <= run.server.packetsSent.reduce(0, +))
         #expect(run.summary.latency.rtt.count > 0)
         #expect(run.summary.latency.tickLateness.count > 0)
