@@ -1,0 +1,138 @@
+import Foundation
+import SkirmishWire
+import Testing
+
+@testable import SkirmishServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 19's limiter finding over real sockets: 70,000 one-byte datagrams from forged sources all over 127.0.0.0/8
+/// filled the old rate-limiter table, and 14 of 16 new players then got no answer. The server now counts rates in a
+/// sketch that keeps no per-source entry, so the flood cannot push anyone out. Forging sources takes a raw socket,
+/// hence root (CI runs as root; the core-harness test of the same finding runs everywhere).
+@Suite(.serialized) struct SpoofedFloodTests {
+    /// Sends `count` one-byte UDP datagrams to the server from forged sources: random addresses in 127.0.0.0/8
+    /// (never 127.0.0.1, the honest players' host) and random ports. Returns how many the kernel took.
+    static func flood(serverPort: Int, count: Int, seed: UInt64) throws -> Int {
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_RAW.rawValue), Int32(IPPROTO_RAW))
+        guard fd >= 0 else { throw SpoofingLoopbackTests.Failure("raw socket: errno \(errno)") }
+        defer { close(fd) }
+        var datagram = [UInt8](repeating: 0, count: 20 + 8 + 1)
+        datagram[0] = 0x45
+        datagram[3] = UInt8(datagram.count)
+        datagram[8] = 64
+        datagram[9] = UInt8(IPPROTO_UDP)
+        datagram.replaceSubrange(16..<20, with: [127, 0, 0, 1])
+        datagram[22] = UInt8(serverPort >> 8)
+        datagram[23] = UInt8(serverPort & 0xFF)
+        datagram[25] = 9
+        datagram[28] = 0x53
+        var server = SpoofingLoopbackTests.loopback(port: UInt16(serverPort))
+        var random = SeededRandom(seed: seed)
+        var sent = 0
+        for _ in 0..<count {
+            let bits = random.next()
+            // 127.b.c.d with (b, c, d) never (0, 0, 1).
+            let b = UInt8(truncatingIfNeeded: bits >> 8) | 0x01
+            datagram.replaceSubrange(
+                12..<16, with: [127, b, UInt8(truncatingIfNeeded: bits >> 16), UInt8(truncatingIfNeeded: bits >> 24)])
+            let port = 1_024 + Int(bits >> 40) % 64_000
+            datagram[20] = UInt8(port >> 8)
+            datagram[21] = UInt8(port & 0xFF)
+            let count = datagram.withUnsafeBytes { bytes in
+                withUnsafePointer(to: &server) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        sendto(fd, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+            }
+            if count == datagram.count { sent += 1 }
+        }
+        return sent
+    }
+
+    /// A new player's handshake from a fresh port (Hello, the Challenge's cookie, Hello again, each resent every
+    /// 500 ms until answered); whether a Welcome came back before `limit`. The Welcome carries the new session's trailer, so only its header is read.
+    static func join(serverPort: Int, limit: Duration) throws -> Bool {
+        let fd = try SpoofingLoopbackTests.socket(reusePort: false, port: 0)
+        defer { close(fd) }
+        var server = SpoofingLoopbackTests.loopback(port: UInt16(serverPort))
+        func send(_ hello: Hello) throws {
+            let bytes = try Packet(.hello(hello)).encoded()
+            let sent = bytes.withUnsafeBytes { raw in
+                withUnsafePointer(to: &server) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        sendto(fd, raw.baseAddress, raw.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+            }
+            guard sent == bytes.count else { throw SpoofingLoopbackTests.Failure("sendto: errno \(errno)") }
+        }
+        let deadline = ContinuousClock.now + limit
+        var hello = Hello(game: .puck, seats: 2, name: "newcomer")
+        try send(hello)
+        var buffer = [UInt8](repeating: 0, count: 2_048)
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        // As a real client does, the Hello goes again every 500 ms until answered: a burst can fill the server's
+        // socket buffer, and the kernel then drops what arrives, honest or not.
+        var resendAt = ContinuousClock.now + .milliseconds(500)
+        while ContinuousClock.now < deadline {
+            if ContinuousClock.now >= resendAt {
+                try send(hello)
+                resendAt = ContinuousClock.now + .milliseconds(500)
+            }
+            guard poll(&descriptor, 1, 50) > 0 else { continue }
+            let size = recv(fd, &buffer, buffer.count, 0)
+            guard size >= PacketHeader.size else { continue }
+            let header = try buffer.withUnsafeBytes {
+                try PacketHeader.peek(UnsafeRawBufferPointer(rebasing: $0[0..<size]))
+            }
+            switch header.type {
+            case .challenge:
+                guard case .challenge(let challenge) = try Packet.decode(Array(buffer[0..<size])).message else {
+                    continue
+                }
+                hello.cookie = challenge.cookie
+                try send(hello)
+                resendAt = ContinuousClock.now + .milliseconds(500)
+            case .welcome:
+                return true
+            default:
+                return false
+            }
+        }
+        return false
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "forging source addresses with a raw socket needs root"))
+    func seventyThousandForgedSourcesDoNotStopSixteenNewPlayers() async throws {
+        // The server as `skirmish serve` runs it: the standard limits per host and prefix.
+        let fixture = try await ServerFixture.start { $0.hostLimits = .standard }
+        let port = try #require(fixture.server.addresses.udp?.port)
+        let answers: Result<(sent: Int, welcomes: Int), any Error> = await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    returning: Result {
+                        let sent = try Self.flood(serverPort: port, count: 70_000, seed: 19)
+                        var welcomes = 0
+                        for _ in 0..<16 {
+                            // A fresh port each; a deadline generous for a busy machine, not a speed.
+                            if try Self.join(serverPort: port, limit: .seconds(15)) { welcomes += 1 }
+                        }
+                        return (sent, welcomes)
+                    })
+            }.start()
+        }
+        let (sent, welcomes) = try answers.get()
+        print("spoofing path: raw socket as root, \(sent) forged one-byte datagrams from 127.0.0.0/8")
+        #expect(sent > 60_000)
+        #expect(welcomes == 16, "\(welcomes) of 16 new players were seated after the flood")
+        let stats = try await fixture.stats()
+        // The server read the flood (the kernel may drop part of a burst this size) and refused it as garbage.
+        #expect(stats.rejected.reduce(0, +) > 1_000)
+        #expect(stats.sessionsOpened == 16)
+        await fixture.stop()
+    }
+}
