@@ -31,6 +31,8 @@ import Testing
         }
         let tcpPort = try #require(fixture.server.addresses.tcp?.port)
         let httpPort = try #require(fixture.server.addresses.http?.port)
+        // Timeouts run from each connection's last progress, so none can close within 1 s of this instant.
+        let start = ContinuousClock.now
         // Half of a 64 KiB frame, then nothing.
         let halfFrame = try await RawStream.connect(port: tcpPort, group: fixture.group)
         let sent: [UInt8] = [0, 1, 0, 0] + [UInt8](repeating: 0x53, count: 32 << 10)
@@ -40,7 +42,6 @@ import Testing
         try await halfHead.write(Array("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8))
         // Nothing at all.
         let silent = try await RawStream.connect(port: tcpPort, group: fixture.group)
-        let start = ContinuousClock.now
         // The guarantee is "closed, and not before its timeout"; 30 s leaves room for a busy machine.
         _ = try await halfFrame.readUntilClosed(within: .seconds(30))
         _ = try await halfHead.readUntilClosed(within: .seconds(30))

@@ -88,7 +88,10 @@ import Testing
                 "compare", baseSummary, regressed.appendingPathComponent("summary.json").path, "--fail-on", "worse",
                 "--json",
             ])
-        #expect(worse.status == (limited ? 0 : 1), "stderr: \(worse.stderr)")
+        // Exit 1 when something got worse; a generator-limited pair may still be worse on counts (mispredictions
+        // rise on the slower link), so its status is not fixed.
+        if !limited { #expect(worse.status == 1, "stderr: \(worse.stderr)") }
+        #expect(worse.status == 0 || worse.status == 1, "stderr: \(worse.stderr)")
         let rows = try #require(
             (try JSONSerialization.jsonObject(with: Data(worse.stdout.utf8)) as? [String: Any])?["rows"]
                 as? [[String: Any]])
