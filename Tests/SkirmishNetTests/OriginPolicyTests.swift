@@ -7,8 +7,19 @@ import Testing
     @Test func thePagesOwnOriginIsAdmittedByDefault() {
         let policy = OriginPolicy()
         #expect(policy.admits(origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080"))
-        #expect(policy.admits(origin: "https://Play.Example.com", host: "play.example.com"))
+        #expect(policy.admits(origin: "http://localhost:8080", host: "localhost:8080"))
+        #expect(policy.admits(origin: "http://[::1]:8080", host: "[::1]:8080"))
         #expect(policy.admits(origin: nil, host: "127.0.0.1:8080"), "no Origin: a program, not a page")
+    }
+
+    /// DNS rebinding: a site can point its own name at 127.0.0.1, and its page then sends an `Origin` and a `Host`
+    /// that match. A server reached by a name admits its pages only through the allow-list.
+    @Test func aMatchingOriginUnderADNSNameIsNotEnough() {
+        #expect(!OriginPolicy().admits(origin: "http://evil.example:8080", host: "evil.example:8080"))
+        #expect(!OriginPolicy().admits(origin: "https://Play.Example.com", host: "play.example.com"))
+        #expect(
+            OriginPolicy(allowed: ["https://play.example.com"]).admits(
+                origin: "https://Play.Example.com", host: "play.example.com"))
     }
 
     @Test(arguments: [

@@ -179,6 +179,30 @@ import Testing
         await fixture.stop()
     }
 
+    /// A message trickled one small fragment at a time makes progress frame by frame, but must still complete
+    /// within one frame timeout of its first byte, or it could hold its buffer for ever.
+    @Test func aMessageTrickledInFragmentsIsClosedAtTheFrameTimeout() async throws {
+        let fixture = try await ServerFixture.start {
+            $0.connections.frameTimeout = .seconds(1)
+            $0.connections.idleTimeout = .seconds(60)
+        }
+        let stream = try await Self.webSocket(fixture)
+        try await stream.write(RawStream.webSocketFrame(opcode: 0x2, fin: false, payload: [0x53]))
+        // One more byte of the message every 200 ms (the pacing of the attack, not a wait for the server).
+        let trickle = Task {
+            for _ in 0..<100 {
+                try await Task.sleep(for: .milliseconds(200))
+                try await stream.write(RawStream.webSocketFrame(opcode: 0x0, fin: false, payload: [0x4E]))
+            }
+        }
+        _ = try await stream.readUntilClosed(within: .seconds(20))
+        trickle.cancel()
+        let stats = try await fixture.stats()
+        await fixture.stop()
+        #expect(stats.rejections(.frameTimeout) == 1)
+        #expect(stats.rejections(.idleTimeout) == 0)
+    }
+
     @Test func aFragmentedMessageAboveTheLimitIsClosedWith1009() async throws {
         let fixture = try await ServerFixture.start()
         let stream = try await Self.webSocket(fixture)

@@ -249,4 +249,62 @@ import Testing
         #expect(harness.core.stats.sessions == 1)
         #expect(harness.core.stats.forfeits == 1)
     }
+
+    /// A spoofer who forges a player's exact address and floods unsealed packets uses up only the unverified
+    /// budget of that address, host and prefix: the player's sealed packets are still taken, and its session lives.
+    @Test func aFloodForgedFromAPlayersAddressDoesNotUseUpItsBudget() throws {
+        var harness = Self.harness()
+        let a = try ServerCoreTests.address(46_020)
+        let b = try ServerCoreTests.address(46_021)
+        _ = try harness.join(a)
+        _ = try harness.join(b)
+        var elapsed = TimeAmount.zero
+        for _ in 0..<30 {
+            // 20,000 forged packets a second from b's own address: five times its host's whole budget.
+            for _ in 0..<4_000 { harness.sendUnsealed([0x53, 0x4E, 0x41, 0x50, 0, 0, 0, 9, 0, 6], from: b) }
+            harness.play(until: elapsed + .milliseconds(200), elapsed: &elapsed, live: [a, b])
+        }
+        #expect(harness.core.stats.totalRejected >= 120_000, "every forged packet was refused and counted")
+        #expect(harness.core.stats.sessions == 2, "b's session lived through 6 s of forged traffic")
+        #expect(harness.core.stats.detached == 0)
+    }
+
+    /// A captured sealed datagram verifies when replayed, but brings nothing new: replaying it must not keep a
+    /// player's seat alive after the player is gone.
+    @Test func aReplayedDatagramIsNoSignOfLife() throws {
+        var harness = Harness()
+        let a = try ServerCoreTests.address(46_030)
+        let b = try ServerCoreTests.address(46_031)
+        _ = try harness.join(a)
+        _ = try harness.join(b)
+        harness.send(Packet(number: 1, .chat(Chat(text: "hi"))), from: b)
+        let key = try #require(harness.keys[b])
+        let captured = sealed(
+            encode(Packet(number: 7, .pong(Ping(player: 0, count: 0, sendTime: 0)))), with: key, from: .client)
+        harness.sendUnsealed(captured, from: b)
+        // b is gone; an attacker replays its last datagram every 200 ms.
+        var elapsed = TimeAmount.zero
+        for _ in 0..<40 {
+            harness.sendUnsealed(captured, from: b)
+            harness.play(until: elapsed + .milliseconds(200), elapsed: &elapsed, live: [a])
+        }
+        // Refused as stale while b's session lasted (the first 5 s), as from an unknown peer after it detached.
+        #expect(harness.core.stats.rejections(.stale) + harness.core.stats.rejections(.duplicate) >= 20)
+        #expect(harness.core.stats.detached == 1, "b timed out for silence and its seat waits for a resume")
+    }
+
+    /// Every client acknowledges its Welcome and answers Pings: that is not playing. A seat whose session sent only
+    /// those is still freed at once when it drops.
+    @Test func acksAndPongsAloneAreNotPlaying() throws {
+        var harness = Harness()
+        let a = try ServerCoreTests.address(46_010)
+        let b = try ServerCoreTests.address(46_011)
+        _ = try harness.join(a)
+        _ = try harness.join(b)
+        harness.keepAlive(b, number: 1)
+        var elapsed = TimeAmount.zero
+        harness.play(until: .milliseconds(5_200), elapsed: &elapsed, live: [a])
+        #expect(harness.core.stats.detached == 0, "b's seat is not held through the resume window")
+        #expect(harness.core.stats.sessions == 1)
+    }
 }

@@ -149,6 +149,11 @@ import Testing
         let b = try await fixture.client(.udp, game: .puck, seats: 2, name: "roamer", keepalive: .milliseconds(250))
         let welcomeA = try await within(.seconds(10)) { try await connected(a) }
         let welcomeB = try await within(.seconds(10)) { try await connected(b) }
+        // b has played (a chat is enough; Acks and Pings are not), so its seat is held for a resume when it drops.
+        b.send(.chat(Chat(text: "back soon")))
+        try await eventually(within: .seconds(10)) {
+            try await fixture.stats().packetsReceived[MessageType.chat.index] >= 1
+        }
         b.suspend()
         try await eventually(within: .seconds(15)) { try await fixture.stats().detached == 1 }
         b.resume()

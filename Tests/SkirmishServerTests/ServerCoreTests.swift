@@ -51,7 +51,9 @@ import Testing
             while elapsed < end {
                 advance(step)
                 elapsed = elapsed + step
-                let number = UInt32(elapsed.nanoseconds / 1_000_000)
+                // Numbered in tenths of a second: as a client's own counter, it starts small and moves by a few,
+                // well within the server's window for unreliable numbers (a jump past it is refused as far-future).
+                let number = UInt32(elapsed.nanoseconds / 100_000_000)
                 for connection in live { keepAlive(connection, number: number) }
                 for connection in answering {
                     send(Packet(number: number, .pong(Ping(player: 0, count: 0, sendTime: 0))), from: connection)
@@ -191,8 +193,8 @@ import Testing
         let b = try Self.address(43_001)
         _ = try harness.join(a)
         let welcomeB = try harness.join(b)
-        // b plays (acknowledges its Welcome), so its seat is held for a resume when it drops.
-        harness.keepAlive(b, number: 1)
+        // b plays (a chat; acknowledging its Welcome is not playing), so its seat is held for a resume when it drops.
+        harness.send(Packet(number: 1, .chat(Chat(text: "hi"))), from: b)
         // Keep a alive by answering; b goes silent.
         var elapsed = TimeAmount.zero
         harness.play(until: .milliseconds(5_200), elapsed: &elapsed, live: [a])

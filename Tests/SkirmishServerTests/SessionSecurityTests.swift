@@ -121,8 +121,8 @@ import Testing
     @Test func everyResumeRotatesTheTokenAndTheOldOneIsDead() throws {
         var harness = Harness()
         let (a, _, b, welcomeB) = try Self.pair(&harness, base: 50_040)
-        // b plays, so its seat is held for a resume when it drops (one that never played is freed at once).
-        harness.keepAlive(b, number: 1)
+        // b plays (a chat is enough), so its seat is held for a resume when it drops; one that never played is freed.
+        harness.send(Packet(number: 1, .chat(Chat(text: "hi"))), from: b)
         var elapsed = TimeAmount.zero
         harness.play(until: .milliseconds(5_200), elapsed: &elapsed, live: [a])
         #expect(harness.core.stats.detached == 1)
@@ -145,8 +145,8 @@ import Testing
     @Test func aTokenFromAUDPSessionDoesNotResumeOverAStream() throws {
         var harness = Harness()
         let (a, _, b, welcomeB) = try Self.pair(&harness, base: 50_050)
-        // b plays, so its seat is held for a resume when it drops (one that never played is freed at once).
-        harness.keepAlive(b, number: 1)
+        // b plays (a chat is enough), so its seat is held for a resume when it drops; one that never played is freed.
+        harness.send(Packet(number: 1, .chat(Chat(text: "hi"))), from: b)
         var elapsed = TimeAmount.zero
         harness.play(until: .milliseconds(5_200), elapsed: &elapsed, live: [a])
         let stream = ConnectionID.stream(7)

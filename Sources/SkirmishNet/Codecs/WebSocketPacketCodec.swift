@@ -29,8 +29,11 @@ public final class WebSocketPacketCodec: ChannelDuplexHandler {
         let frame = unwrapInboundIn(data)
         guard !closing else { return }
         if !isClient, frame.maskKey == nil { return refuse(.unmasked, code: .protocolError, context: context) }
-        // Every whole frame is progress; the head of a server pipeline times frames that stop half-way.
-        context.triggerUserOutboundEvent(StreamProgress(pending: false), promise: nil)
+        // Every whole frame is progress, but a message still missing fragments stays pending: the head of a server
+        // pipeline times a message from its first byte to its last fragment, so fragments trickled one at a time
+        // cannot hold a connection's buffer forever.
+        let fragment = frame.opcode == .binary || frame.opcode == .continuation
+        context.triggerUserOutboundEvent(StreamProgress(pending: fragment ? !frame.fin : message != nil), promise: nil)
         switch frame.opcode {
         case .binary:
             guard message == nil else { return refuse(.badFragment, code: .protocolError, context: context) }

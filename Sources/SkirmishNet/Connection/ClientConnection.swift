@@ -310,7 +310,10 @@ public struct ClientConnection: Sendable {
             }
             return receive(packet, now: now, into: &actions)
         }
-        guard bytes.count <= WireLimits.maxDatagram else { return counters.decodeErrors.count(.tooLarge) }
+        // The trailer does not count against the packet's limit (WireProtocol.md, "Sessions over UDP").
+        guard bytes.count <= WireLimits.maxDatagram + SessionKey.trailerSize else {
+            return counters.decodeErrors.count(.tooLarge)
+        }
         if let key, let body = key.open(bytes, from: .server) {
             do throws(DecodeError) {
                 return receive(try Packet.decode(body, maxSize: WireLimits.maxDatagram), now: now, into: &actions)

@@ -146,22 +146,27 @@ public struct ReliableEndpoint: Sendable {
     public mutating func receive(
         _ packet: Packet, now: NIODeadline, deliver: (Message) -> Void
     ) -> ReceiveOutcome {
-        lastReceived = now
+        // Only a packet that brings something new is a sign of life: a replayed or stale one (which verifies, if it
+        // was sealed) must not keep a dead session's seat.
         stats.received &+= 1
         if case .ack(let ack) = packet.message {
             guard configuration.mode == .stream || acknowledgesOnlySent(ack) else {
                 stats.unsentAcks &+= 1
                 return .unsentAck
             }
+            let pendingBefore = pending.count
             acknowledge(ack, now: now)
+            if pending.count < pendingBefore || configuration.mode == .stream { lastReceived = now }
             return .acknowledged
         }
         guard configuration.mode == .datagram else {
+            lastReceived = now
             deliver(packet.message)
             return .delivered
         }
         switch packet.message.type.delivery {
         case .handshake:
+            lastReceived = now
             deliver(packet.message)
             return .delivered
         case .unreliable:
@@ -185,12 +190,14 @@ public struct ReliableEndpoint: Sendable {
                 stats.lost &+= gap
             }
             newestUnreliable = number
+            lastReceived = now
             deliver(packet.message)
             return .delivered
         case .reliable:
             ackOwed = true
             let number = packet.number
             if number == expected {
+                lastReceived = now
                 deliver(packet.message)
                 advanceExpected()
                 while let next = reorder.removeValue(forKey: expected) {
@@ -213,6 +220,7 @@ public struct ReliableEndpoint: Sendable {
                 return .duplicate
             }
             reorder[number] = packet.message
+            lastReceived = now
             return .buffered
         }
     }

@@ -44,6 +44,10 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
     case unmaskedFrame
     case badFrame
     case acceptBackoff
+    /// A stream peer that stopped reading: its channel stayed above the write high-water mark too long.
+    case slowReader
+    /// A TCP or WebSocket connection that took no seat within ``ServerCore/streamHandshakeLimit``.
+    case handshakeTimeout
 
     package init(_ error: DecodeError) {
         switch error {
@@ -101,6 +105,8 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
         case .unmaskedFrame: "unmasked_frame"
         case .badFrame: "bad_frame"
         case .acceptBackoff: "accept_backoff"
+        case .slowReader: "slow_reader"
+        case .handshakeTimeout: "handshake_timeout"
         }
     }
 }

@@ -32,6 +32,8 @@ package struct ServerCore: Sendable {
     private var matchOut: [MatchOutput] = []
     private var notices: [MatchNotice] = []
     private var shuttingDown = false
+    /// TCP and WebSocket connections without a seat yet, since when they opened.
+    private var unseatedStreams: [ConnectionID: NIODeadline] = [:]
     /// Bytes per second of each running match, sampled once a second (``MatchTraffic``).
     package private(set) var traffic = MatchTraffic()
 
@@ -55,16 +57,27 @@ package struct ServerCore: Sendable {
     /// before anything in it is read, so a forged `Disconnect` or far-future number from that address changes nothing.
     package mutating func receive(_ bytes: UnsafeRawBufferPointer, from connection: ConnectionID, now: NIODeadline) {
         stats.bytesReceived &+= UInt64(bytes.count)
-        guard admit(connection, now: now) else { return }
-        guard bytes.count <= WireLimits.maxDatagram else { return stats.reject(.tooLarge) }
+        // The trailer is checked before the limits are charged: a packet that proves its session is counted in the
+        // session's own budgets, so a spoofer forging the player's address cannot use them up (`admitPacket`).
+        guard bytes.count <= WireLimits.maxDatagram + SessionKey.trailerSize else {
+            guard admit(connection, verified: false, now: now) else { return }
+            return stats.reject(.tooLarge)
+        }
         let session = byConnection[connection]
         var body = bytes
+        var verified = false
         if let session, let slot = peers.index(forKey: session), let key = peek(slot, { $0.key }),
             (try? PacketHeader.peek(bytes))?.type != .hello
         {
-            guard let opened = key.open(bytes, from: .client) else { return stats.reject(.badMAC) }
+            guard let opened = key.open(bytes, from: .client) else {
+                guard admit(connection, verified: false, now: now) else { return }
+                return stats.reject(.badMAC)
+            }
             body = opened
+            verified = true
         }
+        guard admit(connection, verified: verified, now: now) else { return }
+        guard body.count <= WireLimits.maxDatagram else { return stats.reject(.tooLarge) }
         let packet: Packet
         do throws(DecodeError) {
             packet = try Packet.decode(body, maxSize: WireLimits.maxDatagram)
@@ -89,7 +102,7 @@ package struct ServerCore: Sendable {
     /// Its bytes were counted as they were read (``read(bytes:)``); a match's bandwidth is sampled only when all its
     /// players are on UDP, so the packet adds no size to it.
     package mutating func receive(_ packet: Packet, from connection: ConnectionID, now: NIODeadline) {
-        guard admit(connection, now: now) else { return }
+        guard admit(connection, verified: true, now: now) else { return }
         handle(packet, size: 0, from: connection, session: byConnection[connection], proof: nil, now: now)
     }
 
@@ -97,13 +110,19 @@ package struct ServerCore: Sendable {
     package mutating func streamError(_ rejection: Rejection) { stats.reject(rejection) }
 
     /// A TCP or WebSocket connection from `address` was accepted: its packets count against that host's limits.
-    package mutating func streamOpened(_ connection: ConnectionID, from address: DatagramAddress?) {
+    package mutating func streamOpened(_ connection: ConnectionID, from address: DatagramAddress?, now: NIODeadline) {
         limits.streamOpened(connection, from: address)
+        unseatedStreams[connection] = now
     }
+
+    /// How long a TCP or WebSocket connection may stay open without a seat: a handshake takes one round trip, so a
+    /// connection that has none by then is holding a place under the connection caps, not playing.
+    package static let streamHandshakeLimit = TimeAmount.seconds(10)
 
     /// A TCP or WebSocket connection ended.
     package mutating func streamClosed(_ connection: ConnectionID, now: NIODeadline) {
         limits.streamClosed(connection)
+        unseatedStreams[connection] = nil
         guard let id = byConnection[connection] else { return }
         drop(id, now: now)
     }
@@ -111,8 +130,10 @@ package struct ServerCore: Sendable {
     /// Counts a connection the IO layer refused or closed (caps, timeouts, refused WebSocket frames).
     package mutating func connectionRefused(_ reason: Rejection) { stats.reject(reason) }
 
-    private mutating func admit(_ connection: ConnectionID, now: NIODeadline) -> Bool {
-        guard let refusal = limits.admitPacket(from: connection, now: now.uptimeNanoseconds) else { return true }
+    private mutating func admit(_ connection: ConnectionID, verified: Bool, now: NIODeadline) -> Bool {
+        guard let refusal = limits.admitPacket(from: connection, verified: verified, now: now.uptimeNanoseconds) else {
+            return true
+        }
         stats.reject(refusal)
         return false
     }
@@ -139,7 +160,6 @@ package struct ServerCore: Sendable {
         }
         if case .hello = packet.message { return } // a Hello resent before our Welcome arrived: Welcome is resent
         guard let slot = peers.index(forKey: id) else { return }
-        peers.values[slot].played = true
         traffic.received(size, match: peek(slot) { $0.match })
         // Taken out of `self` (not copied), so clearing it keeps its storage: no allocation per packet.
         var messages = delivered
@@ -151,6 +171,10 @@ package struct ServerCore: Sendable {
         case .duplicate: stats.reject(.duplicate)
         case .farFuture: stats.reject(.farFuture)
         case .unsentAck: stats.reject(.unsentAck)
+        }
+        // Played: it sent something of the game, not only the Ack and Pings every client sends after its Welcome.
+        if !peers.values[slot].played, messages.contains(where: { $0.type != .ping && $0.type != .pong }) {
+            peers.values[slot].played = true
         }
         for message in messages { deliver(message, from: id, now: now) }
         delivered = messages
@@ -394,6 +418,14 @@ package struct ServerCore: Sendable {
     }
 
     private mutating func housekeeping(now: NIODeadline) {
+        // Streams that never took a seat: closed (and counted) once the handshake limit passes.
+        for (connection, since) in unseatedStreams
+        where byConnection[connection] != nil || now - since >= Self.streamHandshakeLimit {
+            unseatedStreams[connection] = nil
+            guard byConnection[connection] == nil else { continue }
+            stats.reject(.handshakeTimeout)
+            send(control: .disconnect(Disconnect(reason: .protocolError)), to: connection, close: true)
+        }
         for expired in matchmaker.expire(now: now.uptimeNanoseconds) {
             for id in expired.peers {
                 guard let peer = peers[id] else { continue }

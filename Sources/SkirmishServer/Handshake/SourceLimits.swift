@@ -54,13 +54,19 @@ package struct SourceLimits: Sendable {
     ///
     /// A packet is counted against its sender, host and prefix only when all three admit it, so a refused packet
     /// uses up nothing.
-    package mutating func admitPacket(from connection: ConnectionID, now: UInt64) -> Rejection? {
+    ///
+    /// `verified` says the packet proved its session (its trailer verified under the session key, or it came on a
+    /// stream connection): verified and unverified packets are counted in budgets of their own, so a spoofer who
+    /// forges a player's address (or its host, or its prefix) uses up only the unverified budget — new handshakes
+    /// from there — never the player's own.
+    package mutating func admitPacket(from connection: ConnectionID, verified: Bool, now: UInt64) -> Rejection? {
+        let proof: UInt64 = verified ? 0 : 1 << 8
         let sender: UInt64
         switch connection {
         case .datagram(let address):
             sender = packets.hash(
                 address.high, address.low,
-                Kind.sender.rawValue << 56 | UInt64(address.scope) << 24 | UInt64(address.version) << 16
+                Kind.sender.rawValue << 56 | proof << 32 | UInt64(address.scope) << 24 | UInt64(address.version) << 16
                     | UInt64(address.port))
         case .stream(let id):
             sender = packets.hash(id, 0, Kind.sender.rawValue << 56 | 1 << 32)
@@ -70,9 +76,9 @@ package struct SourceLimits: Sendable {
             packets.record(sender)
             return nil
         }
-        let hostKey = host.sketchHash(packets, kind: Kind.host.rawValue)
+        let hostKey = host.sketchHash(packets, kind: Kind.host.rawValue | proof)
         if let rate = limits.packetsPerHost, packets.estimate(hostKey, now: now) + 1 > rate { return .hostRateLimited }
-        let prefixKey = prefix(of: host).sketchHash(packets, kind: Kind.prefix.rawValue)
+        let prefixKey = prefix(of: host).sketchHash(packets, kind: Kind.prefix.rawValue | proof)
         if let rate = limits.packetsPerPrefix, packets.estimate(prefixKey, now: now) + 1 > rate {
             return .prefixRateLimited
         }

@@ -51,7 +51,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard let progress = event as? StreamProgress else {
             return context.triggerUserOutboundEvent(event, promise: promise)
         }
-        pendingSince = progress.pending ? .now() : nil
+        // A unit still pending keeps the time of its first byte: it must complete within one frame timeout.
+        pendingSince = progress.pending ? (pendingSince ?? .now()) : nil
         promise?.succeed()
     }
 

@@ -27,7 +27,8 @@ final class DatagramListener {
     /// NIO's channel on the same socket: a reply the kernel's send buffer cannot take now is queued there instead.
     let channel: any Channel
     private let receiving = DatagramBatch(capacity: DatagramListener.readBatch, slotSize: 2_048)
-    private let sending = DatagramBatch(capacity: 1_024, slotSize: WireLimits.maxDatagram)
+    // A datagram is at most maxDatagram bytes of packet plus its session trailer (WireProtocol.md).
+    private let sending = DatagramBatch(capacity: 1_024, slotSize: WireLimits.maxDatagram + SessionKey.trailerSize)
     /// Datagrams read with `recvmmsg` (beyond the one NIO reads per readable event), and the `sendmmsg` calls made.
     private(set) var batchedReads: UInt64 = 0
     private(set) var sendCalls: UInt64 = 0

@@ -28,6 +28,10 @@ final class ServerLoop {
     private var tickCount: Int64 = 0
     private var tickTask: Scheduled<Void>?
     private var touched: [any Channel] = []
+    /// Stream channels whose peer stopped reading (NIO's write buffer above its high-water mark), since when.
+    private var unwritableSince: [UInt64: NIODeadline] = [:]
+    /// How long a stream may stay unwritable before it is closed as a slow reader.
+    static let slowReaderLimit = TimeAmount.seconds(5)
     private var stopped = false
     /// Time one 60 Hz tick took, from its start to its packets being written (`skirmish_server_tick_seconds`): one
     /// sample per tick the core ran, so its count equals the core's tick count.
@@ -48,7 +52,7 @@ final class ServerLoop {
         nextStream &+= 1
         streams[id] = channel
         let connection = ConnectionID.stream(id)
-        core.streamOpened(connection, from: channel.remoteAddress.flatMap(DatagramAddress.init))
+        core.streamOpened(connection, from: channel.remoteAddress.flatMap(DatagramAddress.init), now: .now())
         return connection
     }
 
@@ -70,9 +74,11 @@ final class ServerLoop {
             connectionsByHost[host, default: 0] += 1
         }
         openConnections += 1
+        // Released when the channel closes, registered before anything that can throw: a failed admission closes
+        // the channel too, and its place must come back.
+        channel.closeFuture.hop(to: loop).assumeIsolated().whenComplete { [self] _ in release(host) }
         try channel.pipeline.syncOperations.addHandler(
             ConnectionGuard(server: NIOLoopBound(self, eventLoop: loop), limits: limits), position: .first)
-        channel.closeFuture.hop(to: loop).assumeIsolated().whenComplete { [self] _ in release(host) }
     }
 
     private func release(_ host: SourceHost?) {
@@ -110,6 +116,7 @@ final class ServerLoop {
 
     func unregister(_ connection: ConnectionID) {
         guard case .stream(let id) = connection, streams.removeValue(forKey: id) != nil else { return }
+        unwritableSince[id] = nil
         core.streamClosed(connection, now: .now())
         flush()
     }
@@ -172,8 +179,28 @@ final class ServerLoop {
             let bytes = datagrams.write(outbox) { match, bytes in core.wrote(bytes: bytes, match: match) }
             core.wrote(bytes: bytes)
         }
+        let now = NIODeadline.now()
         for outgoing in outbox {
             guard case .stream(let id) = outgoing.connection, let channel = streams[id] else { continue }
+            // A peer that stops reading must not grow the server's buffers: while its channel is above the
+            // high-water mark, unreliable packets are dropped (as the network drops them), and past the limit it is
+            // closed. Reliable ones still go: a stream has no resends.
+            if !channel.isWritable {
+                let since = unwritableSince[id] ?? now
+                unwritableSince[id] = since
+                if now - since >= Self.slowReaderLimit {
+                    // Closed once: `unregister` forgets it when the close completes.
+                    if channel.isActive, since != .distantFuture {
+                        core.connectionRefused(.slowReader)
+                        unwritableSince[id] = .distantFuture
+                        channel.close(promise: nil)
+                    }
+                    continue
+                }
+                if outgoing.packet.message.type.delivery == .unreliable { continue }
+            } else if unwritableSince[id] != nil {
+                unwritableSince[id] = nil
+            }
             channel.write(outgoing.packet, promise: nil)
             markTouched(channel)
             if outgoing.closeAfter { closing.append(channel) }

@@ -65,7 +65,8 @@ struct Serve: AsyncParsableCommand {
         name: .customLong("allow-origin"),
         help: ArgumentHelp(
             "A web origin besides the page's own that may open /ws (repeatable; * admits every origin). "
-                + "Browsers from other origins get 403.",
+                + "Browsers from other origins get 403. The page's own origin counts only when the server is reached "
+                + "by IP address or localhost (a DNS name could be rebound to it): served under a name, list it here.",
             valueName: "scheme://host:port"))
     var allowOrigin: [String] = []
 
