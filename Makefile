@@ -76,7 +76,7 @@ fuzz-short:
 
 fuzz-wire:
 	mkdir -p .build/fuzz
-	$(SWIFT)c -O -sanitize=fuzzer,address -parse-as-library -module-name SkirmishWire \
+	$(SWIFT)c -O -sanitize=fuzzer,address -parse-as-library -module-name SkirmishWire -package-name skirmish \
 		Sources/SkirmishWire/*.swift Sources/SkirmishWire/Messages/*.swift Tests/Fuzz/WireFuzz.swift \
 		-o .build/fuzz/wire-fuzz
 	mkdir -p .build/fuzz/wire-corpus
