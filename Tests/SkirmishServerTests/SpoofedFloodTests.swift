@@ -41,14 +41,7 @@ import Testing
             let port = 1_024 + Int(bits >> 40) % 64_000
             datagram[20] = UInt8(port >> 8)
             datagram[21] = UInt8(port & 0xFF)
-            let count = datagram.withUnsafeBytes { bytes in
-                withUnsafePointer(to: &server) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(fd, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
-            }
-            if count == datagram.count { sent += 1 }
+            if SpoofingLoopbackTests.sendRaw(fd, datagram, to: &server) { sent += 1 }
         }
         return sent
     }

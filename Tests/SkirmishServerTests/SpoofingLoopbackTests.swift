@@ -189,16 +189,21 @@ import Testing
         for source in 1_024...65_535 where source != serverPort {
             datagram[20] = UInt8(source >> 8)
             datagram[21] = UInt8(source & 0xFF)
-            let count = datagram.withUnsafeBytes { bytes in
-                withUnsafePointer(to: &server) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(fd, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
-            }
-            if count == datagram.count { sent += 1 }
+            if sendRaw(fd, datagram, to: &server) { sent += 1 }
         }
         return sent
+    }
+
+    /// Sends one whole IPv4 datagram (header included) on raw socket `fd`; whether the kernel took all of it.
+    static func sendRaw(_ fd: Int32, _ datagram: [UInt8], to server: inout sockaddr_in) -> Bool {
+        let count = datagram.withUnsafeBytes { bytes in
+            withUnsafePointer(to: &server) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        return count == datagram.count
     }
 
     struct Outcome: Sendable {
