@@ -293,6 +293,27 @@ import Testing
         #expect(harness.core.stats.detached == 1, "b timed out for silence and its seat waits for a resume")
     }
 
+    /// A TCP or WebSocket connection that never takes a seat is closed after the handshake limit and counted; one
+    /// that handshakes in time stays open.
+    @Test func aStreamWithoutASeatIsClosedAfterTheHandshakeLimit() throws {
+        var harness = Harness()
+        let idle = ConnectionID.stream(9)
+        let player = ConnectionID.stream(10)
+        harness.core.streamOpened(idle, from: nil, now: harness.now)
+        harness.core.streamOpened(player, from: nil, now: harness.now)
+        harness.core.receive(
+            Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2))), from: player, now: harness.now)
+        #expect(harness.drain().contains { $0.connection == player && $0.packet.message.type == .welcome })
+        var closed: [Outgoing] = []
+        for _ in 0..<12 {
+            harness.advance(.seconds(1))
+            closed += harness.drain().filter(\.closeAfter)
+        }
+        #expect(closed.map(\.connection) == [idle])
+        #expect(harness.core.stats.rejections(.handshakeTimeout) == 1)
+        #expect(harness.core.stats.sessionsOpened == 1)
+    }
+
     /// Every client acknowledges its Welcome and answers Pings: that is not playing. A seat whose session sent only
     /// those is still freed at once when it drops.
     @Test func acksAndPongsAloneAreNotPlaying() throws {

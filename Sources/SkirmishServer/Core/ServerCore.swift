@@ -245,6 +245,7 @@ package struct ServerCore: Sendable {
             game: hello.game, match: seated.match, seat: seated.seat, resumeToken: token, key: key, name: hello.name)
         peers[id] = peer
         byConnection[connection] = id
+        unseatedStreams[connection] = nil
         byToken[token] = id
         limits.sessionOpened(id, from: connection)
         stats.sessionsOpened &+= 1
@@ -297,6 +298,7 @@ package struct ServerCore: Sendable {
         peer.resumeToken = newToken()
         byToken[peer.resumeToken] = id
         byConnection[connection] = id
+        unseatedStreams[connection] = nil
         peer.connection = connection
         if peer.detachedAt != nil { stats.detached -= 1 }
         peer.detachedAt = nil
@@ -419,10 +421,8 @@ package struct ServerCore: Sendable {
 
     private mutating func housekeeping(now: NIODeadline) {
         // Streams that never took a seat: closed (and counted) once the handshake limit passes.
-        for (connection, since) in unseatedStreams
-        where byConnection[connection] != nil || now - since >= Self.streamHandshakeLimit {
+        for (connection, since) in unseatedStreams where now - since >= Self.streamHandshakeLimit {
             unseatedStreams[connection] = nil
-            guard byConnection[connection] == nil else { continue }
             stats.reject(.handshakeTimeout)
             send(control: .disconnect(Disconnect(reason: .protocolError)), to: connection, close: true)
         }

@@ -29,12 +29,7 @@ extension ThresholdMetric {
     /// What this metric is computed from, in `reader`'s snapshot, with the bots connected then.
     func reading(_ reader: SnapshotReader) -> ThresholdReading {
         var reading = figures(reader)
-        reading.bots =
-            reader.legit.map { personas in
-                personas.reduce(0) {
-                    $0 + reader.snapshot.gaugeTotal(SkirmishMetrics.botsConnected, where: ["persona": $1])
-                }
-            } ?? reader.snapshot.gaugeTotal(SkirmishMetrics.botsConnected)
+        reading.bots = reader.gauge(SkirmishMetrics.botsConnected)
         return reading
     }
 

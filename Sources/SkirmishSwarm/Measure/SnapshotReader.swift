@@ -15,6 +15,12 @@ struct SnapshotReader {
         }
     }
 
+    /// The sum of a gauge family (bots connected, …) over the personas read.
+    func gauge(_ family: MetricFamily) -> Double {
+        guard let legit else { return snapshot.gaugeTotal(family) }
+        return legit.reduce(0) { $0 + snapshot.gaugeTotal(family, where: ["persona": $1]) }
+    }
+
     func breakdown(_ family: MetricFamily, by label: String, where filter: [String: String] = [:]) -> [String: UInt64] {
         guard let legit else { return snapshot.counterBreakdown(family, by: label, where: filter) }
         var result: [String: UInt64] = [:]

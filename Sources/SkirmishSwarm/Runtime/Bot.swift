@@ -274,11 +274,7 @@ final class Bot {
     /// forgets the match.
     private func closeSession(in group: BotGroup, now: NIODeadline) {
         uncount()
-        let meters = self.meters
-        session?.close(reason: .quit, on: group.loop, now: now) { [self] type, size in
-            meters.sent(type, bytes: size)
-            traffic.sent &+= UInt64(size)
-        }
+        session?.close(reason: .quit, on: group.loop, now: now) { [self] in countSent($0, bytes: $1) }
         session = nil
         sessionEpoch &+= 1
         agent = nil
@@ -342,11 +338,7 @@ final class Bot {
     /// match is over) ends the delivery of the rest: they belong to no session any more.
     private func execute(now: NIODeadline, in group: BotGroup) {
         guard session != nil else { return group.actions.removeAll() }
-        let meters = self.meters
-        session!.write(group.actions.packets, on: group.loop, now: now) { [self] type, size in
-            meters.sent(type, bytes: size)
-            traffic.sent &+= UInt64(size)
-        }
+        session!.write(group.actions.packets, on: group.loop, now: now) { [self] in countSent($0, bytes: $1) }
         let counts = session!.status()
         if counts.lost > reportedLost {
             meters.lost(Int(counts.lost - reportedLost))
@@ -380,10 +372,8 @@ final class Bot {
     private func handle(_ event: ClientConnection.Event, now: NIODeadline, in group: BotGroup) {
         switch event {
         case .seated(let welcome):
-            meters.check(.welcomeTickRate, passed: welcome.tickRate == ReplyCheck.expectedTickRate)
             didConnect(welcome, resumed: false, now: now, in: group)
         case .resumed(let welcome):
-            meters.check(.welcomeTickRate, passed: welcome.tickRate == ReplyCheck.expectedTickRate)
             didConnect(welcome, resumed: true, now: now, in: group)
         case .closed(let cause):
             didDisconnect(cause, now: now, in: group)
@@ -459,15 +449,17 @@ final class Bot {
         group.outbox = context.outbox
     }
 
+    /// A packet this bot wrote: the persona's counters and the bot's own byte count (its bandwidth samples).
+    private func countSent(_ type: MessageType, bytes: Int) {
+        meters.sent(type, bytes: bytes)
+        traffic.sent &+= UInt64(bytes)
+    }
+
     private func send(_ message: Message, now: NIODeadline, in group: BotGroup) {
         guard session != nil else { return }
         if !session!.status().acceptsSends { meters.error("send_while_disconnected") }
         session!.send(message, now: now, into: &group.sending)
-        let meters = self.meters
-        session!.write(group.sending.packets, on: group.loop, now: now) { [self] type, size in
-            meters.sent(type, bytes: size)
-            traffic.sent &+= UInt64(size)
-        }
+        session!.write(group.sending.packets, on: group.loop, now: now) { [self] in countSent($0, bytes: $1) }
         // A send can end the connection (its reliable queue is full): handled like any other end.
         handleEvents(of: \.sending, now: now, in: group)
     }
@@ -475,6 +467,7 @@ final class Bot {
     // MARK: Session events
 
     private func didConnect(_ welcome: Welcome, resumed: Bool, now: NIODeadline, in group: BotGroup) {
+        meters.check(.welcomeTickRate, passed: welcome.tickRate == ReplyCheck.expectedTickRate)
         if !counted {
             meters.shard.add(meters.botsConnected, 1)
             traffic.start(now: now)
