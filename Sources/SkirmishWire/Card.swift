@@ -1,5 +1,6 @@
 /// A playing card as one byte: suit × 13 + rank, 0–51 (rank 0 = ace … 12 = king).
 public struct Card: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The wire byte, 0–51: suit × 13 + rank.
     public let rawValue: UInt8
 
     /// A card from its wire byte; `nil` above 51.
@@ -20,8 +21,10 @@ public struct Card: RawRepresentable, Sendable, Hashable, Comparable, CustomStri
     /// 0 = ace … 12 = king. Snap compares ranks only.
     public var rank: Int { Int(rawValue) % 13 }
 
+    /// Orders cards by their wire byte (suit first, then rank).
     public static func < (a: Card, b: Card) -> Bool { a.rawValue < b.rawValue }
 
+    /// The rank and suit symbol, such as `A♣` or `10♥`.
     public var description: String {
         let ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
         let suits = ["♣", "♦", "♥", "♠"]

@@ -32,6 +32,7 @@ public enum DecodeError: Error, Sendable, Hashable, CaseIterable, CustomStringCo
         }
     }
 
+    /// A sentence for logs and error output saying which rule the bytes broke.
     public var description: String {
         switch self {
         case .tooShort: "packet shorter than the 10-byte header"
@@ -60,6 +61,7 @@ public enum EncodeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A field holds a value decoding refuses (NaN, infinity, out of range).
     case badValue
 
+    /// A sentence for logs and error output saying what could not be encoded.
     public var description: String {
         switch self {
         case .bufferTooSmall(let needed): "destination buffer too small: the packet needs \(needed) bytes"

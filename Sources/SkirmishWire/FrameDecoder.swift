@@ -9,6 +9,7 @@ public struct FrameDecoder: Sendable {
         /// A frame announced `length` bytes, more than the limit.
         case frameTooLarge(length: UInt32)
 
+        /// The announced length and the limit, for the log line of the closed connection.
         public var description: String {
             switch self {
             case .frameTooLarge(let length):
@@ -17,10 +18,12 @@ public struct FrameDecoder: Sendable {
         }
     }
 
+    /// The largest frame body accepted, in bytes; a longer announced length is ``Error/frameTooLarge(length:)``.
     public let maxFrameSize: Int
     private var buffer: [UInt8] = []
     private var readIndex = 0
 
+    /// A decoder with an empty buffer that refuses frames above `maxFrameSize` bytes (65,536 by default).
     public init(maxFrameSize: Int = WireLimits.maxFrame) {
         self.maxFrameSize = maxFrameSize
     }

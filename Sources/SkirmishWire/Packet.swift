@@ -5,8 +5,10 @@
 public struct Packet: Sendable, Hashable {
     /// The sender's packet number: 0 for handshake packets and on ordered transports.
     public var number: UInt32
+    /// What the packet carries; its type code goes in the header.
     public var message: Message
 
+    /// A packet numbered `number` (0, the default, for handshake packets and on TCP and WebSocket) carrying `message`.
     public init(number: UInt32 = 0, _ message: Message) {
         self.number = number
         self.message = message

@@ -13,6 +13,7 @@ public struct PacketHeader: Sendable, Hashable {
     /// What the payload holds.
     public var type: MessageType
 
+    /// A header with the packet number and the payload's type; the magic is implied.
     public init(number: UInt32, type: MessageType) {
         self.number = number
         self.type = type

@@ -6,10 +6,12 @@
 public struct SeededRandom: RandomNumberGenerator, Sendable, Hashable {
     @usableFromInline var state: UInt64
 
+    /// A generator whose whole sequence is fixed by `seed`; the same seed gives the same numbers on every machine.
     public init(seed: UInt64) {
         state = seed
     }
 
+    /// The next 64 random bits of the sequence.
     @inlinable
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15

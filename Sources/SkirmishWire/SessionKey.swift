@@ -14,6 +14,7 @@ public struct SessionKey: Sendable, Hashable {
     /// The second SipHash key word.
     public var key1: UInt64
 
+    /// A key from its two SipHash words, as read from a `Welcome`; use ``random()`` for a new session.
     public init(key0: UInt64, key1: UInt64) {
         self.key0 = key0
         self.key1 = key1

@@ -14,19 +14,23 @@ public struct FNV1a: Sendable, Hashable {
     /// The hash of everything added so far.
     public private(set) var value: UInt32
 
+    /// A hash of nothing yet: ``value`` is the offset basis.
     public init() {
         value = Self.offsetBasis
     }
 
+    /// Adds one byte.
     public mutating func add(_ v: UInt8) {
         value = (value ^ UInt32(v)) &* Self.prime
     }
 
+    /// Adds two bytes, most significant first.
     public mutating func add(_ v: UInt16) {
         add(UInt8(truncatingIfNeeded: v &>> 8))
         add(UInt8(truncatingIfNeeded: v))
     }
 
+    /// Adds four bytes, most significant first.
     public mutating func add(_ v: UInt32) {
         add(UInt8(truncatingIfNeeded: v &>> 24))
         add(UInt8(truncatingIfNeeded: v &>> 16))
@@ -34,13 +38,13 @@ public struct FNV1a: Sendable, Hashable {
         add(UInt8(truncatingIfNeeded: v))
     }
 
+    /// Adds eight bytes, most significant first.
     public mutating func add(_ v: UInt64) {
         add(UInt32(truncatingIfNeeded: v &>> 32))
         add(UInt32(truncatingIfNeeded: v))
     }
 
     /// Adds the IEEE-754 bit pattern, so `-0` and `0` (and every NaN payload) hash differently.
-
     public mutating func add(_ v: Float) {
         add(v.bitPattern)
     }

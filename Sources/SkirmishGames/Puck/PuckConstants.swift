@@ -4,16 +4,22 @@ import SkirmishWire
 ///
 /// The canonical frame has seat 0 at the bottom (large y) and seat 1 at the top; y grows downwards.
 public enum PuckConstants {
+    /// Table width, in pixels.
     public static let width: Float = 320
+    /// Table length, in pixels; each seat owns half.
     public static let height: Float = 480
+    /// Puck radius, in pixels.
     public static let puckRadius: Float = 20
+    /// Paddle radius, in pixels.
     public static let paddleRadius: Float = 40
     /// The goal mouth at both ends: the puck's centre must be inside it to cross an end line.
     public static let goalMouth: ClosedRange<Float> = 80...240
+    /// Simulation ticks per second; every per-tick figure here is per 1/60 s.
     public static let tickRate = 60
     /// The server sends a `TableSnapshot` every this many ticks (30 Hz), and also on any tick with a goal or the
     /// end of the match, so a phase change on an odd tick still reaches the clients.
     public static let snapshotEvery = 2
+    /// Goals that win a match.
     public static let winningScore: UInt8 = 7
     /// A paddle moves at most this far (Euclidean) per tick toward its target.
     public static let maxPaddleStep: Float = 40

@@ -4,8 +4,11 @@ import SkirmishWire
 public struct PuckEvents: Sendable, Hashable {
     /// A goal: who scored and the scores after it.
     public struct Goal: Sendable, Hashable {
+        /// The seat that scored (0 or 1).
         public var scorer: Int
+        /// Seat 0's goals after this one.
         public var score0: UInt8
+        /// Seat 1's goals after this one.
         public var score1: UInt8
         /// The match tick at which the goal counts (the tick after the step).
         public var tick: UInt32
@@ -25,6 +28,7 @@ public struct PuckEvents: Sendable, Hashable {
     /// Bit `s` is set when seat `s`'s target was refused (non-finite) this step.
     public var refusedTargets: UInt8
 
+    /// The events of one step; the default is a step in which nothing happened.
     public init(goal: Goal? = nil, winner: Int? = nil, refusedTargets: UInt8 = 0) {
         self.goal = goal
         self.winner = winner

@@ -11,11 +11,16 @@ import SkirmishWire
 /// - `combined`: the three serialisations above, concatenated in that order (not a hash of hashes, so any single
 ///   changed byte of the state always changes it).
 public struct PuckHashes: Sendable, Hashable {
+    /// FNV-1a of the puck's x, y, vx, vy, angle and spin.
     public var puck: UInt32
+    /// FNV-1a of both paddles' x, y, vx, vy, seat 0 first.
     public var paddles: UInt32
+    /// FNV-1a of both scores, the phase and the tick.
     public var score: UInt32
+    /// FNV-1a of all three serialisations concatenated: the value sent as `TableSnapshot.stateHash`.
     public var combined: UInt32
 
+    /// Hashes as computed elsewhere (by ``PuckMatch`` or a replica), to compare part by part.
     public init(puck: UInt32, paddles: UInt32, score: UInt32, combined: UInt32) {
         self.puck = puck
         self.paddles = paddles

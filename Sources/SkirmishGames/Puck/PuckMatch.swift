@@ -9,8 +9,11 @@ import SkirmishWire
 public struct PuckMatch: Sendable, Hashable {
     /// Ticks stepped while playing or in a goal pause.
     public internal(set) var tick: UInt32
+    /// Waiting for the second seat, playing, paused after a goal, or over.
     public internal(set) var phase: PuckPhase
+    /// Seat 0's goals.
     public internal(set) var score0: UInt8
+    /// Seat 1's goals.
     public internal(set) var score1: UInt8
     /// Seat 0's paddle (position and the velocity derived from its last move).
     public internal(set) var paddle0: TableSnapshot.Paddle

@@ -19,11 +19,13 @@ public struct PuckReplica: Sendable {
     public private(set) var over: PuckMatchOver?
     /// Snapshots adopted, and ignored as stale or duplicate.
     public private(set) var adopted = 0
+    /// Snapshots ignored because they were not newer than the last one adopted (stale or duplicate).
     public private(set) var stale = 0
 
     /// More goals than a match can have (13); beyond this a broken server cannot grow the replica.
     public static let maxGoals = 2 * Int(PuckConstants.winningScore)
 
+    /// An empty replica for the client sitting in `seat` (0 or 1, from `Welcome.seat`).
     public init(seat: Int) {
         self.seat = seat
     }

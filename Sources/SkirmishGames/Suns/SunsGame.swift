@@ -16,9 +16,12 @@ import SkirmishWire
 public struct SunsGame: Sendable, Hashable {
     /// A claim on one sun by one seat.
     public struct Claim: Sendable, Hashable {
+        /// The claiming seat (0 or 1).
         public var seat: Int
+        /// The capture time, in game seconds (0…``SunsGame/duration``).
         public var time: Float
 
+        /// A claim on a sun by `seat` at `time` game seconds.
         public init(seat: Int, time: Float) {
             self.seat = seat
             self.time = time
@@ -53,6 +56,7 @@ public struct SunsGame: Sendable, Hashable {
     /// `best[s][i]`: seat `s`'s earliest capture time of sun `i`.
     public internal(set) var best: [[Float?]] = [[], []]
 
+    /// A game seen from `seat` (0 or 1): no proposals yet, no layout, no captures.
     public init(seat: Int) {
         self.seat = seat
     }

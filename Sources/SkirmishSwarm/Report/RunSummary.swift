@@ -10,82 +10,137 @@ import SkirmishWire
 /// persona's own traffic appears under ``rogue`` and nowhere else. The fields are documented in the SkirmishSwarm
 /// DocC catalogue ("The run summary").
 public struct RunSummary: Codable, Sendable {
+    /// A distribution's sample count and percentiles, in its field's unit (seconds unless the name says otherwise).
     public struct Percentiles: Codable, Sendable, Hashable {
+        /// Samples recorded; the percentiles are `nil` when it is 0.
         public var count: UInt64
+        /// The median.
         public var p50: Double?
+        /// The 95th percentile.
         public var p95: Double?
+        /// The 99th percentile.
         public var p99: Double?
+        /// The largest sample.
         public var max: Double?
     }
 
+    /// What the run was asked to do.
     public struct Settings: Codable, Sendable, Hashable {
+        /// The script's `name`.
         public var script: String
+        /// The script file as given on the command line.
         public var scriptPath: String
+        /// The server the bots connected to, as `transport://host:port`.
         public var target: String
+        /// This process's shard of the run, `i/n` (`1/1` when unsharded).
         public var shard: String
+        /// The seed of every random choice (personas, think times, link emulation), so a run can be repeated.
         public var seed: UInt64
+        /// Client event loops (I/O threads) the bots ran on.
         public var loops: Int
+        /// The plan's length in seconds (profile stages summed).
         public var plannedSeconds: Double
     }
 
+    /// Handshakes that ended in a `Welcome` and those that did not.
     public struct Handshakes: Codable, Sendable, Hashable {
+        /// Handshakes that got a `Welcome`.
         public var succeeded: UInt64
+        /// Handshakes that timed out or were rejected.
         public var failed: UInt64
+        /// `failed / (succeeded + failed)`, 0…1; 0 when there was no handshake.
         public var failureRate: Double
     }
 
+    /// Packet and byte totals of the legitimate personas' bots, both ways.
     public struct Packets: Codable, Sendable, Hashable {
+        /// Packets the bots sent.
         public var sent: UInt64
+        /// Packets the bots received and decoded.
         public var received: UInt64
+        /// Bytes the bots sent, headers and session trailers included.
         public var bytesSent: UInt64
+        /// Bytes the bots received.
         public var bytesReceived: UInt64
+        /// Unreliable packets the server sent that never arrived (gaps in their numbering).
         public var lost: UInt64
+        /// Reliable packets sent again because their acknowledgement did not arrive in time.
         public var resends: UInt64
+        /// Packets sent, by message type name (`PaddleState`).
         public var sentByType: [String: UInt64]
+        /// Packets received, by message type name (`TableSnapshot`).
         public var receivedByType: [String: UInt64]
     }
 
+    /// The run's latency distributions, each in seconds.
     public struct Latency: Codable, Sendable, Hashable {
+        /// Round trip of the bots' own Ping/Pong, once a second per bot.
         public var rtt: Percentiles
+        /// Receive time minus the server's (estimated) time for the snapshot's tick.
         public var snapshotAge: Percentiles
+        /// How late the loop sent each scheduled input compared with its fixed send time.
         public var tickLateness: Percentiles
+        /// From the first `Hello` to the `Welcome`.
         public var handshake: Percentiles
+        /// From a dropped connection to the `Welcome` of its resume.
         public var reconnect: Percentiles
     }
 
+    /// One game's totals over the personas that play it.
     public struct Game: Codable, Sendable, Hashable {
+        /// Matches that reached play.
         public var matchesStarted: UInt64
+        /// Matches that ran to their end.
         public var matchesCompleted: UInt64
+        /// Desync episodes: runs of failed replica checks, each counted once.
         public var desyncs: UInt64
+        /// Desync episodes by the part that diverged (`puck`, `paddles`, `score`, `deck`, `piles`, …).
         public var desyncsByPart: [String: UInt64]
     }
 
+    /// One persona's figures.
     public struct Persona: Codable, Sendable, Hashable {
+        /// The persona's `name` in the script.
         public var name: String
+        /// The game it plays (`puck`, `snap`, `suns`).
         public var game: String
+        /// The behaviour its bots run (`chaser`, `snap-player`, or a registered behaviour's name).
         public var behavior: String
+        /// The most bots of this persona connected at once.
         public var peakBots: Int
+        /// Matches its bots ran to their end.
         public var matchesCompleted: UInt64
+        /// Packets its bots sent per second of the run, all bots together.
         public var packetsPerSecond: Double
+        /// Its bots' round-trip percentiles, in seconds.
         public var rtt: Percentiles
+        /// Its bots' 99th-percentile snapshot age, in seconds; `nil` without snapshots.
         public var snapshotAgeP99: Double?
+        /// Its bots' 99th-percentile tick lateness, in seconds; `nil` without scheduled inputs.
         public var tickLatenessP99: Double?
+        /// Desync episodes of its bots.
         public var desyncs: UInt64
+        /// Errors of its bots, all kinds together.
         public var errors: UInt64
         /// One connected bot's bytes per second each way (`skirmish_bot_bytes_per_second`).
         public var bytesPerSecond: TrafficFigures?
     }
 
+    /// One threshold and whether it held.
     public struct Verdict: Codable, Sendable, Hashable {
+        /// The figure the threshold names (`rtt_p99`).
         public var name: String
+        /// The threshold as written, figure and limit (`rtt_p99 < 50ms`).
         public var expression: String
         /// The figure judged: the whole run's, or for a windowed threshold the worst window's.
         public var value: Double?
+        /// Whether the threshold held; a threshold without a measured value fails.
         public var passed: Bool
         /// A windowed threshold's length in seconds (`nil`: judged over the whole run).
         public var windowSeconds: Double? = nil
         /// Windows judged and windows failed (windowed thresholds only).
         public var windowsJudged: Int? = nil
+        /// Windows in which the threshold did not hold (windowed thresholds only).
         public var windowsFailed: Int? = nil
         /// The first window that failed.
         public var firstFailingWindow: ThresholdJudge.Breach? = nil
@@ -93,50 +148,81 @@ public struct RunSummary: Codable, Sendable {
 
     /// How often each check held: `skirmish_checks_total` and `skirmish_checks_failed_total` by check.
     public struct Check: Codable, Sendable, Hashable {
+        /// Replies the check judged.
         public var judged: UInt64
+        /// Replies that broke its rule.
         public var failed: UInt64
     }
 
+    /// What the metrics exporter did during the run (`--push` only).
     public struct Exporter: Codable, Sendable, Hashable {
+        /// Pushes that reached every collector.
         public var pushes: UInt64
+        /// Pushes that failed, all reasons together.
         public var failures: UInt64
         /// Failures by `<target> <reason>` (`vm@127.0.0.1:8428 connect`).
         public var failuresByReason: [String: UInt64]
+        /// The most recent failure's message; `nil` when none failed.
         public var lastError: String?
     }
 
+    /// The run id (`<script>-<UTC time>-<hex>`), also the `run` label of every series.
     public var run: String
+    /// What the run was asked to do: script, target, shard, seed, loops and planned length.
     public var settings: Settings
+    /// When the run started, as ISO 8601 UTC.
     public var startedAt: String
+    /// How long the run lasted, in seconds.
     public var durationSeconds: Double
+    /// Whether a signal stopped the run before its plan ended.
     public var interrupted: Bool
+    /// The most concurrent bots the plan asked of this shard.
     public var peakBots: Int
+    /// Handshakes that succeeded and failed.
     public var handshakes: Handshakes
+    /// Packets and bytes, in total and by type.
     public var packets: Packets
+    /// Round trip, snapshot age, tick lateness, handshake and reconnect times.
     public var latency: Latency
+    /// How far the puck predicted from the previous snapshot was from the authoritative one, in pixels.
     public var predictionErrorPixels: Percentiles
+    /// Desync episodes in total.
     public var desyncs: UInt64
+    /// Desync episodes by game.
     public var desyncsByGame: [String: UInt64]
+    /// Snapshots whose puck was more than 2 pixels from where the previous snapshot predicted it.
     public var mispredictions: UInt64
+    /// Resumes after a dropped connection.
     public var reconnects: UInt64
+    /// Matches that reached play, all games.
     public var matchesStarted: UInt64
+    /// Matches that ran to their end, all games.
     public var matchesCompleted: UInt64
+    /// Share of scheduled inputs sent within 5 ms of their send time (0…1); `nil` without scheduled inputs.
     public var onTimeSendRate: Double?
+    /// Share of the bots' pings that were answered (0…1); `nil` when none was sent.
     public var replyRate: Double?
+    /// Errors by kind (`handshake_timeout`, `rejected_<reason>`, `silence_timeout`, `resume_failed`, …).
     public var errors: [String: UInt64]
+    /// Hostile packets the rogue personas sent, by kind; counted nowhere else.
     public var rogue: [String: UInt64]
+    /// Per-game totals, by game name.
     public var games: [String: Game]
+    /// Per-persona figures, in script order.
     public var personas: [Persona]
+    /// Every threshold's verdict, in script order.
     public var thresholds: [Verdict]
     /// Set when a threshold with `abort_on_fail` stopped the run early.
     public var aborted: ThresholdJudge.Breach?
     /// Every check by name, with the replies it judged and those that failed it.
     public var checks: [String: Check]?
+    /// The exporter's pushes and failures; `nil` when the run pushed nowhere.
     public var exporter: Exporter?
     /// The CPU share of one core the busiest bot event loop used over the run (0…1).
     public var generatorBusy: Double?
     /// Set when the generator itself limited the figures (tick lateness p99 over 5 ms, or the process was CPU-bound).
     public var generatorWarning: String?
+    /// Whether every threshold held and no threshold aborted the run; `skirmish swarm` exits 99 otherwise.
     public var passed: Bool
     /// The run's figures over time, so `skirmish report summary.json` can rebuild `report.html`.
     public var timeline: RunTimeline?

@@ -11,6 +11,8 @@ extension HistogramValue: Codable {
         case resolution, highest, bounds, sum, count, min, max, buckets, recorded
     }
 
+    /// Reads a distribution written by ``encode(to:)``; throws when the bucket counts do not match the bounds or a
+    /// recorded pair is malformed.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let scale = HistogramScale(
@@ -41,6 +43,7 @@ extension HistogramValue: Codable {
         }
     }
 
+    /// Writes the scale, sum, count, exact extremes, export buckets and the sparse HDR `[value, count]` pairs.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(scale.resolution, forKey: .resolution)

@@ -1,46 +1,62 @@
 /// Families the swarm and the reference server add to DESIGN §6's list: handshake outcomes, input timing, pings,
 /// rogue traffic, resume time, and the server's own counters. Named by the same conventions.
 extension SkirmishMetrics {
+    /// `skirmish_handshakes_total{outcome}`: bot handshakes that got a `Welcome` (`ok`) or did not (`failed`).
     public static let handshakes = MetricFamily(
         name: "skirmish_handshakes_total", help: "Handshakes by outcome (ok, failed).", kind: .counter,
         labelNames: botLabels + ["outcome"])
+    /// `skirmish_inputs_total{timing}`: scheduled bot inputs sent `on_time` (within 5 ms of schedule) or `late`.
     public static let inputs = MetricFamily(
         name: "skirmish_inputs_total", help: "Scheduled bot inputs, by timing (on_time within 5 ms, late).",
         kind: .counter, labelNames: botLabels + ["timing"])
+    /// `skirmish_pings_total{direction}`: the bots' own pings, `sent` and `answered`.
     public static let pings = MetricFamily(
         name: "skirmish_pings_total", help: "Pings sent and answered by bots.", kind: .counter,
         labelNames: botLabels + ["direction"])
+    /// `skirmish_rogue_packets_total{kind}`: hostile packets rogue personas sent; their only series.
     public static let roguePackets = MetricFamily(
         name: "skirmish_rogue_packets_total", help: "Hostile packets sent by rogue personas, by kind.",
         kind: .counter, labelNames: botLabels + ["kind"])
+    /// `skirmish_reconnect_seconds`: from a bot's resume attempt to its `Welcome`, in seconds.
     public static let reconnect = MetricFamily(
         name: "skirmish_reconnect_seconds", help: "Time from a resume attempt to the Welcome.",
         kind: .histogram(.seconds), labelNames: botLabels)
 
+    /// `skirmish_server_bytes_received_total`: bytes the server received, every transport.
     public static let serverBytesReceived = MetricFamily(
         name: "skirmish_server_bytes_received_total", help: "Bytes the server received.", kind: .counter)
+    /// `skirmish_server_bytes_sent_total`: bytes the server sent over UDP.
     public static let serverBytesSent = MetricFamily(
         name: "skirmish_server_bytes_sent_total", help: "Bytes the server sent over UDP.", kind: .counter)
+    /// `skirmish_server_challenges_total`: cookie `Challenge`s the server sent.
     public static let serverChallenges = MetricFamily(
         name: "skirmish_server_challenges_total", help: "Cookie challenges sent.", kind: .counter)
+    /// `skirmish_server_resumes_total`: players who took their seat back with a resume token.
     public static let serverResumes = MetricFamily(
         name: "skirmish_server_resumes_total", help: "Players re-attached to their seat.", kind: .counter)
+    /// `skirmish_server_late_ticks_total`: ticks the server ran behind its 60 Hz schedule.
     public static let serverLateTicks = MetricFamily(
         name: "skirmish_server_late_ticks_total", help: "Times the server fell behind its 60 Hz schedule.",
         kind: .counter)
+    /// `skirmish_server_forfeits_total`: Puck matches ended because a player stayed away.
     public static let serverForfeits = MetricFamily(
         name: "skirmish_server_forfeits_total", help: "Puck matches forfeited by an absent player.", kind: .counter)
+    /// `skirmish_server_desyncs_total{game}`: end-of-match tallies the players disagreed on.
     public static let serverDesyncs = MetricFamily(
         name: "skirmish_server_desyncs_total", help: "Tallies that disagreed, by game.", kind: .counter,
         labelNames: ["game"])
+    /// `skirmish_server_detached_sessions`: sessions whose connection dropped, held for a resume (a gauge).
     public static let serverDetachedSessions = MetricFamily(
         name: "skirmish_server_detached_sessions", help: "Sessions held for a resume.", kind: .gauge)
+    /// `skirmish_server_matches_started_total{game}`: matches the server started.
     public static let serverMatchesStarted = MetricFamily(
         name: "skirmish_server_matches_started_total", help: "Matches started, by game.", kind: .counter,
         labelNames: ["game"])
+    /// `skirmish_server_matches_completed_total{game}`: matches that ran to their end.
     public static let serverMatchesCompleted = MetricFamily(
         name: "skirmish_server_matches_completed_total", help: "Matches completed, by game.", kind: .counter,
         labelNames: ["game"])
+    /// `skirmish_server_matches_abandoned_total{game}`: forming matches given up after the matchmaking timeout.
     public static let serverMatchesAbandoned = MetricFamily(
         name: "skirmish_server_matches_abandoned_total",
         help: "Forming matches given up after the matchmaking timeout, by game.", kind: .counter,

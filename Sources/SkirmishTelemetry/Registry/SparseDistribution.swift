@@ -42,6 +42,7 @@ public struct SparseDistribution: Sendable, Hashable, Codable {
         if total > 0 { extremes = histogram.hdr.min...max(histogram.hdr.min, histogram.hdr.maxRecorded) }
     }
 
+    /// Reads a distribution written by ``encode(to:)``; throws unless the values ascend strictly and match the counts.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         resolution = try container.decode(Double.self, forKey: .resolution)
@@ -62,6 +63,7 @@ public struct SparseDistribution: Sendable, Hashable, Codable {
         }
     }
 
+    /// Writes the resolution, the values with their counts, and the exact minimum and maximum when there are samples.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(resolution, forKey: .resolution)

@@ -8,6 +8,7 @@
 
 /// Unix time for metric timestamps (collectors want wall time; everything else in Skirmish uses monotonic time).
 public enum WallTime {
+    /// Milliseconds since the Unix epoch, from the real-time clock (it can step; never use it for durations).
     public static func milliseconds() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)

@@ -16,9 +16,12 @@ public enum GameKind: UInt8, Sendable, Hashable, CaseIterable, CustomStringConve
 
 /// The 16-byte stateless cookie of the handshake.
 public struct Cookie: Sendable, Hashable {
+    /// The cookie's first eight bytes on the wire, as a big-endian integer.
     public var high: UInt64
+    /// The cookie's last eight bytes on the wire, as a big-endian integer.
     public var low: UInt64
 
+    /// A cookie from its two halves, as read from a `Challenge`; the bytes are opaque to the client.
     public init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
@@ -35,7 +38,9 @@ public struct Hello: Sendable, Hashable {
     /// The protocol version this implementation speaks.
     public static let currentVersion: UInt16 = 1
 
+    /// The protocol version the client speaks (``currentVersion``); others get `Reject(unsupportedVersion)`.
     public var version: UInt16
+    /// The game to play; it also picks the match the server seats the client in.
     public var game: GameKind
     /// Seats wanted at the table (2 for Puck and Suns, 2–4 for Snap); the server decides what it accepts.
     public var seats: UInt8
@@ -45,8 +50,10 @@ public struct Hello: Sendable, Hashable {
     public var cookie: Cookie
     /// 0 for a new player, or the token from `Welcome` to take back a dropped seat.
     public var resumeToken: UInt64
+    /// The player's display name: at most 32 UTF-8 bytes, without control or bidirectional characters (``PlayerName``).
     public var name: String
 
+    /// A `Hello` for the current protocol version; by default for any match, with no cookie and no resume token.
     public init(
         version: UInt16 = Hello.currentVersion, game: GameKind, seats: UInt8, match: UInt32 = 0,
         cookie: Cookie = .zero, resumeToken: UInt64 = 0, name: String
@@ -100,8 +107,10 @@ extension Hello: Payload {
 
 /// `Challenge` (0x0002, S→C, handshake): the cookie to echo in the next `Hello`.
 public struct Challenge: Sendable, Hashable {
+    /// The server's opaque cookie, keyed to the client's address and the time; send it back unchanged in `Hello`.
     public var cookie: Cookie
 
+    /// A challenge carrying `cookie`.
     public init(cookie: Cookie) { self.cookie = cookie }
 }
 
@@ -118,8 +127,11 @@ extension Challenge: Payload {
 
 /// `Welcome` (0x0003, S→C, reliable): the client has a seat.
 public struct Welcome: Sendable, Hashable {
+    /// The peer id the server gave this client, unique within the server process; other messages name players by it.
     public var peer: UInt32
+    /// The match the client was seated in; send it in another client's `Hello` to join the same match.
     public var match: UInt32
+    /// The client's seat at the table, 0-based (Puck and Suns: 0 or 1; Snap: 0–3).
     public var seat: UInt8
     /// Simulation ticks per second of the match (60 for Puck).
     public var tickRate: UInt16
@@ -129,6 +141,7 @@ public struct Welcome: Sendable, Hashable {
     /// The key that authenticates every later datagram of the session (``SessionKey``); zero over TCP and WebSocket.
     public var sessionKey: SessionKey
 
+    /// A `Welcome`; the session key is zero (no trailer) unless the session is over UDP.
     public init(
         peer: UInt32, match: UInt32, seat: UInt8, tickRate: UInt16, resumeToken: UInt64,
         sessionKey: SessionKey = .zero
@@ -165,17 +178,28 @@ extension Welcome: Payload {
 
 /// Why a server refused a `Hello`. An open set: a peer may send codes this build does not name.
 public struct RejectReason: RawRepresentable, Error, Sendable, Hashable, CustomStringConvertible {
+    /// The code on the wire (u16); codes this build does not name stay as they came.
     public var rawValue: UInt16
+    /// A reason from its wire code, named or not.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
+    /// Code 1: the `Hello`'s version is not one this server speaks.
     public static let unsupportedVersion = RejectReason(rawValue: 1)
+    /// Code 2: the cookie is stale or was not made for this address; start the handshake again.
     public static let badCookie = RejectReason(rawValue: 2)
+    /// Code 3: the server, or the sender's host or prefix, holds as many sessions as it allows.
     public static let serverFull = RejectReason(rawValue: 3)
+    /// Code 4: the `Hello` cannot be served as asked (for example a seat count the game does not allow).
     public static let badRequest = RejectReason(rawValue: 4)
+    /// Code 5: the match named in the `Hello` does not exist or is no longer forming.
     public static let noSuchMatch = RejectReason(rawValue: 5)
+    /// Code 6: the resume token is unknown, already used, more than 15 s old, or for another game or transport.
     public static let resumeExpired = RejectReason(rawValue: 6)
+    /// Code 7: too many handshakes from this host or prefix in the last second; try again a second later.
     public static let rateLimited = RejectReason(rawValue: 7)
+    /// Code 8: the server is draining and seats no one.
     public static let shuttingDown = RejectReason(rawValue: 8)
+    /// Code 9: no other player joined the forming match within the server's matchmaking timeout (30 s by default).
     public static let matchmakingTimeout = RejectReason(rawValue: 9)
     /// The name holds a control, format or bidirectional-override character (see ``PlayerName``).
     public static let badName = RejectReason(rawValue: 10)
@@ -185,6 +209,7 @@ public struct RejectReason: RawRepresentable, Error, Sendable, Hashable, CustomS
     /// Whether this build names the code; a peer may send others, which a receiver must not turn into new labels.
     public var isKnown: Bool { (1...11).contains(rawValue) }
 
+    /// The reason's Swift name (`serverFull`), or `reason<code>` for a code this build does not name.
     public var description: String {
         switch self {
         case .unsupportedVersion: "unsupportedVersion"
@@ -205,10 +230,12 @@ public struct RejectReason: RawRepresentable, Error, Sendable, Hashable, CustomS
 
 /// `Reject` (0x0004, S→C, handshake): the server will not seat this client, and says why.
 public struct Reject: Sendable, Hashable {
+    /// Why the client is refused; see ``RejectReason``.
     public var reason: RejectReason
     /// At most 60 bytes, so a `Reject` is always smaller than the `Hello` it answers.
     public var text: String
 
+    /// A `Reject` with a reason and a human-readable text (at most 60 bytes).
     public init(reason: RejectReason, text: String) {
         self.reason = reason
         self.text = text
@@ -232,9 +259,12 @@ extension Reject: Payload {
 /// `cumulative` is the highest number below which everything has arrived; bit *i* of `bitfield` set means packet
 /// `cumulative + 1 + i` has arrived too.
 public struct Ack: Sendable, Hashable {
+    /// The highest reliable number up to which every packet has arrived.
     public var cumulative: UInt32
+    /// Bit *i* set: packet `cumulative + 1 + i` has arrived too.
     public var bitfield: UInt32
 
+    /// An acknowledgement of everything up to `cumulative` and of the later packets whose bits are set.
     public init(cumulative: UInt32, bitfield: UInt32) {
         self.cumulative = cumulative
         self.bitfield = bitfield
@@ -255,11 +285,14 @@ extension Ack: Payload {
 
 /// The payload of `Ping` (0x0006) and `Pong` (0x0007), both directions, unreliable. A pong echoes its ping.
 public struct Ping: Sendable, Hashable {
+    /// The peer id of the player who sent the ping (the id from `Welcome`; 0 before it).
     public var player: UInt32
+    /// The sender's running count of pings, so a pong can be matched to its ping.
     public var count: UInt32
     /// The sender's clock when sent, in seconds.
     public var sendTime: Double
 
+    /// A ping (or the pong echoing it) with the sender's id, count and clock.
     public init(player: UInt32, count: UInt32, sendTime: Double) {
         self.player = player
         self.count = count
@@ -283,15 +316,24 @@ extension Ping: Payload {
 
 /// Why a connection ends. An open set, like `RejectReason`.
 public struct DisconnectReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The code on the wire (u16); codes this build does not name stay as they came.
     public var rawValue: UInt16
+    /// A reason from its wire code, named or not.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
+    /// Code 1: the player left on purpose.
     public static let quit = DisconnectReason(rawValue: 1)
+    /// Code 2: nothing was heard from the peer for the session timeout.
     public static let timeout = DisconnectReason(rawValue: 2)
+    /// Code 3: reliable packets went unacknowledged for 10 s.
     public static let ackTimeout = DisconnectReason(rawValue: 3)
+    /// Code 4: the server removed the player (for example for a protocol violation it does not forgive).
     public static let kicked = DisconnectReason(rawValue: 4)
+    /// Code 5: the server is shutting down.
     public static let serverShutdown = DisconnectReason(rawValue: 5)
+    /// Code 6: the peer sent something the protocol does not allow.
     public static let protocolError = DisconnectReason(rawValue: 6)
+    /// Code 7: the match ended; the connection is no longer needed.
     public static let matchOver = DisconnectReason(rawValue: 7)
     /// The seat was taken over by a resume that proved the session key (the owner moved to a new address).
     public static let resumedElsewhere = DisconnectReason(rawValue: 8)
@@ -299,6 +341,7 @@ public struct DisconnectReason: RawRepresentable, Sendable, Hashable, CustomStri
     /// Whether this build names the code; a peer may send others, which a receiver must not turn into new labels.
     public var isKnown: Bool { (1...8).contains(rawValue) }
 
+    /// The reason's Swift name (`quit`), or `reason<code>` for a code this build does not name.
     public var description: String {
         switch self {
         case .quit: "quit"
@@ -316,8 +359,10 @@ public struct DisconnectReason: RawRepresentable, Sendable, Hashable, CustomStri
 
 /// `Disconnect` (0x0008, both, handshake).
 public struct Disconnect: Sendable, Hashable {
+    /// Why the connection ends; see ``DisconnectReason``.
     public var reason: DisconnectReason
 
+    /// A disconnect for `reason`.
     public init(reason: DisconnectReason) { self.reason = reason }
 }
 
@@ -336,6 +381,7 @@ public struct Chat: Sendable, Hashable {
     /// At most 256 UTF-8 bytes.
     public var text: String
 
+    /// A chat line; longer than 256 bytes is refused when encoding.
     public init(text: String) { self.text = text }
 }
 

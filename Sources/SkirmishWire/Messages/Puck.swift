@@ -3,11 +3,16 @@
 public struct PaddleState: Sendable, Hashable {
     /// The sender's input counter; the server echoes the last one applied in `TableSnapshot`.
     public var inputStep: UInt32
+    /// Where the sender wants its paddle's centre, in pixels across the 320-pixel table (sender's frame).
     public var x: Float
+    /// Where the sender wants its paddle's centre, in pixels down the 480-pixel table; its own half is the bottom.
     public var y: Float
+    /// Advisory x velocity, in pixels per tick; the server ignores it.
     public var vx: Float
+    /// Advisory y velocity, in pixels per tick; the server ignores it.
     public var vy: Float
 
+    /// An input; the server clamps the position to the sender's half and moves the paddle at most 40 pixels per tick.
     public init(inputStep: UInt32, x: Float, y: Float, vx: Float, vy: Float) {
         self.inputStep = inputStep
         self.x = x
@@ -53,11 +58,16 @@ public enum Side: UInt8, Sendable, Hashable, CaseIterable {
 public struct TableSnapshot: Sendable, Hashable {
     /// A paddle's position and server-derived velocity.
     public struct Paddle: Sendable, Hashable {
+        /// Centre x, in pixels (0–320) in the receiver's frame.
         public var x: Float
+        /// Centre y, in pixels (0–480) in the receiver's frame; the receiver's own paddle is in the bottom half.
         public var y: Float
+        /// X velocity derived by the server from movement, in pixels per tick.
         public var vx: Float
+        /// Y velocity derived by the server from movement, in pixels per tick.
         public var vy: Float
 
+        /// A paddle at (`x`, `y`) moving at (`vx`, `vy`) pixels per tick.
         public init(x: Float, y: Float, vx: Float, vy: Float) {
             self.x = x
             self.y = y
@@ -68,13 +78,20 @@ public struct TableSnapshot: Sendable, Hashable {
 
     /// The puck's position, velocity, angle and spin.
     public struct Puck: Sendable, Hashable {
+        /// Centre x, in pixels (0–320) in the receiver's frame.
         public var x: Float
+        /// Centre y, in pixels (0–480) in the receiver's frame.
         public var y: Float
+        /// X velocity, in pixels per tick (at most ±40).
         public var vx: Float
+        /// Y velocity, in pixels per tick (at most ±40).
         public var vy: Float
+        /// Orientation, in radians; it turns by `spin` each tick.
         public var angle: Float
+        /// Angular velocity, in radians per tick (at most ±1); wall bounces add to it and it decays toward 0.
         public var spin: Float
 
+        /// A puck state as the server simulated it.
         public init(x: Float, y: Float, vx: Float, vy: Float, angle: Float, spin: Float) {
             self.x = x
             self.y = y
@@ -85,6 +102,7 @@ public struct TableSnapshot: Sendable, Hashable {
         }
     }
 
+    /// The server's simulation tick (60 per second) this snapshot shows; newer snapshots have larger ticks.
     public var tick: UInt32
     /// The receiver's last `PaddleState.inputStep` the server applied.
     public var lastInputStep: UInt32
@@ -92,12 +110,18 @@ public struct TableSnapshot: Sendable, Hashable {
     public var me: Paddle
     /// The other paddle.
     public var them: Paddle
+    /// The puck, in the receiver's frame.
     public var puck: Puck
+    /// The receiver's goals so far (a match is won at 7).
     public var myScore: UInt8
+    /// The other player's goals so far.
     public var theirScore: UInt8
+    /// Waiting for a second player, playing, paused after a goal, or over.
     public var phase: PuckPhase
+    /// FNV-1a state hash of the table at `tick` in the canonical frame; a replica compares its own against it.
     public var stateHash: UInt32
 
+    /// A snapshot as the server sends it to one receiver, every field already in that receiver's frame.
     public init(
         tick: UInt32, lastInputStep: UInt32, me: Paddle, them: Paddle, puck: Puck, myScore: UInt8,
         theirScore: UInt8, phase: PuckPhase, stateHash: UInt32
@@ -166,11 +190,16 @@ extension TableSnapshot: Payload {
 
 /// `GoalScored` (0x00CA, S→C, reliable): a goal, with the score after it, in the receiver's frame.
 public struct GoalScored: Sendable, Hashable {
+    /// The server tick at which the puck crossed the end line.
     public var tick: UInt32
+    /// Who scored, relative to the receiver.
     public var scorer: Side
+    /// The receiver's goals after this one.
     public var myScore: UInt8
+    /// The other player's goals after this one.
     public var theirScore: UInt8
 
+    /// A goal event as sent to one receiver.
     public init(tick: UInt32, scorer: Side, myScore: UInt8, theirScore: UInt8) {
         self.tick = tick
         self.scorer = scorer
@@ -198,10 +227,14 @@ extension GoalScored: Payload {
 
 /// `PuckMatchOver` (0x00CB, S→C, reliable): the winner and the final score, in the receiver's frame.
 public struct PuckMatchOver: Sendable, Hashable {
+    /// Who won, relative to the receiver.
     public var winner: Side
+    /// The receiver's final goals.
     public var myScore: UInt8
+    /// The other player's final goals.
     public var theirScore: UInt8
 
+    /// The end of a match as sent to one receiver.
     public init(winner: Side, myScore: UInt8, theirScore: UInt8) {
         self.winner = winner
         self.myScore = myScore

@@ -3,6 +3,7 @@ public struct SignInResponse: Sendable, Hashable {
     /// At most 32 UTF-8 bytes.
     public var name: String
 
+    /// A sign-in answer; names longer than 32 bytes or holding control characters are refused.
     public init(name: String) { self.name = name }
 }
 
@@ -18,12 +19,16 @@ extension SignInResponse: Payload {
 
 /// `ServerReady` (0x0066, S→C, reliable): who sits where, each position relative to the receiver (0 = itself).
 public struct ServerReady: Sendable, Hashable {
+    /// One seated player and where they sit relative to the receiver.
     public struct Player: Sendable, Hashable {
+        /// The player's peer id (from their `Welcome`).
         public var peer: UInt32
         /// 0 is the receiver; others follow clockwise.
         public var position: UInt8
+        /// The name the player signed in with.
         public var name: String
 
+        /// A player entry; `position` must be below the number of players.
         public init(peer: UInt32, position: UInt8, name: String) {
             self.peer = peer
             self.position = position
@@ -34,6 +39,7 @@ public struct ServerReady: Sendable, Hashable {
     /// At most 4 players; every position is below the player count.
     public var players: [Player]
 
+    /// The seating of at most 4 players.
     public init(players: [Player]) { self.players = players }
 }
 
@@ -63,18 +69,24 @@ extension ServerReady: Payload {
 
 /// `DealCards` (0x0068, S→C, reliable): every player's hand, face down. At most 4 hands and 52 cards in all.
 public struct DealCards: Sendable, Hashable {
+    /// One player's face-down pile after the deal.
     public struct Hand: Sendable, Hashable {
+        /// The peer id whose pile this is.
         public var peer: UInt32
+        /// The pile, top card first.
         public var cards: [Card]
 
+        /// A hand of `cards` for `peer`.
         public init(peer: UInt32, cards: [Card]) {
             self.peer = peer
             self.cards = cards
         }
     }
 
+    /// One hand per player, at most 4, holding at most 52 cards in all.
     public var hands: [Hand]
 
+    /// A deal of `hands`.
     public init(hands: [Hand]) { self.hands = hands }
 }
 
@@ -115,8 +127,10 @@ extension DealCards: Payload {
 
 /// A payload that is one peer id: `ActivatePlayer` (0x006A) and `OtherClientQuit` (0x006E), both S→C, reliable.
 public struct PeerRef: Sendable, Hashable {
+    /// The peer id the message names: the player whose turn it is, or the player who left.
     public var peer: UInt32
 
+    /// A reference to `peer`.
     public init(peer: UInt32) { self.peer = peer }
 }
 
@@ -142,10 +156,14 @@ public enum SnapOutcome: UInt8, Sendable, Hashable, CaseIterable {
 
 /// `PlayerCalledSnap` (0x006D, S→C, reliable): who called, how it went, and the state hash after it.
 public struct PlayerCalledSnap: Sendable, Hashable {
+    /// The peer id of the player who called snap.
     public var peer: UInt32
+    /// Whether the call was right, wrong or too late.
     public var outcome: SnapOutcome
+    /// FNV-1a hash of the game state after the call; a replica compares its own against it.
     public var stateHash: UInt32
 
+    /// A snap call result as the server broadcasts it.
     public init(peer: UInt32, outcome: SnapOutcome, stateHash: UInt32) {
         self.peer = peer
         self.outcome = outcome
@@ -170,10 +188,14 @@ extension PlayerCalledSnap: Payload {
 
 /// `CardTurned` (0x0071, S→C, reliable): a player turned their top card; the state hash after the turn.
 public struct CardTurned: Sendable, Hashable {
+    /// The peer id of the player who turned the card.
     public var peer: UInt32
+    /// The card that went face up.
     public var card: Card
+    /// FNV-1a hash of the game state after the turn; a replica compares its own against it.
     public var stateHash: UInt32
 
+    /// A turned card as the server broadcasts it.
     public init(peer: UInt32, card: Card, stateHash: UInt32) {
         self.peer = peer
         self.card = card
@@ -197,9 +219,12 @@ extension CardTurned: Payload {
 
 /// `SnapGameOver` (0x0072, S→C, reliable): the winner and the final state hash.
 public struct SnapGameOver: Sendable, Hashable {
+    /// The peer id of the winner.
     public var winner: UInt32
+    /// FNV-1a hash of the final game state.
     public var stateHash: UInt32
 
+    /// The end of a Snap game.
     public init(winner: UInt32, stateHash: UInt32) {
         self.winner = winner
         self.stateHash = stateHash

@@ -3,20 +3,26 @@ let unitRange: ClosedRange<Float> = 0...1
 
 /// `SunsStart` (0x012C, C→S→C, reliable): a coin toss and a proposed layout. The higher toss's layout is played.
 public struct SunsStart: Sendable, Hashable {
+    /// One sun of a proposed layout.
     public struct Sun: Sendable, Hashable {
+        /// Horizontal position, in unit coordinates [0, 1].
         public var x: Float
+        /// Vertical position, in unit coordinates [0, 1].
         public var y: Float
 
+        /// A sun at (`x`, `y`), both in [0, 1].
         public init(x: Float, y: Float) {
             self.x = x
             self.y = y
         }
     }
 
+    /// A random number; of two proposals the higher toss's layout is played (equal tosses propose again).
     public var coinToss: UInt32
     /// At most 16 suns, each in the unit square.
     public var suns: [Sun]
 
+    /// A proposal of up to 16 suns with its coin toss.
     public init(coinToss: UInt32, suns: [Sun]) {
         self.coinToss = coinToss
         self.suns = suns
@@ -46,10 +52,14 @@ extension SunsStart: Payload {
 
 /// `SunsStrike` (0x012D, C→S→C, reliable): a strike at (x, y) with radius r, all in unit coordinates, r > 0.
 public struct SunsStrike: Sendable, Hashable {
+    /// Centre x, in unit coordinates [0, 1].
     public var x: Float
+    /// Centre y, in unit coordinates [0, 1].
     public var y: Float
+    /// Radius, in unit coordinates (0, 1]; suns within it are hit.
     public var radius: Float
 
+    /// A strike at (`x`, `y`) with `radius`.
     public init(x: Float, y: Float, radius: Float) {
         self.x = x
         self.y = y
@@ -77,8 +87,10 @@ extension SunsStrike: Payload {
 public struct SunsCapture: Sendable, Hashable {
     /// Below 16.
     public var sunIndex: UInt32
+    /// When the sun was captured, in seconds of game time (≥ 0).
     public var gameTime: Float
 
+    /// A capture of sun `sunIndex` (below 16) at `gameTime` seconds.
     public init(sunIndex: UInt32, gameTime: Float) {
         self.sunIndex = sunIndex
         self.gameTime = gameTime
@@ -101,11 +113,14 @@ extension SunsCapture: Payload {
 
 /// `SunsTally` (0x012F, C→S, reliable): the sender's final view — each sun's owner and capture time.
 public struct SunsTally: Sendable, Hashable {
+    /// One sun's final state as the sender saw it.
     public struct Entry: Sendable, Hashable {
         /// The owning seat (0–3), or 255 when nobody captured the sun.
         public var owner: UInt8
+        /// When the owner captured the sun, in seconds of game time (≥ 0); 0 for an unowned sun.
         public var time: Float
 
+        /// An entry; `owner` is a seat 0–3 or ``unowned``.
         public init(owner: UInt8, time: Float) {
             self.owner = owner
             self.time = time
@@ -119,8 +134,10 @@ public struct SunsTally: Sendable, Hashable {
         }
     }
 
+    /// One entry per sun, in layout order (at most 16).
     public var entries: [Entry]
 
+    /// A tally of `entries`.
     public init(entries: [Entry]) { self.entries = entries }
 }
 
