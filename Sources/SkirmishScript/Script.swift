@@ -4,11 +4,15 @@ import SkirmishWire
 ///
 /// Built only by ``ScriptLoader``, which validates every field; a `Script` value is always runnable.
 public struct Script: Sendable, Hashable {
+    /// The script's `name`: the first part of every run id and the `script` of the run's settings.
     public var name: String
     /// Free text from the `description` key, shown in reports.
     public var summary: String
+    /// The load profile's stages, run in order; their lengths add up to ``duration``.
     public var profile: [Stage]
+    /// The kinds of bot, in script order; each new bot takes the next persona by weight.
     public var personas: [Persona]
+    /// The pass/fail conditions judged on the run, in script order.
     public var thresholds: [Threshold]
 
     /// Total length of the profile.
@@ -33,6 +37,7 @@ public enum Stage: Sendable, Hashable {
     /// and leaves. `max` caps how many may be alive at once (arrivals beyond it are counted as dropped).
     case arrive(rate: Double, for: Duration, max: Int)
 
+    /// How long the stage runs.
     public var length: Duration {
         switch self {
         case .ramp(_, let over): over
@@ -45,18 +50,29 @@ public enum Stage: Sendable, Hashable {
 /// The name of a behaviour a persona plays: one of the built-in ones, or one a program registered (see
 /// `BehaviorRegistry` and ``ScriptLoader/init(customBehaviors:)``).
 public struct BehaviorName: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// The name as a script writes it (`snap-player`, or a registered behaviour's name).
     public var rawValue: String
 
+    /// A behaviour name; whether it exists is checked when a script is loaded, against the built-ins and registrations.
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// `chaser`: Puck; goes for the puck, hitting it up the table.
     public static let chaser = BehaviorName(rawValue: "chaser")
+    /// `defender`: Puck; guards its goal mouth.
     public static let defender = BehaviorName(rawValue: "defender")
+    /// `ai`: Puck; the AI opponent of SkirmishOpponent at the persona's `difficulty`.
     public static let ai = BehaviorName(rawValue: "ai")
+    /// `idle`: any game; holds a seat and its connection and never plays.
     public static let idle = BehaviorName(rawValue: "idle")
+    /// `chatter`: any game; plays the game's default behaviour and chats every `chat_every`.
     public static let chatter = BehaviorName(rawValue: "chatter")
+    /// `snap-player`: Snap; signs in, turns its card when activated, calls snap after a reaction time.
     public static let snapPlayer = BehaviorName(rawValue: "snap-player")
+    /// `suns-player`: Suns; proposes a layout, strikes at open suns, relays captures and sends its tally.
     public static let sunsPlayer = BehaviorName(rawValue: "suns-player")
+    /// `reconnector`: any game; plays, drops its socket every `reconnect_every` and resumes after `offline_for`.
     public static let reconnector = BehaviorName(rawValue: "reconnector")
+    /// `rogue`: any game; sends malformed, replayed, wrong-direction and flooding packets at `rogue_rate`.
     public static let rogue = BehaviorName(rawValue: "rogue")
 
     /// The built-in behaviours, in the order `--help` and error hints list them.
@@ -64,6 +80,7 @@ public struct BehaviorName: RawRepresentable, Sendable, Hashable, CaseIterable, 
         .chaser, .defender, .ai, .idle, .chatter, .snapPlayer, .sunsPlayer, .reconnector, .rogue,
     ]
 
+    /// The name as a script writes it.
     public var description: String { rawValue }
 
     /// Games a built-in behaviour can play; `nil` means any (and every custom behaviour's games come from its
@@ -94,21 +111,29 @@ public enum Difficulty: String, Sendable, Hashable, CaseIterable {
 
 /// Emulated network conditions on a bot's side of the link, both directions.
 public struct LinkSpec: Sendable, Hashable {
+    /// One-way delay added to each packet, each direction (`latency: 40ms`).
     public var latency: Duration = .zero
+    /// Random change to each packet's delay, uniform in ±`jitter` (a delay never goes below zero).
     public var jitter: Duration = .zero
     /// Fractions in [0, 1].
     public var loss: Double = 0
+    /// Fraction of packets sent twice, in [0, 1].
     public var duplicate: Double = 0
+    /// Fraction of packets held back by up to one more latency, so later ones overtake them, in [0, 1].
     public var reorder: Double = 0
 
+    /// A perfect link: no delay, loss, duplication or reordering.
     public init() {}
 
+    /// Whether the link changes nothing (the default); a perfect link is not emulated at all.
     public var isPerfect: Bool { self == LinkSpec() }
 }
 
 /// A normal distribution of reaction times, truncated at zero.
 public struct ReactionSpec: Sendable, Hashable {
+    /// The mean reaction time.
     public var mean: Duration
+    /// The standard deviation; draws below zero become zero.
     public var stddev: Duration
 }
 
@@ -132,26 +157,35 @@ public enum Step: Sendable, Hashable {
 
 /// A kind of bot: what it plays, how, over what link, and in what proportion.
 public struct Persona: Sendable, Hashable {
+    /// The persona's `name`: the `persona` label of its bots' series and its row in the summary.
     public var name: String
     /// Relative share of the bots; at least 1.
     public var weight: Int
+    /// The game its bots play.
     public var game: GameKind
+    /// The behaviour its bots run for each match.
     public var behavior: BehaviorName
     /// Seats at the table (Puck and Suns: 2; Snap: 2–4).
     public var seats: Int
     /// How often the bot sends input (Puck `PaddleState`s; Suns strikes).
     public var inputRate: Double
+    /// Emulated latency, jitter, loss, duplication and reordering on its bots' side; perfect by default.
     public var link: LinkSpec
+    /// The transport its bots use; `nil` uses the target's.
     public var transport: Transport?
+    /// `ai`: the opponent's strength; `nil` for other behaviours.
     public var difficulty: Difficulty?
+    /// `snap-player`: its reaction time to an activation or a matching pair; `nil` is 0.6 s ± 0.15 s.
     public var snapReaction: ReactionSpec?
     /// `chatter`: time between chat lines.
     public var chatEvery: ClosedRange<Duration>?
     /// `reconnector`: time connected before dropping, and time offline before resuming.
     public var reconnectEvery: ClosedRange<Duration>?
+    /// `reconnector`: how long the bot stays offline before resuming (drawn uniformly from the range).
     public var offlineFor: ClosedRange<Duration>?
     /// `rogue`: hostile packets per second.
     public var rogueRate: Double?
+    /// The program each bot runs, in order; by default match after match.
     public var steps: [Step]
 
     /// Rogue traffic is excluded from the legitimate figures.
@@ -186,6 +220,7 @@ public struct Persona: Sendable, Hashable {
 
 /// A pass/fail condition on a run's figures, such as `rtt_p99: "< 120ms"`.
 public struct Threshold: Sendable, Hashable, CustomStringConvertible {
+    /// How the measured figure is compared with ``Threshold/limit``, as written in the script (`<`, `<=`, `==`, …).
     public enum Comparison: String, Sendable, Hashable, CaseIterable {
         case less = "<"
         case lessOrEqual = "<="
@@ -206,7 +241,9 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The figure judged (`rtt_p99`, `desyncs`, …).
     public var metric: ThresholdMetric
+    /// How the figure must compare with ``limit`` for the threshold to hold.
     public var comparison: Comparison
     /// In the metric's base unit: seconds, a count, a fraction or pixels.
     public var limit: Double
@@ -221,6 +258,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
     /// time to settle, such as `matches_completed > 10`).
     public var delayAbortEval: Duration
 
+    /// A threshold; by default judged over the whole run and never stopping it early.
     public init(
         metric: ThresholdMetric, comparison: Comparison, limit: Double, text: String, window: Duration? = nil,
         abortOnFail: Bool = false, delayAbortEval: Duration = .zero

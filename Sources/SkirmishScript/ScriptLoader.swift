@@ -12,9 +12,13 @@ public struct ScriptLoader: Sendable {
     public static let maxFileSize = 1 << 20
     /// Most YAML nodes visited, counting every expansion of an alias.
     public static let maxNodes = 20_000
+    /// Deepest nesting of YAML mappings and sequences accepted.
     public static let maxDepth = 24
+    /// Most personas a script may declare.
     public static let maxPersonas = 64
+    /// Most steps a persona's program may have.
     public static let maxSteps = 64
+    /// Most stages a load profile may have.
     public static let maxStages = 64
     /// The most concurrent bots a script may ask for (one process holds ~19,000; shards go beyond).
     public static let maxBots = 1_000_000

@@ -1,5 +1,6 @@
 /// A figure a threshold can test: a percentile of a latency histogram, a count, or a rate.
 public enum ThresholdMetric: Sendable, Hashable {
+    /// A latency (or prediction-error) distribution a percentile threshold reads, by its script name.
     public enum Histogram: String, Sendable, Hashable, CaseIterable {
         case rtt
         case snapshotAge = "snapshot_age"
@@ -12,6 +13,7 @@ public enum ThresholdMetric: Sendable, Hashable {
         var isPixels: Bool { self == .predictionError }
     }
 
+    /// A count over the run (or a window), by its script name; thresholds compare it with a whole number.
     public enum Count: String, Sendable, Hashable, CaseIterable {
         case desyncs
         case mispredictions
@@ -26,6 +28,7 @@ public enum ThresholdMetric: Sendable, Hashable {
         case checksFailed = "checks_failed"
     }
 
+    /// A fraction in [0, 1] over the run (or a window), by its script name; `< 1%` is a limit of 0.01.
     public enum Rate: String, Sendable, Hashable, CaseIterable {
         case handshakeFailureRate = "handshake_failure_rate"
         case packetLossRate = "packet_loss_rate"
@@ -61,6 +64,7 @@ public enum ThresholdMetric: Sendable, Hashable {
         }
     }
 
+    /// The name as a script writes it: `rtt_p99`, `desyncs`, `handshake_failure_rate`.
     public var name: String {
         switch self {
         case .percentile(let histogram, let quantile):
