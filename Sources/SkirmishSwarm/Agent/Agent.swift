@@ -36,7 +36,9 @@ public protocol Agent {
 }
 
 extension Agent {
+    /// Does nothing: an agent whose schedule survives a resume as it is need not implement it.
     public mutating func resumed(context: inout AgentContext) {}
+    /// Does nothing: an agent with nothing to clean up when the connection drops need not implement it.
     public mutating func disconnected(_ reason: String, context: inout AgentContext) {}
 }
 
@@ -60,6 +62,7 @@ public struct AgentContext {
     /// The newest round-trip sample, in seconds (0 before the first Pong), and how many samples there have been: an
     /// agent that keeps its own estimate feeds it each new sample once.
     public let latestRTT: Double
+    /// How many round-trip samples there have been; when it grows, ``latestRTT`` is a new sample.
     public let rttSamples: Int
     let meters: Meters
     var outbox: [Outgoing]

@@ -35,6 +35,7 @@ public struct Comparison: Sendable, Codable {
         /// Seeds the resampling, so a comparison is reproducible.
         public var seed: UInt64 = 1
 
+        /// The defaults: 99 % confidence, 10 % tolerance, 1 ms smallest latency change, 1,000 resamples, seed 1.
         public init() {}
     }
 
@@ -48,21 +49,31 @@ public struct Comparison: Sendable, Codable {
 
     /// One figure of one persona in both runs.
     public struct Row: Sendable, Codable, Hashable {
+        /// The persona's name in both scripts.
         public var persona: String
+        /// The game the persona plays.
         public var game: String
         /// `rtt_p99`, `packets_per_second`, `errors_per_bot_hour`, …
         public var metric: String
+        /// The baseline run's figure, in the metric's unit (seconds, per second, per bot-hour); `nil` without data.
         public var base: Double?
+        /// The new run's figure, in the same unit; `nil` without data.
         public var new: Double?
         /// The bootstrap interval of `new − base` at the comparison's confidence (`nil` when a run had no data).
         public var low: Double?
+        /// The interval's upper end (`low` is its lower end).
         public var high: Double?
+        /// Better, worse, no change, or not compared.
         public var verdict: Verdict
     }
 
+    /// The baseline run's id.
     public var base: String
+    /// The new run's id.
     public var new: String
+    /// The confidence, tolerance and resampling the comparison used.
     public var options: Options
+    /// Every compared figure of every persona, persona by persona.
     public var rows: [Row]
     /// What limits the comparison (a run limited by its generator, a run without samples).
     public var notes: [String] = []

@@ -12,15 +12,23 @@ import SkirmishTelemetry
 public struct RunSamples: Sendable, Codable, Equatable {
     /// One persona's figures in one block.
     public struct Figures: Sendable, Codable, Equatable {
+        /// Round trips recorded in the block, in seconds; `nil` when there were none.
         public var rtt: SparseDistribution?
+        /// Snapshot ages recorded in the block, in seconds; `nil` when there were none.
         public var snapshotAge: SparseDistribution?
+        /// Tick lateness recorded in the block, in seconds; `nil` when there were none.
         public var tickLateness: SparseDistribution?
         /// Packets sent plus received.
         public var packets: UInt64 = 0
+        /// Errors of every kind in the block.
         public var errors: UInt64 = 0
+        /// Desync episodes in the block.
         public var desyncs: UInt64 = 0
+        /// Mispredictions (puck more than 2 pixels from its prediction) in the block.
         public var mispredictions: UInt64 = 0
+        /// Matches completed in the block.
         public var matchesCompleted: UInt64 = 0
+        /// Replies that failed a check in the block.
         public var checksFailed: UInt64 = 0
         /// Connected bots times seconds: the exposure counts are normalised by.
         public var botSeconds: Double = 0

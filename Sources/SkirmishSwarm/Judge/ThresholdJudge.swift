@@ -18,6 +18,7 @@ public struct ThresholdJudge: Sendable {
         public var atSeconds: Double
         /// The failing window (start and end, seconds into the run); for an unwindowed threshold, the run so far.
         public var windowStartSeconds: Double
+        /// The failing window's end, in seconds into the run.
         public var windowEndSeconds: Double
         /// The figure that failed it, in the metric's base unit; `nil` for a percentile window with no sample at all
         /// while bots were connected (no Pong, no snapshot: a stall).

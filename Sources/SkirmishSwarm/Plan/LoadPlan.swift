@@ -5,15 +5,21 @@ import SkirmishScript
 /// Pure arithmetic on time since the start of the run, so the schedule is fixed in advance and a stalled generator
 /// shows up as lateness instead of silently sending less.
 public struct LoadPlan: Sendable, Hashable {
+    /// The profile's stages after the overrides, with this shard's share of bots and arrivals.
     public private(set) var stages: [Stage]
+    /// The slice of the run this process takes; bots and arrival rates are divided among the shards.
     public let shard: Shard
 
     /// Adjustments from the command line (`--bots`, `--duration`, `--rate`).
     public struct Overrides: Sendable, Hashable {
+        /// `--bots`: the peak of the closed-model stages (they are scaled to it), and the cap of open-model stages.
         public var bots: Int?
+        /// `--duration`: the profile's length (hold and arrive stages are stretched or shrunk to fit).
         public var duration: Duration?
+        /// `--rate`: new bots per second in every open-model stage.
         public var rate: Double?
 
+        /// Overrides; `nil` leaves the script's value.
         public init(bots: Int? = nil, duration: Duration? = nil, rate: Double? = nil) {
             self.bots = bots
             self.duration = duration
@@ -23,6 +29,7 @@ public struct LoadPlan: Sendable, Hashable {
 
     /// Why overrides cannot apply to a script.
     public struct Error: Swift.Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong with which override, and what to give instead.
         public var description: String
     }
 

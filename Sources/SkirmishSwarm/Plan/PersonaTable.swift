@@ -5,12 +5,12 @@ import SkirmishScript
 /// Uses smooth weighted round-robin (as nginx does for upstreams): weights 8 and 2 give `A A A B A A A A B A`, not
 /// eight As then two Bs, so a ramp's first ten bots already hold both personas. The deal is a pure function of the
 /// bot's number within its shard, so every shard gets the same mix and runs are reproducible.
-public struct PersonaTable: Sendable, Hashable {
-    public let personas: [Persona]
+package struct PersonaTable: Sendable, Hashable {
+    package let personas: [Persona]
     /// One cycle of persona indices, as long as the sum of the weights.
     let cycle: [Int]
 
-    public init(_ personas: [Persona]) {
+    package init(_ personas: [Persona]) {
         precondition(!personas.isEmpty, "a script has at least one persona")
         self.personas = personas
         let total = personas.reduce(0) { $0 + $1.weight }
@@ -27,8 +27,8 @@ public struct PersonaTable: Sendable, Hashable {
     }
 
     /// The persona of the bot numbered `number` within this shard.
-    public func persona(for number: Int) -> Persona { personas[index(for: number)] }
+    package func persona(for number: Int) -> Persona { personas[index(for: number)] }
 
     /// The index into `personas` of bot `number`.
-    public func index(for number: Int) -> Int { cycle[number % cycle.count] }
+    package func index(for number: Int) -> Int { cycle[number % cycle.count] }
 }

@@ -6,11 +6,15 @@ import Foundation
 /// set by the manifest), so N copies of the same Job each take their slice with no coordinator; the collector adds
 /// them up (`sum by`).
 public struct Shard: Sendable, Hashable, CustomStringConvertible {
+    /// This process's shard, 0-based: 0 ≤ `index` < `count`.
     public var index: Int
+    /// How many processes share the run (1 to 100,000).
     public var count: Int
 
+    /// The whole run in one process (`0/1`).
     public static let whole = Shard(index: 0, count: 1)
 
+    /// Shard `index` of `count`; the caller keeps 0 ≤ `index` < `count`.
     public init(index: Int, count: Int) {
         self.index = index
         self.count = count
@@ -27,6 +31,7 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
 
     /// Environment variables that name no valid shard.
     public struct EnvironmentError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The environment variables and what is wrong with them.
         public var description: String
     }
 

@@ -7,9 +7,13 @@ import SkirmishTelemetry
 /// Each file is written to a temporary name and renamed into place, so a reader — or a run killed mid-write — never
 /// sees half a file; an earlier checkpoint stays whole until the new one replaces it.
 public enum RunOutput {
+    /// A results file that could not be written, with the path and the system's reason.
     public struct Failure: Error, CustomStringConvertible {
+        /// The file that could not be written.
         public var path: String
+        /// The system's reason (`No space left on device`).
         public var reason: String
+        /// The path, the reason, and what to do about it.
         public var description: String {
             "cannot write \(path): \(reason). Choose another folder with --out, or free some space."
         }

@@ -31,6 +31,7 @@ public final class AgentRunner: Sendable {
         /// How often the runtime pings (the agent hears the round trip through its context).
         public var pingInterval: Duration = .seconds(1)
 
+        /// A player for `persona` against `target`: any match, a ping every second.
         public init(target: Target, persona: Persona) {
             self.target = target
             self.persona = persona

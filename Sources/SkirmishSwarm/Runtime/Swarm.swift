@@ -15,6 +15,7 @@ import SkirmishWire
 /// merged metrics once a second for the progress line and the report's timeline. Cancelling the task that runs
 /// ``run(progress:)`` ends the run early and still returns everything measured.
 public final class Swarm: Sendable {
+    /// What the swarm was created with.
     public let configuration: SwarmConfiguration
     private let groups: [NIOLoopBound<BotGroup>]
     private let loops: [ClientLoop]

@@ -7,7 +7,9 @@ import SkirmishWire
 
 /// Everything a swarm run is told before it starts.
 public struct SwarmConfiguration: Sendable {
+    /// The loaded script: its personas, profile and thresholds.
     public var script: Script
+    /// When bots come and go: the script's profile after the command-line overrides, sliced to this shard.
     public var plan: LoadPlan
     /// Where bots connect (the `--target`, or the embedded server).
     public var target: Target
@@ -22,6 +24,7 @@ public struct SwarmConfiguration: Sendable {
     /// The behaviours the script's personas may name: the built-in ones unless the program adds its own.
     public var behaviors: BehaviorRegistry = .builtIn
 
+    /// A configuration with the built-in behaviours, no alternate transports and one client loop per core.
     public init(
         script: Script, plan: LoadPlan, target: Target, seed: UInt64, runID: String,
         loops: Int = System.coreCount

@@ -25,9 +25,13 @@ public struct SwarmOutcome: Sendable {
 
 /// One progress sample, once a second.
 public struct SwarmProgress: Sendable {
+    /// Time since the run started.
     public var elapsed: Duration
+    /// The plan's whole length; `elapsed / duration` is the progress.
     public var duration: Duration
+    /// Bots connected or connecting now.
     public var bots: Int
+    /// Every series of every client loop, merged at this moment; cumulative since the start.
     public var snapshot: MetricsSnapshot
     /// The previous sample, and how long before this one it was taken: rates come from the difference.
     public var previous: (Duration, MetricsSnapshot)?

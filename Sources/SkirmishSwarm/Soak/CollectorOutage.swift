@@ -9,6 +9,7 @@ public struct CollectorOutage: Sendable, Hashable, Codable {
     /// Whether it still lasted at the latest check.
     public var ongoing: Bool
 
+    /// An outage from `from` to `to` seconds into the run, with its failed pushes.
     public init(from: Double, to: Double, failures: UInt64, ongoing: Bool) {
         self.from = from
         self.to = to

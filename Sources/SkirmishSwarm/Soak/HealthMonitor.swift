@@ -6,38 +6,38 @@ import SkirmishScript
 /// Pure and deterministic — time is in the samples, nothing is read here — so every rule is tested with made-up
 /// series. Memory stays bounded over any run length: past ``capacity`` samples every other one is dropped (the first
 /// and the latest are kept), which keeps the shape of the series for the flatness fit.
-public struct HealthMonitor: Sendable {
-    public let policy: HealthPolicy
+package struct HealthMonitor: Sendable {
+    package let policy: HealthPolicy
     /// The most samples kept.
-    public let capacity: Int
+    package let capacity: Int
     /// The samples kept, oldest first.
-    public private(set) var samples: [HealthSample] = []
+    package private(set) var samples: [HealthSample] = []
     /// Collector outages seen so far, oldest first.
-    public private(set) var outages: [CollectorOutage] = []
+    package private(set) var outages: [CollectorOutage] = []
     /// The first sample (resources at the start).
-    public private(set) var first: HealthSample?
+    package private(set) var first: HealthSample?
     /// The latest sample.
-    public private(set) var latest: HealthSample?
+    package private(set) var latest: HealthSample?
     /// The highest resident memory and descriptor counts seen.
-    public private(set) var peakResidentBytes: UInt64?
-    public private(set) var peakOpenFiles: Int?
+    package private(set) var peakResidentBytes: UInt64?
+    package private(set) var peakOpenFiles: Int?
     /// Intervals after warm-up with a lateness figure, and how many of them were over the budget.
-    public private(set) var latenessIntervals = 0
-    public private(set) var latenessOverBudget = 0
+    package private(set) var latenessIntervals = 0
+    package private(set) var latenessOverBudget = 0
     /// The latest verdicts.
-    public private(set) var verdicts: [HealthVerdict] = []
+    package private(set) var verdicts: [HealthVerdict] = []
 
-    public init(policy: HealthPolicy, capacity: Int = 400) {
+    package init(policy: HealthPolicy, capacity: Int = 400) {
         self.policy = policy
         self.capacity = max(8, capacity)
     }
 
     /// Whether no check has failed (pending and warnings do not fail a run).
-    public var passed: Bool { !verdicts.contains { $0.status == .fail } }
+    package var passed: Bool { !verdicts.contains { $0.status == .fail } }
 
     /// Takes one sample (samples must come in time order) and returns every check's verdict.
     @discardableResult
-    public mutating func record(_ sample: HealthSample) -> [HealthVerdict] {
+    package mutating func record(_ sample: HealthSample) -> [HealthVerdict] {
         let previous = latest
         if first == nil { first = sample }
         latest = sample

@@ -16,6 +16,7 @@ public struct HealthPolicy: Sendable, Hashable, Codable {
         /// Growth allowed as a fraction of the window's median level.
         public var relative: Double
 
+        /// Growth allowed: the larger of `absolute` (in the resource's unit) and `relative` × the level.
         public init(absolute: Double, relative: Double) {
             self.absolute = absolute
             self.relative = relative
@@ -47,6 +48,7 @@ public struct HealthPolicy: Sendable, Hashable, Codable {
     /// shared machine does not fail an eight-hour run while a generator that is always late does.
     public var latenessAllowance: Double = 0.05
 
+    /// A policy with the default limits, flatness judged from `warmUp` seconds until `steadyUntil` (the end: `nil`).
     public init(warmUp: Double, steadyUntil: Double? = nil) {
         self.warmUp = warmUp
         self.steadyUntil = steadyUntil

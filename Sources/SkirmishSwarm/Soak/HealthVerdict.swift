@@ -16,6 +16,7 @@ public struct HealthVerdict: Sendable, Hashable, Codable {
         case collector
     }
 
+    /// How a check came out.
     public enum Status: String, Sendable, Hashable, Codable {
         /// Not enough data yet (still warming up, or too few samples).
         case pending
@@ -25,7 +26,9 @@ public struct HealthVerdict: Sendable, Hashable, Codable {
         case fail
     }
 
+    /// Which health invariant this is.
     public var check: Check
+    /// Pending, pass, warn or fail.
     public var status: Status
     /// The figure judged, in the check's unit (bytes, descriptors, a rate, a share of intervals).
     public var observed: Double?
@@ -34,6 +37,7 @@ public struct HealthVerdict: Sendable, Hashable, Codable {
     /// What was seen, for people: `RSS 41.0 MiB → 41.6 MiB after warm-up, +0.9 MiB/h (limit +32 MiB)`.
     public var detail: String
 
+    /// A verdict; `observed` and `limit` are `nil` for checks without a single figure.
     public init(check: Check, status: Status, observed: Double? = nil, limit: Double? = nil, detail: String) {
         self.check = check
         self.status = status

@@ -10,7 +10,9 @@
 public enum ProcessResources {
     /// One reading.
     public struct Reading: Sendable, Hashable {
+        /// Resident set size, in bytes (`VmRSS`); `nil` where `/proc` cannot be read.
         public var residentBytes: UInt64?
+        /// Open file descriptors (entries of `/proc/self/fd`); `nil` where `/proc` cannot be read.
         public var openFiles: Int?
     }
 

@@ -11,6 +11,7 @@ import Synchronization
 public final class SoakWatch: Sendable {
     /// Where and how often to check.
     public struct Configuration: Sendable {
+        /// The health checks' limits and the warm-up.
         public var policy: HealthPolicy
         /// Time between checks (a minute by default).
         public var interval: Duration
@@ -18,8 +19,10 @@ public final class SoakWatch: Sendable {
         public var outDirectory: String
         /// The script's path, as the summary names it.
         public var scriptPath: String
+        /// When the run started, as the summary reports it.
         public var startedAt: Date
 
+        /// A configuration; checks run every 60 s unless `interval` says otherwise.
         public init(
             policy: HealthPolicy, interval: Duration = .seconds(60), outDirectory: String, scriptPath: String,
             startedAt: Date
@@ -41,6 +44,7 @@ public final class SoakWatch: Sendable {
         var lastWriteError: String?
     }
 
+    /// Where and how often the watch checks.
     public let configuration: Configuration
     private let swarm: Swarm
     private let exporterStats: @Sendable () -> ExporterStats?
