@@ -18,6 +18,7 @@ public struct Opponent: Sendable {
     public enum Difficulty: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         case easy, medium, hard, expert
 
+        /// The preset's name as `--difficulty` and scripts write it (`hard`).
         public var description: String { rawValue }
     }
 
@@ -28,6 +29,7 @@ public struct Opponent: Sendable {
 
     /// The seat this opponent plays (its snapshots and inputs are in this seat's frame).
     public let seat: Int
+    /// The reaction, aim and speed settings this opponent plays with.
     public let configuration: OpponentConfiguration
     /// What the last ``decide(now:)`` planned.
     public private(set) var plan = Plan.initial

@@ -5,6 +5,7 @@ import SkirmishGames
 /// For display (a practice page can draw the predicted crossing) and for evaluation (`skirmish ai-eval` compares
 /// ``crossingX`` with where the puck really crossed).
 public struct Plan: Sendable, Hashable {
+    /// What the opponent is trying to do this decision.
     public enum Mode: String, Sendable, Hashable, CaseIterable {
         /// No play yet, a goal pause, or the match is over: back to the start spot.
         case waiting
@@ -18,6 +19,7 @@ public struct Plan: Sendable, Hashable {
         case blocking
     }
 
+    /// Waiting, guarding, intercepting, striking or blocking.
     public var mode: Mode
     /// Where the paddle is headed before blending and the speed cap.
     public var target: PuckTarget
@@ -35,6 +37,7 @@ public struct Plan: Sendable, Hashable {
     /// Ticks simulated from that snapshot to the tick this decision takes effect on the server.
     public var lookahead: Int
 
+    /// A plan as ``Opponent/decide(now:)`` makes it; built directly only by tests and displays.
     public init(
         mode: Mode, target: PuckTarget, crossingX: Float, crossingPredicted: Bool, crossingTick: UInt32?,
         bounces: Int, snapshotTick: UInt32, lookahead: Int

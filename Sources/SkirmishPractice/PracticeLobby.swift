@@ -17,11 +17,14 @@ import SkirmishWire
 public actor PracticeLobby {
     /// What the page is told: the match to join, how hard the opponent is, and where the game server is.
     public struct Offer: Sendable, Hashable {
+        /// The match the opponent is seated at and waiting in; the page sends it in its `Hello`.
         public var match: UInt32
+        /// The strength of the opponent waiting there.
         public var difficulty: Difficulty
         /// The WebSocket URL the page connects to; `nil`: `/ws` on the host that served the page.
         public var webSocketURL: String?
 
+        /// An offer of `match` against an opponent of `difficulty`.
         public init(match: UInt32, difficulty: Difficulty, webSocketURL: String?) {
             self.match = match
             self.difficulty = difficulty
@@ -49,6 +52,7 @@ public actor PracticeLobby {
         }
     }
 
+    /// The strength of every opponent this lobby starts.
     public let difficulty: Difficulty
     private let runner: Result<AgentRunner, any Error>
     private let joinTimeout: TimeAmount
@@ -151,5 +155,6 @@ public actor PracticeLobby {
 
 /// Why the lobby could not offer a match; the page shows the text.
 public struct LobbyError: Error, Sendable, CustomStringConvertible {
+    /// Why no opponent could be offered, in words the page can show.
     public var description: String
 }

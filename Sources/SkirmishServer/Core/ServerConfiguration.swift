@@ -10,14 +10,18 @@ import SkirmishTelemetry
 public struct ServerConfiguration: Sendable {
     /// A host and port to listen on; port 0 picks a free port.
     public struct Listen: Sendable, Hashable, CustomStringConvertible {
+        /// The address to bind: `127.0.0.1` (the default) for loopback only, `0.0.0.0` or `::` for every interface.
         public var host: String
+        /// The port to bind; 0 (the default) lets the system pick a free one (read it from ``ReferenceServer/addresses``).
         public var port: Int
 
+        /// A listener on `host`:`port`, by default a free port on loopback.
         public init(host: String = "127.0.0.1", port: Int = 0) {
             self.host = host
             self.port = port
         }
 
+        /// `host:port`, as given.
         public var description: String { "\(host):\(port)" }
     }
 
@@ -62,6 +66,7 @@ public struct ServerConfiguration: Sendable {
     /// (``ShotMachine``). Package access only; `nil` (the default) is the real game.
     package var shotMachine: ShotMachine.Configuration?
 
+    /// The defaults: UDP, TCP and HTTP on free loopback ports and no limits per host: an in-process server.
     public init() {}
 }
 
@@ -90,6 +95,7 @@ extension ServerConfiguration {
         /// Packets per second one prefix may send.
         public var packetsPerPrefix: Double?
 
+        /// No limit per host or prefix; set the fields you want.
         public init() {}
 
         /// No limit per host or prefix.
@@ -123,6 +129,7 @@ extension ServerConfiguration {
         /// a sender that stops half-way holds no buffer past it.
         public var frameTimeout: TimeAmount = .seconds(10)
 
+        /// The in-process defaults: 16,384 connections, as many per host, a 30 s idle timeout and a 10 s frame timeout.
         public init() {}
 
         /// The caps `skirmish serve` applies: no host holds more than 1,024 connections.

@@ -10,13 +10,16 @@ import NIOCore
 public struct ListenError: Error, CustomStringConvertible {
     /// "udp", "tcp" or "http".
     public let transport: String
+    /// The address the listener was to bind.
     public let host: String
+    /// The port the listener was to bind (0: any free one).
     public let port: Int
     /// The system's reason, e.g. "Address already in use".
     public let reason: String
     /// The errno of the failed call, when there was one.
     public let errno: CInt?
 
+    /// The listener, the system's reason and what to do: another port, another address, or stop the other process.
     public var description: String {
         var text = "cannot listen for \(transport) on \(host):\(port): \(reason)."
         if errno == 98 { // EADDRINUSE

@@ -12,8 +12,11 @@ import SkirmishWire
 public final class ReferenceServer: Sendable {
     /// Where the server listens.
     public struct Addresses: Sendable {
+        /// The bound UDP address, with the real port when 0 was asked for; `nil` when UDP is off.
         public var udp: SocketAddress?
+        /// The bound TCP address; `nil` when TCP is off.
         public var tcp: SocketAddress?
+        /// The bound HTTP address (`/metrics`, `/ws`, the practice page); `nil` when HTTP is off.
         public var http: SocketAddress?
 
         /// One line per listener, such as `listening udp://127.0.0.1:40123`, for scripts to find the ports.
@@ -35,6 +38,7 @@ public final class ReferenceServer: Sendable {
         }
     }
 
+    /// The addresses the listeners are bound to, known once ``start(configuration:group:)`` returns.
     public let addresses: Addresses
     let loop: any EventLoop
     let state: NIOLoopBound<ServerLoop>
