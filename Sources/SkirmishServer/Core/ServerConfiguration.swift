@@ -12,7 +12,7 @@ public struct ServerConfiguration: Sendable {
     public struct Listen: Sendable, Hashable, CustomStringConvertible {
         /// The address to bind: `127.0.0.1` (the default) for loopback only, `0.0.0.0` or `::` for every interface.
         public var host: String
-        /// The port to bind; 0 (the default) lets the system pick a free one (read it from ``ReferenceServer/addresses``).
+        /// The port to bind; 0 (the default) picks a free one, which ``ReferenceServer/addresses`` reports.
         public var port: Int
 
         /// A listener on `host`:`port`, by default a free port on loopback.
