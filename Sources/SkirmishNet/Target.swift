@@ -2,12 +2,16 @@ import SkirmishWire
 
 /// A server address with its transport: `udp://127.0.0.1:4000`, `tcp://host:4001`, `ws://host:8080/ws`.
 public struct Target: Sendable, Hashable, CustomStringConvertible {
+    /// UDP, TCP or WebSocket.
     public var transport: Transport
+    /// A host name, or an IPv4 or IPv6 address (IPv6 without brackets).
     public var host: String
+    /// The server's port for that transport, 1–65535.
     public var port: Int
     /// The WebSocket path (`/ws` by default); unused by UDP and TCP.
     public var path: String
 
+    /// A target; the path is only used by WebSocket.
     public init(transport: Transport, host: String, port: Int, path: String = "/ws") {
         self.transport = transport
         self.host = host
@@ -51,6 +55,7 @@ public struct Target: Sendable, Hashable, CustomStringConvertible {
         self.init(transport: transport, host: host, port: port, path: path)
     }
 
+    /// The target as ``init(parsing:)`` reads it: `udp://127.0.0.1:4000`, `ws://[::1]:8080/ws`.
     public var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return transport == .webSocket
@@ -60,9 +65,12 @@ public struct Target: Sendable, Hashable, CustomStringConvertible {
 
 /// A target that could not be parsed, with what to write instead.
 public struct TargetError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The text as given.
     public var text: String
+    /// What is wrong with it (`it has no port`).
     public var problem: String
 
+    /// The text, what is wrong, and the forms a target takes.
     public var description: String {
         "`\(text)` is not a target: \(problem). Write udp://HOST:PORT, tcp://HOST:PORT or ws://HOST:PORT/PATH, "
             + "for example udp://127.0.0.1:4000."

@@ -21,6 +21,7 @@ public enum PacketFrameCodec {
 
     /// Inbound: bytes to packets.
     public struct FrameDecoding: ByteToMessageDecoder {
+        /// Each whole frame's packet.
         public typealias InboundOut = Packet
 
         /// Whether each whole frame sends a ``StreamProgress`` event toward the head of the pipeline.
@@ -30,10 +31,12 @@ public enum PacketFrameCodec {
         /// read, so that a connection that once sent 64 KiB does not keep 64 KiB (or the read buffers it grew to).
         static let shrinkAbove = 16 << 10
 
+        /// A decoder; `reportsProgress` is for the server's side, which times half-sent frames.
         public init(reportsProgress: Bool = false) {
             self.reportsProgress = reportsProgress
         }
 
+        /// Reads every whole frame buffered: a packet goes up the pipeline, an undecodable one as its ``DecodeError``.
         public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws
             -> DecodingState
         {
@@ -61,6 +64,7 @@ public enum PacketFrameCodec {
             return .continue
         }
 
+        /// Reads what whole frames remain when the stream ends; a partial frame at the end is dropped.
         public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool)
             throws -> DecodingState
         {
@@ -71,10 +75,13 @@ public enum PacketFrameCodec {
 
     /// Inbound, for clients that decode themselves: bytes to whole frame bodies, with the same oversize rule.
     public struct FrameSlicing: ByteToMessageDecoder {
+        /// Each whole frame's body, without its length prefix.
         public typealias InboundOut = ByteBuffer
 
+        /// A slicer; it keeps no state between frames.
         public init() {}
 
+        /// Passes every whole frame's body up the pipeline; throws ``FrameError/oversize(_:)`` from the prefix alone.
         public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws
             -> DecodingState
         {
@@ -86,6 +93,7 @@ public enum PacketFrameCodec {
             return .continue
         }
 
+        /// Passes what whole frames remain when the stream ends; a partial frame at the end is dropped.
         public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool)
             throws -> DecodingState
         {
@@ -96,10 +104,13 @@ public enum PacketFrameCodec {
 
     /// Outbound: packets to length-prefixed bytes.
     public struct FrameEncoding: MessageToByteEncoder {
+        /// The packets to frame.
         public typealias OutboundIn = Packet
 
+        /// An encoder; it keeps no state.
         public init() {}
 
+        /// Writes the packet's length (u32, big-endian), then the packet; throws the packet's ``EncodeError``.
         public func encode(data: Packet, out: inout ByteBuffer) throws {
             let start = out.writerIndex
             out.writeInteger(UInt32(0))
@@ -123,6 +134,7 @@ public enum FrameError: Error, Sendable, Hashable, CustomStringConvertible {
     /// (RFC 6455 §5.4; closed with 1002).
     case badFragment
 
+    /// What broke the stream and why the connection closes.
     public var description: String {
         switch self {
         case .oversize(let length): "frame of \(length) bytes is above the 65536-byte limit"

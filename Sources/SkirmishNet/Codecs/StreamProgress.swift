@@ -6,10 +6,10 @@ import NIOCore
 /// A handler at the head (the server's connection guard) times how long a started unit stays incomplete, so a peer
 /// that sends half a frame and stops is closed instead of holding its buffer. `pending` says whether bytes of the
 /// next unit are already buffered (the timer then restarts rather than stops).
-public struct StreamProgress: Sendable, Hashable {
-    public var pending: Bool
+package struct StreamProgress: Sendable, Hashable {
+    package var pending: Bool
 
-    public init(pending: Bool) {
+    package init(pending: Bool) {
         self.pending = pending
     }
 }

@@ -11,9 +11,13 @@ import SkirmishWire
 /// above the limit (1009). A binary message that does not decode is reported as its ``SkirmishWire/DecodeError``
 /// without closing. Outbound packets leave as single binary frames, masked when this side is a client (§5.3).
 public final class WebSocketPacketCodec: ChannelDuplexHandler {
+    /// WebSocket frames from NIO's frame decoder.
     public typealias InboundIn = WebSocketFrame
+    /// One packet per complete binary message.
     public typealias InboundOut = Packet
+    /// Packets to send, each as one binary message.
     public typealias OutboundIn = Packet
+    /// Frames for NIO's frame encoder, masked when this side is a client.
     public typealias OutboundOut = WebSocketFrame
 
     private let isClient: Bool
@@ -21,10 +25,12 @@ public final class WebSocketPacketCodec: ChannelDuplexHandler {
     /// The fragments of a binary message so far; `nil` between messages.
     private var message: ByteBuffer?
 
+    /// A codec for the client side (`isClient`: masks outbound frames) or the server side (requires masked frames).
     public init(isClient: Bool) {
         self.isClient = isClient
     }
 
+    /// Answers pings and closes, reassembles binary messages and passes their packets up; refuses what RFC 6455 does.
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         guard !closing else { return }
@@ -91,6 +97,7 @@ public final class WebSocketPacketCodec: ChannelDuplexHandler {
         context.fireErrorCaught(error)
     }
 
+    /// Encodes the packet into one binary frame, masked on the client side.
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let packet = unwrapOutboundIn(data)
         var buffer = context.channel.allocator.buffer(capacity: 128)

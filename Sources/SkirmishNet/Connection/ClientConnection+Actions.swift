@@ -3,7 +3,7 @@ import SkirmishWire
 
 extension ClientConnection {
     /// Why a connection ended.
-    public enum Cause: Sendable, Hashable, CustomStringConvertible {
+    package enum Cause: Sendable, Hashable, CustomStringConvertible {
         /// The server refused the Hello (or a resume) with a `Reject`, or sent one later (matchmaking timed out).
         case rejected(RejectReason)
         /// The server sent `Disconnect`.
@@ -21,7 +21,7 @@ extension ClientConnection {
         /// The shell reported that its socket failed (``ClientConnection/transportFailed(_:now:)``).
         case transportError(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .rejected(let reason): "rejected: \(reason)"
             case .remote(let reason): "disconnected by the server: \(reason)"
@@ -36,7 +36,7 @@ extension ClientConnection {
     }
 
     /// What the connection tells its owner.
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// The first Welcome: the player has a seat.
         case seated(Welcome)
         /// The Welcome that answered a resume: the seat is back, with what it missed following.
@@ -55,23 +55,23 @@ extension ClientConnection {
     /// which skips what an event handler made stale by closing the connection. A shell that reuses one value calls
     /// ``removeAll()`` after executing it, so that, once its arrays have grown to a working size, nothing is
     /// allocated per packet.
-    public struct Actions: Sendable {
+    package struct Actions: Sendable {
         /// Packets to write, in order. Encoding and framing are the shell's: a ``Packet`` is transport-neutral.
-        public var packets: [Packet] = []
+        package var packets: [Packet] = []
         /// Events for the owner, in order.
-        public var events: [Event] = []
+        package var events: [Event] = []
         /// The owner epoch each event was produced in (see ``ClientConnection/nextEvent(from:)``), index for index.
         var epochs: [UInt32] = []
         /// The next event ``ClientConnection/nextEvent(from:)`` looks at.
         var cursor = 0
 
-        public init() {}
+        package init() {}
 
         /// Whether there is nothing to do.
-        public var isEmpty: Bool { packets.isEmpty && events.isEmpty }
+        package var isEmpty: Bool { packets.isEmpty && events.isEmpty }
 
         /// Forgets everything, keeping the arrays' storage for the next call.
-        public mutating func removeAll() {
+        package mutating func removeAll() {
             packets.removeAll(keepingCapacity: true)
             events.removeAll(keepingCapacity: true)
             epochs.removeAll(keepingCapacity: true)

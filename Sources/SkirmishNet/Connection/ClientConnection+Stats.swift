@@ -3,45 +3,45 @@ import SkirmishWire
 
 extension ClientConnection {
     /// Counters of one connection. Bytes and per-type counts are the shell's: it sees the encoded packets.
-    public struct Stats: Sendable, Hashable {
+    package struct Stats: Sendable, Hashable {
         /// Packets handed to the shell to write (Hellos, acks, resends and Pongs included).
-        public var packetsSent: UInt64 = 0
+        package var packetsSent: UInt64 = 0
         /// Packets decoded and taken in while the connection was live.
-        public var packetsReceived: UInt64 = 0
+        package var packetsReceived: UInt64 = 0
         /// Packets that arrived when no connection was live (idle, suspended, closed) or came from the wrong side
         /// (a client-to-server type such as `Hello` or `PaddleState`); dropped.
-        public var packetsIgnored: UInt64 = 0
+        package var packetsIgnored: UInt64 = 0
         /// UDP datagrams that failed the session's trailer check (``SessionKey``), or came without one where one is
         /// required: spoofed or mangled; dropped unread.
-        public var unauthenticated: UInt64 = 0
+        package var unauthenticated: UInt64 = 0
         /// Packets numbered too far ahead of the stream (a forged jump), refused.
-        public var farFuture: UInt64 = 0
+        package var farFuture: UInt64 = 0
         /// Acks for numbers this side never sent, ignored.
-        public var unsentAcks: UInt64 = 0
+        package var unsentAcks: UInt64 = 0
         /// Undecodable packets, by ``DecodeError`` kind; dropped.
-        public var decodeErrors = DecodeErrors()
+        package var decodeErrors = DecodeErrors()
         /// Messages ``ClientConnection/send(_:now:)`` refused because there was no seat (idle, handshaking, closed).
-        public var droppedSends: UInt64 = 0
+        package var droppedSends: UInt64 = 0
         /// Events skipped by ``ClientConnection/nextEvent(from:)`` because the owner closed the connection after
         /// they were produced.
-        public var staleEventsDropped: UInt64 = 0
+        package var staleEventsDropped: UInt64 = 0
         /// Unreliable packets the server sent that never arrived (gaps in their numbering).
-        public var lost: UInt64 = 0
+        package var lost: UInt64 = 0
         /// Reliable packets resent.
-        public var resends: UInt64 = 0
+        package var resends: UInt64 = 0
         /// Packets that arrived twice.
-        public var duplicates: UInt64 = 0
+        package var duplicates: UInt64 = 0
         /// Unreliable packets that arrived after a newer one, dropped.
-        public var stale: UInt64 = 0
+        package var stale: UInt64 = 0
         /// The smoothed round trip of reliable packets and their acks, once measured.
-        public var srtt: TimeAmount?
+        package var srtt: TimeAmount?
 
-        public init() {}
+        package init() {}
     }
 
     /// A count per ``DecodeError`` kind, in fixed storage: a hostile peer can send every kind, but no more kinds than
     /// the closed enum has, so this never grows.
-    public struct DecodeErrors: Sendable, Hashable {
+    package struct DecodeErrors: Sendable, Hashable {
         private var tooShort: UInt64 = 0
         private var badMagic: UInt64 = 0
         private var unknownType: UInt64 = 0
@@ -51,10 +51,10 @@ extension ClientConnection {
         private var tooLarge: UInt64 = 0
         private var badValue: UInt64 = 0
 
-        public init() {}
+        package init() {}
 
         /// How many packets failed to decode with `kind`.
-        public subscript(kind: DecodeError) -> UInt64 {
+        package subscript(kind: DecodeError) -> UInt64 {
             switch kind {
             case .tooShort: tooShort
             case .badMagic: badMagic
@@ -81,7 +81,7 @@ extension ClientConnection {
         }
 
         /// All kinds together.
-        public var total: UInt64 {
+        package var total: UInt64 {
             tooShort &+ badMagic &+ unknownType &+ truncatedPayload &+ trailingBytes &+ badString &+ tooLarge
                 &+ badValue
         }

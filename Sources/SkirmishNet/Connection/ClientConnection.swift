@@ -14,9 +14,9 @@ import SkirmishWire
 /// Every mutating entry point comes in two forms: one returning ``Actions``, and one appending to an `inout`
 /// ``Actions`` the shell reuses (calling ``Actions/removeAll()`` after executing it), so that the hot path allocates
 /// nothing per packet once the arrays have grown to a working size.
-public struct ClientConnection: Sendable {
+package struct ClientConnection: Sendable {
     /// Where the connection is; the only state there is (no flags beside it).
-    public enum State: Sendable, Hashable {
+    package enum State: Sendable, Hashable {
         /// Created; ``connect(now:)`` starts the handshake.
         case idle
         /// Hello sent, no Welcome yet.
@@ -31,8 +31,8 @@ public struct ClientConnection: Sendable {
         case closed(Cause)
     }
 
-    public let configuration: Configuration
-    public private(set) var state = State.idle
+    package let configuration: Configuration
+    package private(set) var state = State.idle
 
     private var endpoint: ReliableEndpoint
     /// The next Hello to send: the cookie and resume token change, the rest is fixed at init.
@@ -54,7 +54,7 @@ public struct ClientConnection: Sendable {
     private var counters = Stats()
 
     /// Creates an idle connection; ``connect(now:)`` starts it.
-    public init(configuration: Configuration, now: NIODeadline) {
+    package init(configuration: Configuration, now: NIODeadline) {
         self.configuration = configuration
         var reliability = configuration.reliability
         reliability.mode = configuration.mode
@@ -65,7 +65,7 @@ public struct ClientConnection: Sendable {
     }
 
     /// When ``tick(now:)`` next has work; `.distantFuture` when none (idle, suspended, closed).
-    public var nextDeadline: NIODeadline {
+    package var nextDeadline: NIODeadline {
         switch state {
         case .handshaking, .resuming: min(nextHello, handshakeDeadline)
         case .seated: endpoint.nextDeadline
@@ -74,21 +74,21 @@ public struct ClientConnection: Sendable {
     }
 
     /// The token the last Welcome carried, for a resume; 0 until the first Welcome.
-    public var resumeToken: UInt64 { welcome?.resumeToken ?? 0 }
+    package var resumeToken: UInt64 { welcome?.resumeToken ?? 0 }
 
     /// The connection's counters, with the reliable endpoint's.
     /// Packets lost and reliable resends so far: what a shell reports after every call, without building ``stats``.
-    public var lossCounts: (lost: UInt64, resends: UInt64) { (endpoint.stats.lost, endpoint.stats.resends) }
+    package var lossCounts: (lost: UInt64, resends: UInt64) { (endpoint.stats.lost, endpoint.stats.resends) }
 
     /// Whether a message sent now is stamped (seated, or away with a seat to come back to).
-    public var acceptsSends: Bool {
+    package var acceptsSends: Bool {
         switch state {
         case .seated, .suspended, .resuming: true
         case .idle, .handshaking, .closed: false
         }
     }
 
-    public var stats: Stats {
+    package var stats: Stats {
         var stats = counters
         let endpointStats = endpoint.stats
         stats.lost = endpointStats.lost
@@ -104,14 +104,14 @@ public struct ClientConnection: Sendable {
     // MARK: Connecting
 
     /// Starts the handshake: idle → handshaking, a Hello with a zero cookie and no resume token.
-    public mutating func connect(now: NIODeadline) -> Actions {
+    package mutating func connect(now: NIODeadline) -> Actions {
         var actions = Actions()
         connect(now: now, into: &actions)
         return actions
     }
 
     /// Starts the handshake, appending to `actions`; see ``connect(now:)``.
-    public mutating func connect(now: NIODeadline, into actions: inout Actions) {
+    package mutating func connect(now: NIODeadline, into actions: inout Actions) {
         guard case .idle = state else { return }
         var reliability = configuration.reliability
         reliability.mode = configuration.mode
@@ -124,14 +124,14 @@ public struct ClientConnection: Sendable {
     /// The socket went away without a goodbye (a phone changed networks): seated or resuming → suspended.
     ///
     /// Timers stop: nothing can be sent or heard until ``resume(now:)``, and the server holds the seat meanwhile.
-    public mutating func suspend(now: NIODeadline) -> Actions {
+    package mutating func suspend(now: NIODeadline) -> Actions {
         var actions = Actions()
         suspend(now: now, into: &actions)
         return actions
     }
 
     /// Suspends, appending to `actions` (nothing, today); see ``suspend(now:)``.
-    public mutating func suspend(now: NIODeadline, into actions: inout Actions) {
+    package mutating func suspend(now: NIODeadline, into actions: inout Actions) {
         switch state {
         case .seated(let welcome), .resuming(let welcome):
             state = .suspended(welcome)
@@ -148,14 +148,14 @@ public struct ClientConnection: Sendable {
     /// address needs a new cookie), and the reliable stream carries on underneath: reliable messages sent meanwhile
     /// are numbered now and sent once the Welcome is back, and what the server resends from the old connection is
     /// delivered as it arrives, so no goal or card is lost.
-    public mutating func resume(now: NIODeadline) -> Actions {
+    package mutating func resume(now: NIODeadline) -> Actions {
         var actions = Actions()
         resume(now: now, into: &actions)
         return actions
     }
 
     /// Resumes, appending to `actions`; see ``resume(now:)``.
-    public mutating func resume(now: NIODeadline, into actions: inout Actions) {
+    package mutating func resume(now: NIODeadline, into actions: inout Actions) {
         guard let welcome, welcome.resumeToken != 0 else { return }
         switch state {
         case .suspended, .seated, .closed(.silence), .closed(.unacknowledged), .closed(.transportError):
@@ -170,14 +170,14 @@ public struct ClientConnection: Sendable {
     ///
     /// No ``Event/closed(_:)`` follows: the caller knows. Events produced before, not yet taken with
     /// ``nextEvent(from:)``, become stale.
-    public mutating func close(reason: DisconnectReason, now: NIODeadline) -> Actions {
+    package mutating func close(reason: DisconnectReason, now: NIODeadline) -> Actions {
         var actions = Actions()
         close(reason: reason, now: now, into: &actions)
         return actions
     }
 
     /// Closes, appending to `actions`; see ``close(reason:now:)``.
-    public mutating func close(reason: DisconnectReason, now: NIODeadline, into actions: inout Actions) {
+    package mutating func close(reason: DisconnectReason, now: NIODeadline, into actions: inout Actions) {
         if case .seated = state { emit(Packet(number: 0, .disconnect(Disconnect(reason: reason))), into: &actions) }
         epoch &+= 1
         state = .closed(.local)
@@ -187,14 +187,14 @@ public struct ClientConnection: Sendable {
 
     /// The shell's socket failed: closes with ``Cause/transportError(_:)`` and a ``Event/closed(_:)`` event, unless
     /// already closed. Events produced before, not yet taken with ``nextEvent(from:)``, become stale.
-    public mutating func transportFailed(_ text: String, now: NIODeadline) -> Actions {
+    package mutating func transportFailed(_ text: String, now: NIODeadline) -> Actions {
         var actions = Actions()
         transportFailed(text, now: now, into: &actions)
         return actions
     }
 
     /// Reports a transport failure, appending to `actions`; see ``transportFailed(_:now:)``.
-    public mutating func transportFailed(_ text: String, now: NIODeadline, into actions: inout Actions) {
+    package mutating func transportFailed(_ text: String, now: NIODeadline, into actions: inout Actions) {
         if case .closed = state { return }
         epoch &+= 1
         finish(.transportError(text), into: &actions)
@@ -237,14 +237,14 @@ public struct ClientConnection: Sendable {
     /// unreliable one would be stale by then and is skipped. Idle, handshaking or closed: dropped and counted in
     /// ``Stats/droppedSends``. Too many reliable messages awaiting an ack close the connection with
     /// ``Cause/unacknowledged``.
-    public mutating func send(_ message: Message, now: NIODeadline) -> Actions {
+    package mutating func send(_ message: Message, now: NIODeadline) -> Actions {
         var actions = Actions()
         send(message, now: now, into: &actions)
         return actions
     }
 
     /// Sends, appending to `actions`; see ``send(_:now:)``.
-    public mutating func send(_ message: Message, now: NIODeadline, into actions: inout Actions) {
+    package mutating func send(_ message: Message, now: NIODeadline, into actions: inout Actions) {
         switch state {
         case .seated:
             do throws(EndpointError) {
@@ -287,7 +287,7 @@ public struct ClientConnection: Sendable {
     ///
     /// Decoded with the transport's size limit (``WireLimits/maxDatagram`` or ``WireLimits/maxFrame``); what does
     /// not decode is counted by kind in ``Stats/decodeErrors`` and dropped.
-    public mutating func receive(_ bytes: UnsafeRawBufferPointer, now: NIODeadline) -> Actions {
+    package mutating func receive(_ bytes: UnsafeRawBufferPointer, now: NIODeadline) -> Actions {
         var actions = Actions()
         receive(bytes, now: now, into: &actions)
         return actions
@@ -299,7 +299,7 @@ public struct ClientConnection: Sendable {
     /// packets taken without one are a Challenge, and a Reject while a handshake is in flight. The first Welcome
     /// is checked with the key it carries (it cannot be checked with anything else). What fails is counted in
     /// ``Stats/unauthenticated`` and dropped before anything in it is acted on.
-    public mutating func receive(_ bytes: UnsafeRawBufferPointer, now: NIODeadline, into actions: inout Actions) {
+    package mutating func receive(_ bytes: UnsafeRawBufferPointer, now: NIODeadline, into actions: inout Actions) {
         guard configuration.mode == .datagram else {
             let packet: Packet
             do throws(DecodeError) {
@@ -367,7 +367,7 @@ public struct ClientConnection: Sendable {
     /// Over UDP with a session key, the trailer is appended (``SessionKey``): to every packet but a first-join
     /// Hello, and to a resume's Hello too, which proves the key to the server so that it hands over a seat whose
     /// old address still looks live. Allocates nothing.
-    public func encode(_ packet: Packet, into buffer: UnsafeMutableRawBufferPointer) throws(EncodeError) -> Int {
+    package func encode(_ packet: Packet, into buffer: UnsafeMutableRawBufferPointer) throws(EncodeError) -> Int {
         let length = try packet.encode(into: buffer)
         guard let sealed = seal(buffer, length: length) else {
             throw .bufferTooSmall(needed: length + SessionKey.trailerSize)
@@ -380,20 +380,20 @@ public struct ClientConnection: Sendable {
     ///
     /// Raw bytes (a rogue bot's malformed packets) go out sealed too: they model a hostile *player*, whose packets
     /// the server must decode and refuse on their merits, not a stranger's, which it drops unread.
-    public func seal(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
+    package func seal(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Int? {
         guard configuration.mode == .datagram, let key else { return length }
         return key.seal(buffer, length: length, from: .client)
     }
 
     /// Takes in one packet already decoded (by a WebSocket codec, or a test).
-    public mutating func receive(_ packet: Packet, now: NIODeadline) -> Actions {
+    package mutating func receive(_ packet: Packet, now: NIODeadline) -> Actions {
         var actions = Actions()
         receive(packet, now: now, into: &actions)
         return actions
     }
 
     /// Takes in one decoded packet, appending to `actions`; as the form that returns ``Actions``.
-    public mutating func receive(_ packet: Packet, now: NIODeadline, into actions: inout Actions) {
+    package mutating func receive(_ packet: Packet, now: NIODeadline, into actions: inout Actions) {
         switch state {
         case .handshaking, .seated, .resuming:
             break
@@ -509,7 +509,7 @@ public struct ClientConnection: Sendable {
     /// no connection any more; this skips it (counted in ``Stats/staleEventsDropped``) instead of handing a finished
     /// match a message, or a Welcome, it no longer expects. A shell that never closes from an event handler may just
     /// iterate ``Actions/events``.
-    public mutating func nextEvent(from actions: inout Actions) -> Event? {
+    package mutating func nextEvent(from actions: inout Actions) -> Event? {
         while actions.cursor < actions.events.count {
             let index = actions.cursor
             actions.cursor += 1
@@ -524,14 +524,14 @@ public struct ClientConnection: Sendable {
 
     /// Runs what is due: Hello resends and the handshake timeout; once seated, the endpoint's resends, acks and
     /// keepalive Pings, and its silence and ack timeouts.
-    public mutating func tick(now: NIODeadline) -> Actions {
+    package mutating func tick(now: NIODeadline) -> Actions {
         var actions = Actions()
         tick(now: now, into: &actions)
         return actions
     }
 
     /// Runs what is due, appending to `actions`; see ``tick(now:)``.
-    public mutating func tick(now: NIODeadline, into actions: inout Actions) {
+    package mutating func tick(now: NIODeadline, into actions: inout Actions) {
         runTimers(now: now, into: &actions)
     }
 

@@ -12,9 +12,12 @@ import SkirmishWire
 public struct HTTPServer: Sendable {
     /// One GET route: its content type and a function producing the body when it is requested.
     public struct Route: Sendable {
+        /// The `Content-Type` header value (`text/html; charset=utf-8`).
         public var contentType: String
+        /// Produces the body for each request; a thrown error is answered `500`.
         public var body: @Sendable () async throws -> [UInt8]
 
+        /// A route answering with `contentType` and whatever `body` returns at request time.
         public init(contentType: String, body: @escaping @Sendable () async throws -> [UInt8]) {
             self.contentType = contentType
             self.body = body
@@ -26,6 +29,7 @@ public struct HTTPServer: Sendable {
         }
     }
 
+    /// The bound address, with the real port when 0 was asked for.
     public let localAddress: SocketAddress
     private let channel: any Channel
 

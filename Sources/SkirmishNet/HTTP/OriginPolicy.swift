@@ -11,6 +11,7 @@ public struct OriginPolicy: Sendable, Hashable {
     /// `*` admits every origin.
     public var allowed: Set<String>
 
+    /// A policy admitting the page's own origin and the `allowed` ones (`*` for any), normalised for comparison.
     public init(allowed: some Sequence<String> = []) {
         self.allowed = Set(allowed.map { Self.normalised($0) })
     }

@@ -5,17 +5,17 @@ import SkirmishWire
 /// once or twice after which delays.
 ///
 /// Pure: the session schedules the deliveries it returns on its event loop.
-public struct LinkEmulator: Sendable {
-    public let profile: LinkProfile
+package struct LinkEmulator: Sendable {
+    package let profile: LinkProfile
     private var random: SeededRandom
 
-    public init(profile: LinkProfile, seed: UInt64) {
+    package init(profile: LinkProfile, seed: UInt64) {
         self.profile = profile
         random = SeededRandom(seed: seed)
     }
 
     /// The delays after which this packet arrives: empty when lost, two entries when duplicated.
-    public mutating func fate() -> (first: TimeAmount?, second: TimeAmount?) {
+    package mutating func fate() -> (first: TimeAmount?, second: TimeAmount?) {
         if profile.loss > 0, Double.random(in: 0..<1, using: &random) < profile.loss { return (nil, nil) }
         let first = delay()
         let second: TimeAmount? =

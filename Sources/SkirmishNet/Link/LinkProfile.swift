@@ -16,6 +16,7 @@ public struct LinkProfile: Sendable, Hashable {
     /// Probability a packet is held back by an extra latency, so later packets overtake it.
     public var reorder: Double
 
+    /// A profile; every default is zero, so `LinkProfile()` is ``perfect``.
     public init(
         latency: TimeAmount = .zero, jitter: TimeAmount = .zero, loss: Double = 0, duplicate: Double = 0,
         reorder: Double = 0
@@ -30,5 +31,6 @@ public struct LinkProfile: Sendable, Hashable {
     /// No emulation: packets go straight to the socket.
     public static let perfect = LinkProfile()
 
+    /// Whether the profile changes nothing; a session on a perfect link sends straight to its socket.
     public var isPerfect: Bool { self == .perfect }
 }

@@ -14,6 +14,7 @@ import SkirmishWire
 /// reads a clock and never touches a socket: the owner feeds it packets and time and sends what it emits, which is what
 /// lets the tests drive thousands of lossy, duplicating, reordering exchanges without a socket or a sleep.
 public struct ReliableEndpoint: Sendable {
+    /// Which transport the endpoint runs over, and so which rules apply.
     public enum Mode: Sendable, Hashable {
         /// UDP: numbering, acks, resends, stale drops.
         case datagram
@@ -21,7 +22,9 @@ public struct ReliableEndpoint: Sendable {
         case stream
     }
 
+    /// Timers and limits of the reliability rules; the defaults are DESIGN's.
     public struct Configuration: Sendable, Hashable {
+        /// Datagram (UDP: numbering, acks, resends) or stream (TCP, WebSocket: keepalive and silence only).
         public var mode: Mode
         /// The smallest retransmission timeout (DESIGN: 50 ms).
         public var minRTO: TimeAmount
@@ -45,6 +48,8 @@ public struct ReliableEndpoint: Sendable {
         /// make every later honest one stale.
         public var maxUnreliableJump: UInt32 = 4_096
 
+        /// A configuration with DESIGN's values: RTO 50 ms to 2 s starting at 200 ms, ack timeout 10 s, silence 5 s,
+        /// keepalive 1 s, 1,024 pending reliable messages and a 256-packet reorder window.
         public init(
             mode: Mode = .datagram, minRTO: TimeAmount = .milliseconds(50), maxRTO: TimeAmount = .seconds(2),
             initialRTO: TimeAmount = .milliseconds(200), ackTimeout: TimeAmount = .seconds(10),
@@ -73,7 +78,9 @@ public struct ReliableEndpoint: Sendable {
         var rto: Int64
     }
 
+    /// The timers and limits this endpoint runs with.
     public let configuration: Configuration
+    /// What the endpoint has sent, received, resent, lost and dropped, and its round-trip estimate.
     public private(set) var stats = EndpointStats()
 
     private var nextReliable: UInt32 = 1
@@ -90,6 +97,7 @@ public struct ReliableEndpoint: Sendable {
     private var lastSent: NIODeadline
     private var keepalives: UInt32 = 0
 
+    /// A fresh endpoint whose timers start at `now`; reliable and unreliable numbering both start at 1.
     public init(configuration: Configuration = .init(), now: NIODeadline) {
         self.configuration = configuration
         rtoNanos = configuration.initialRTO.nanoseconds
@@ -372,6 +380,7 @@ public enum EndpointStatus: Sendable, Hashable {
     case alive
     case timedOut(Timeout)
 
+    /// Which timer expired.
     public enum Timeout: Sendable, Hashable {
         /// Nothing received for the silence timeout.
         case silence
@@ -384,6 +393,7 @@ public enum EndpointStatus: Sendable, Hashable {
 public enum EndpointError: Error, Sendable, Hashable, CustomStringConvertible {
     case queueFull
 
+    /// What went wrong and why: the peer stopped acknowledging.
     public var description: String {
         "too many reliable messages await an acknowledgement; the peer has stopped acknowledging"
     }
@@ -391,19 +401,29 @@ public enum EndpointError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Counters of one endpoint.
 public struct EndpointStats: Sendable, Hashable {
+    /// Packets stamped and handed to the owner to send (resends not included).
     public var sent: UInt64 = 0
+    /// Packets taken in (Acks included), before duplicates and stale ones are dropped.
     public var received: UInt64 = 0
+    /// Reliable packets sent again after their retransmission timeout.
     public var resends: UInt64 = 0
+    /// Unreliable packets the peer sent that never arrived (gaps in their numbering).
     public var lost: UInt64 = 0
+    /// Reliable packets that arrived again after they were delivered or while held for reordering.
     public var duplicates: UInt64 = 0
+    /// Unreliable packets not newer than the newest seen on their class, dropped.
     public var stale: UInt64 = 0
     /// Packets numbered too far ahead, refused (``ReceiveOutcome/farFuture``).
     public var farFuture: UInt64 = 0
     /// Acks for numbers never sent, ignored (``ReceiveOutcome/unsentAck``).
     public var unsentAcks: UInt64 = 0
+    /// The smoothed round trip (RFC 6298), once a sample was taken.
     public var srtt: TimeAmount?
+    /// The round-trip variation (RFC 6298), once a sample was taken.
     public var rttvar: TimeAmount?
+    /// The newest round-trip sample.
     public var lastRTT: TimeAmount?
 
+    /// All counters at zero and no round-trip estimate.
     public init() {}
 }

@@ -7,24 +7,24 @@ import SkirmishWire
 /// ``ClientLoop`` (or a TCP or WebSocket channel on SwiftNIO loops) — with what a bot group would do for it done by a
 /// small shell on the loop: it runs the session's timers, writes its packets and delivers what happens as
 /// ``events``. Every call hops to the loop; the session itself never leaves it.
-public final class AsyncClientSession: Sendable {
+package final class AsyncClientSession: Sendable {
     /// Where to connect and what to ask for.
-    public struct Configuration: Sendable {
-        public var target: Target
+    package struct Configuration: Sendable {
+        package var target: Target
         /// The game, seats, match and name asked for, and the delivery rules and timeouts; its `mode` follows the
         /// target's transport whatever it is set to.
-        public var connection: ClientConnection.Configuration
+        package var connection: ClientConnection.Configuration
         /// The emulated link the session's packets cross, both ways.
-        public var link: LinkProfile = .perfect
+        package var link: LinkProfile = .perfect
         /// Seeds link emulation.
-        public var seed: UInt64
+        package var seed: UInt64
         /// The NIO loops that carry TCP and WebSocket channels (`nil`: `MultiThreadedEventLoopGroup.singleton`).
-        public var streamLoops: (any EventLoopGroup)?
+        package var streamLoops: (any EventLoopGroup)?
         /// Whether the session runs its own timers; `false` leaves them to ``AsyncClientSession/tick(now:)``, which
         /// is how a test plays out a timeout with an injected clock instead of waiting for it.
         var selfTimed = true
 
-        public init(target: Target, game: GameKind, seats: UInt8, name: String, seed: UInt64 = 1) {
+        package init(target: Target, game: GameKind, seats: UInt8, name: String, seed: UInt64 = 1) {
             self.target = target
             connection = ClientConnection.Configuration(
                 game: game, seats: seats, name: name, mode: target.transport == .udp ? .datagram : .stream)
@@ -33,17 +33,17 @@ public final class AsyncClientSession: Sendable {
     }
 
     /// The loop is already another delegate's (a swarm's bot group takes every datagram of its loop).
-    public struct LoopInUse: Error, Sendable, CustomStringConvertible {
-        public var description: String {
+    package struct LoopInUse: Error, Sendable, CustomStringConvertible {
+        package var description: String {
             "this ClientLoop already delivers its datagrams to another owner (a swarm's); connect on "
                 + "ClientLoop.singleton or on a ClientLoop made for these sessions"
         }
     }
 
     /// Everything the session reports, in order; ends after ``disconnect(reason:)``.
-    public let events: AsyncStream<SessionEvent>
+    package let events: AsyncStream<SessionEvent>
     /// The loop the session lives on.
-    public let eventLoop: ClientLoop
+    package let eventLoop: ClientLoop
     private let host: NIOLoopBound<SessionHost>
     private let slot: Int
     private let id: UInt64
@@ -66,7 +66,7 @@ public final class AsyncClientSession: Sendable {
     /// Opens the session on `loop` and starts its handshake; watch ``events`` for `.stateChanged(.seated)`.
     ///
     /// Throws ``LoopInUse`` when `loop` belongs to a swarm. Sessions on one loop share it: thousands fit, as bots do.
-    public static func connect(_ configuration: Configuration, on loop: ClientLoop = .singleton) async throws
+    package static func connect(_ configuration: Configuration, on loop: ClientLoop = .singleton) async throws
         -> AsyncClientSession
     {
         let (stream, continuation) = AsyncStream.makeStream(of: SessionEvent.self, bufferingPolicy: .unbounded)
@@ -79,39 +79,39 @@ public final class AsyncClientSession: Sendable {
     }
 
     /// Sends a message with its type's delivery class (see ``ClientConnection/send(_:now:)``).
-    public func send(_ message: Message) {
+    package func send(_ message: Message) {
         eventLoop.execute { [host, slot, id] in host.value.send(message, slot: slot, id: id) }
     }
 
     /// Sends bytes as given (over UDP sealed with the session trailer, as a hostile player would), through the
     /// session's link: hostile traffic for the server's defences.
-    public func sendRaw(_ bytes: [UInt8]) {
+    package func sendRaw(_ bytes: [UInt8]) {
         eventLoop.execute { [host, slot, id] in host.value.sendRaw(bytes, slot: slot, id: id) }
     }
 
     /// Drops the socket without a goodbye, as when a phone changes networks; ``resume()`` comes back.
-    public func suspend() {
+    package func suspend() {
         eventLoop.execute { [host, slot, id] in host.value.suspend(slot: slot, id: id) }
     }
 
     /// Asks for the seat back from a new socket with the Welcome's resume token, keeping the reliable stream.
-    public func resume() {
+    package func resume() {
         eventLoop.execute { [host, slot, id] in host.value.resume(slot: slot, id: id) }
     }
 
     /// Says goodbye (when seated), closes the socket and ends ``events``; no state event follows.
-    public func disconnect(reason: DisconnectReason = .quit) async {
+    package func disconnect(reason: DisconnectReason = .quit) async {
         try? await eventLoop.submit { [host, slot, id] in host.value.close(reason: reason, slot: slot, id: id) }.get()
     }
 
     /// The connection's state now (`.closed(.local)` once disconnected).
-    public func state() async throws -> ClientConnection.State {
+    package func state() async throws -> ClientConnection.State {
         try await eventLoop.submit { [host, slot, id] in host.value.state(slot: slot, id: id) ?? .closed(.local) }
             .get()
     }
 
     /// The connection's counters now: packets, resends, loss, duplicates, smoothed RTT (zero once disconnected).
-    public func stats() async throws -> ClientConnection.Stats {
+    package func stats() async throws -> ClientConnection.Stats {
         try await eventLoop.submit { [host, slot, id] in host.value.stats(slot: slot, id: id) ?? .init() }.get()
     }
 

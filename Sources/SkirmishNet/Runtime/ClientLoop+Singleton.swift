@@ -3,7 +3,7 @@ extension ClientLoop {
     ///
     /// Like SwiftNIO's `MultiThreadedEventLoopGroup.singleton`, it is never stopped. Failing to start one thread
     /// (no memory, no file descriptors for its epoll set) stops the process: nothing on the client side could run.
-    public static let singleton: ClientLoop = {
+    package static let singleton: ClientLoop = {
         do {
             return try ClientLoop(name: "skirmish-client")
         } catch {

@@ -23,14 +23,14 @@ import Synchronization
 ///
 /// Thread safety: the state marked loop-confined is touched only on the loop's thread; `execute`, `scheduleTask`
 /// and shutdown from other threads go through `shared` (a mutex) and wake the loop with an eventfd.
-public final class ClientLoop: EventLoop, @unchecked Sendable {
+package final class ClientLoop: EventLoop, @unchecked Sendable {
     // @unchecked: every stored `var` below is either loop-confined (read and written only on `thread`, which is
     // fixed before any task runs) or inside `shared`, a Mutex.
 
     /// Where the datagrams of the sockets this loop owns go. Set once, on the loop, before registering sockets.
     ///
     /// Held unowned: the delegate (a swarm's bot group) owns the loop's work and outlives every datagram.
-    public unowned(unsafe) var delegate: any DatagramDelegate = NoDelegate.shared
+    package unowned(unsafe) var delegate: any DatagramDelegate = NoDelegate.shared
 
     /// An object the loop keeps alive until its thread ends: the delegate of a loop whose owner does not otherwise
     /// hold it (the ``AsyncClientSession``s of a loop share one, which late stream events reach through an unowned
@@ -68,14 +68,14 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
     private let eventCapacity = 256
     /// One datagram read at a time into this buffer, one byte over the largest legal datagram (so an oversized one
     /// is seen as such).
-    public let receiveBuffer: UnsafeMutableRawBufferPointer
+    package let receiveBuffer: UnsafeMutableRawBufferPointer
     /// One packet encoded at a time into this buffer before `send`.
-    public let sendBuffer: UnsafeMutableRawBufferPointer
+    package let sendBuffer: UnsafeMutableRawBufferPointer
     private let finished = Mutex(false)
     private let finishedSemaphore = Semaphore()
 
     /// Creates the loop and starts its thread.
-    public init(name: String = "skirmish-client") throws {
+    package init(name: String = "skirmish-client") throws {
         self.name = name
         epollFD = skirmish_epoll_create()
         guard epollFD >= 0 else { throw ClientLoopError.system("epoll_create1", -epollFD) }
@@ -124,13 +124,13 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
 
     /// On the loop's thread — or any thread once that thread has ended: a stopped loop has no owner left, so whoever
     /// completes its last futures (a task that fails a promise, a caller awaiting one) does so in its place.
-    public var inEventLoop: Bool {
+    package var inEventLoop: Bool {
         started && (pthread_equal(pthread_self(), threadID) != 0 || ended.load(ordering: .acquiring))
     }
 
     private let ended = Atomic<Bool>(false)
 
-    public func execute(_ task: @escaping @Sendable () -> Void) {
+    package func execute(_ task: @escaping @Sendable () -> Void) {
         let wake = shared.withLock { state -> Bool? in
             guard !state.ended else { return nil }
             state.tasks.append(task)
@@ -149,10 +149,10 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
         }
     }
 
-    public var now: NIODeadline { .now() }
+    package var now: NIODeadline { .now() }
 
     @discardableResult
-    public func scheduleTask<T>(deadline: NIODeadline, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
+    package func scheduleTask<T>(deadline: NIODeadline, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
         let promise = makePromise(of: T.self)
         guard !hasEnded else {
             promise.fail(EventLoopError.shutdown)
@@ -195,7 +195,7 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
         }
     }
 
-    public func submit<T>(_ task: @escaping @Sendable () throws -> T) -> EventLoopFuture<T> {
+    package func submit<T>(_ task: @escaping @Sendable () throws -> T) -> EventLoopFuture<T> {
         guard !hasEnded else { return makeFailedFuture(EventLoopError.shutdown) }
         let promise = makePromise(of: T.self)
         execute {
@@ -208,26 +208,26 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
     private var hasEnded: Bool { ended.load(ordering: .acquiring) }
 
     @discardableResult
-    public func scheduleTask<T>(in delay: TimeAmount, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
+    package func scheduleTask<T>(in delay: TimeAmount, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
         scheduleTask(deadline: .now() + delay, task)
     }
 
-    public func preconditionInEventLoop(file: StaticString, line: UInt) {
+    package func preconditionInEventLoop(file: StaticString, line: UInt) {
         precondition(inEventLoop, "not on \(name)", file: file, line: line)
     }
 
-    public func preconditionNotInEventLoop(file: StaticString, line: UInt) {
+    package func preconditionNotInEventLoop(file: StaticString, line: UInt) {
         precondition(!inEventLoop, "on \(name)", file: file, line: line)
     }
 
-    public func shutdownGracefully(queue: DispatchQueue, _ callback: @escaping @Sendable ((any Error)?) -> Void) {
+    package func shutdownGracefully(queue: DispatchQueue, _ callback: @escaping @Sendable ((any Error)?) -> Void) {
         stop()
         queue.async { callback(nil) }
     }
 
     /// Stops the thread after the tasks already queued; returns once it has stopped (called on the loop itself, it
     /// only asks: the thread ends when the current task returns).
-    public func stop() {
+    package func stop() {
         let own = inEventLoop
         let already = shared.withLock { state -> Bool in
             defer { state.stopping = true }
@@ -249,7 +249,7 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
 
     /// Opens a non-blocking UDP socket connected to `remote` (bound to `localPort` first when given) and adds it to
     /// this loop's epoll set; its datagrams reach the delegate with `token`. Call on the loop.
-    public func openDatagram(to remote: SocketAddress, localPort: Int?, token: UInt32) throws(ClientLoopError) -> Int32
+    package func openDatagram(to remote: SocketAddress, localPort: Int?, token: UInt32) throws(ClientLoopError) -> Int32
     {
         let family = remote.protocol == .inet6 ? AF_INET6 : AF_INET
         let fd = remote.withSockAddr { address, length in
@@ -265,19 +265,19 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
     }
 
     /// Closes a socket from ``openDatagram(to:localPort:token:)`` (the kernel drops it from the epoll set).
-    public func closeDatagram(_ fd: Int32) {
+    package func closeDatagram(_ fd: Int32) {
         Glibc.close(fd)
     }
 
     /// Sends the first `count` bytes of ``sendBuffer`` on `fd`; false when the kernel refused (a full socket buffer,
     /// or an ICMP error from an earlier datagram), which UDP treats as loss.
     @inline(__always)
-    public func sendDatagram(_ fd: Int32, count: Int) -> Bool {
+    package func sendDatagram(_ fd: Int32, count: Int) -> Bool {
         send(fd, sendBuffer.baseAddress, count, Int32(MSG_DONTWAIT)) == count
     }
 
     /// Sends `bytes` on `fd` as one datagram.
-    public func sendDatagram(_ fd: Int32, bytes: UnsafeRawBufferPointer) -> Bool {
+    package func sendDatagram(_ fd: Int32, bytes: UnsafeRawBufferPointer) -> Bool {
         send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT)) == bytes.count
     }
 
@@ -404,17 +404,17 @@ public final class ClientLoop: EventLoop, @unchecked Sendable {
 
     // MARK: EventLoopGroup
 
-    public func next() -> any EventLoop { self }
+    package func next() -> any EventLoop { self }
 
-    public func any() -> any EventLoop { self }
+    package func any() -> any EventLoop { self }
 
-    public func makeIterator() -> EventLoopIterator { EventLoopIterator([self]) }
+    package func makeIterator() -> EventLoopIterator { EventLoopIterator([self]) }
 
-    public func syncShutdownGracefully() throws { stop() }
+    package func syncShutdownGracefully() throws { stop() }
 }
 
 /// Receives the datagrams of the sockets a ``ClientLoop`` owns; called on the loop.
-public protocol DatagramDelegate: AnyObject {
+package protocol DatagramDelegate: AnyObject {
     /// When the delegate next wants ``tick(now:)``, in `NIODeadline` nanoseconds (`UInt64.max`: not until a
     /// datagram or a task changes that). Asked before every sleep, so it must be cheap.
     func nextTick() -> UInt64
@@ -429,8 +429,8 @@ public protocol DatagramDelegate: AnyObject {
 
 extension DatagramDelegate {
     /// A delegate that keeps no clock of its own (its sessions use the loop's timers) is never ticked.
-    public func nextTick() -> UInt64 { .max }
-    public func tick(now: NIODeadline) {}
+    package func nextTick() -> UInt64 { .max }
+    package func tick(now: NIODeadline) {}
 }
 
 /// The delegate of a loop that has none yet: datagrams are dropped.
@@ -443,10 +443,10 @@ final class NoDelegate: DatagramDelegate, Sendable {
 }
 
 /// A system call a ``ClientLoop`` made failed.
-public enum ClientLoopError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum ClientLoopError: Error, Sendable, Hashable, CustomStringConvertible {
     case system(String, Int32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
         }

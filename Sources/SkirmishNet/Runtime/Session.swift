@@ -12,25 +12,25 @@ import SkirmishWire
 /// reads hop to the client loop through the ``StreamDelegate``.
 ///
 /// Confined to its client loop, and stored inline in its owner (a bot), so it costs no reference counting.
-public struct Session {
+package struct Session {
     /// Where and how to connect.
-    public struct Configuration: Sendable {
-        public var target: Target
-        public var connection: ClientConnection.Configuration
-        public var link: LinkProfile = .perfect
+    package struct Configuration: Sendable {
+        package var target: Target
+        package var connection: ClientConnection.Configuration
+        package var link: LinkProfile = .perfect
         /// Seeds link emulation.
-        public var seed: UInt64 = 1
+        package var seed: UInt64 = 1
         /// The target's address, resolved once by the owner; `nil`: resolved at each connect.
-        public var resolvedAddress: SocketAddress?
+        package var resolvedAddress: SocketAddress?
         /// Where a UDP socket takes its local port (`nil`: the kernel picks one).
-        public var localPorts: LocalPortPool?
+        package var localPorts: LocalPortPool?
         /// The NIO loops that carry TCP and WebSocket channels (unused over UDP).
-        public var streamLoops: (any EventLoopGroup)?
+        package var streamLoops: (any EventLoopGroup)?
         /// Where this session starts numbering its sockets. An owner that reuses a slot for a new session gives each
         /// a different base, so a late event of the old session's channel is never taken for the new one's.
-        public var firstGeneration: UInt32 = 0
+        package var firstGeneration: UInt32 = 0
 
-        public init(target: Target, connection: ClientConnection.Configuration) {
+        package init(target: Target, connection: ClientConnection.Configuration) {
             self.target = target
             self.connection = connection
         }
@@ -43,16 +43,16 @@ public struct Session {
         case stream(any Channel)
     }
 
-    public let configuration: Configuration
-    public private(set) var connection: ClientConnection
+    package let configuration: Configuration
+    package private(set) var connection: ClientConnection
     private var socket = Socket.none
     private var outbound: LinkEmulator?
     private var inbound: LinkEmulator?
     /// Counts sockets: a late read, a delayed packet or a stream event of an earlier socket is ignored.
-    public private(set) var generation: UInt32 = 0
+    package private(set) var generation: UInt32 = 0
     private var remote: SocketAddress?
 
-    public init(configuration: Configuration, now: NIODeadline) {
+    package init(configuration: Configuration, now: NIODeadline) {
         self.configuration = configuration
         generation = configuration.firstGeneration
         var connection = configuration.connection
@@ -65,27 +65,27 @@ public struct Session {
     }
 
     /// The connection's state.
-    public var state: ClientConnection.State { connection.state }
+    package var state: ClientConnection.State { connection.state }
 
     /// What an owner checks after each call, read in one go.
-    public struct Status: Sendable {
+    package struct Status: Sendable {
         /// When ``tick(now:on:into:)`` next has work (`.distantFuture`: none).
-        public var deadline: NIODeadline
+        package var deadline: NIODeadline
         /// A resume's handshake is in flight.
-        public var isResuming: Bool
+        package var isResuming: Bool
         /// A message sent now is stamped (see ``ClientConnection/acceptsSends``).
-        public var acceptsSends: Bool
+        package var acceptsSends: Bool
         /// Packets lost and reliable resends so far.
-        public var lost: UInt64
-        public var resends: UInt64
+        package var lost: UInt64
+        package var resends: UInt64
         /// The current socket's generation.
-        public var generation: UInt32
+        package var generation: UInt32
     }
 
     /// The session's ``Status``. `mutating` although it changes nothing: an owner that keeps its session in a stored
     /// optional reads it in place this way, where reading a property would copy the whole session (its buffers and
     /// configuration, with a retain for each reference in them) on every packet.
-    public mutating func status() -> Status {
+    package mutating func status() -> Status {
         var resuming = false
         if case .resuming = connection.state { resuming = true }
         let counts = connection.lossCounts
@@ -96,16 +96,16 @@ public struct Session {
 
     /// The current socket's generation, read in place for the same reason as ``status()`` but without building the
     /// rest: it is checked on every datagram.
-    public mutating func socketGeneration() -> UInt32 { generation }
+    package mutating func socketGeneration() -> UInt32 { generation }
 
     /// Whether a datagram or stream event with this generation belongs to the current socket.
-    public func isCurrent(_ generation: UInt32) -> Bool { generation == self.generation }
+    package func isCurrent(_ generation: UInt32) -> Bool { generation == self.generation }
 
     // MARK: Opening and closing
 
     /// Opens the socket and starts the handshake; a socket that cannot open ends the connection with a transport
     /// error (in `actions`).
-    public mutating func connect(
+    package mutating func connect(
         slot: UInt32, on loop: ClientLoop, delegate: any StreamDelegate, now: NIODeadline,
         into actions: inout ClientConnection.Actions
     ) {
@@ -116,7 +116,7 @@ public struct Session {
 
     /// Reconnects with the resume token on a new socket, keeping the reliable stream (see
     /// ``ClientConnection/resume(now:into:)``).
-    public mutating func resume(
+    package mutating func resume(
         slot: UInt32, on loop: ClientLoop, delegate: any StreamDelegate, now: NIODeadline,
         into actions: inout ClientConnection.Actions
     ) {
@@ -132,13 +132,13 @@ public struct Session {
 
     /// Drops the socket without a goodbye (a phone changing networks); ``resume(slot:on:delegate:now:into:)`` comes
     /// back.
-    public mutating func suspend(on loop: ClientLoop, now: NIODeadline, into actions: inout ClientConnection.Actions) {
+    package mutating func suspend(on loop: ClientLoop, now: NIODeadline, into actions: inout ClientConnection.Actions) {
         connection.suspend(now: now, into: &actions)
         closeSocket(on: loop, now: now)
     }
 
     /// Says goodbye (when seated) and closes the socket; `sent` hears of the goodbye as of any packet.
-    public mutating func close(
+    package mutating func close(
         reason: DisconnectReason, on loop: ClientLoop, now: NIODeadline, sent: (MessageType, Int) -> Void = { _, _ in }
     ) {
         var actions = ClientConnection.Actions()
@@ -148,12 +148,12 @@ public struct Session {
     }
 
     /// The next event of `actions` that still belongs to this connection (see ``ClientConnection/nextEvent(from:)``).
-    public mutating func nextEvent(from actions: inout ClientConnection.Actions) -> ClientConnection.Event? {
+    package mutating func nextEvent(from actions: inout ClientConnection.Actions) -> ClientConnection.Event? {
         connection.nextEvent(from: &actions)
     }
 
     /// The datagram token of the current socket: the owner's slot (24 bits) and the socket's generation (8 bits).
-    public func token(slot: UInt32) -> UInt32 { slot << 8 | (generation & 0xFF) }
+    package func token(slot: UInt32) -> UInt32 { slot << 8 | (generation & 0xFF) }
 
     private mutating func open(
         slot: UInt32, on loop: ClientLoop, delegate: any StreamDelegate, now: NIODeadline,
@@ -201,7 +201,7 @@ public struct Session {
     }
 
     /// The stream channel a connector opened (on the client loop): the handshake starts now.
-    public mutating func streamOpened(
+    package mutating func streamOpened(
         _ channel: any Channel, now: NIODeadline, into actions: inout ClientConnection.Actions
     ) {
         socket = .stream(channel)
@@ -236,7 +236,7 @@ public struct Session {
 
     /// Passes what the socket read to the connection, through the inbound link emulation (a packet the link delays
     /// is kept and delivered by ``tick(now:on:into:)`` when due).
-    public mutating func receive(
+    package mutating func receive(
         _ bytes: UnsafeRawBufferPointer, now: NIODeadline, into actions: inout ClientConnection.Actions
     ) {
         guard var link = inbound else { return connection.receive(bytes, now: now, into: &actions) }
@@ -248,7 +248,7 @@ public struct Session {
     }
 
     /// When ``tick(now:on:into:)`` next has work: the connection's timers or a packet the link held back.
-    public var nextDeadline: NIODeadline {
+    package var nextDeadline: NIODeadline {
         var due = connection.nextDeadline
         if let first = delayedIn.first { due = min(due, first.due) }
         if let first = delayedOut.first { due = min(due, first.due) }
@@ -256,7 +256,7 @@ public struct Session {
     }
 
     /// Delivers and writes what the emulated link held back until now, then runs the connection's timers.
-    public mutating func tick(now: NIODeadline, on loop: ClientLoop, into actions: inout ClientConnection.Actions) {
+    package mutating func tick(now: NIODeadline, on loop: ClientLoop, into actions: inout ClientConnection.Actions) {
         while let first = delayedIn.first, first.due <= now {
             delayedIn.removeFirst()
             first.bytes.withUnsafeBytes { connection.receive($0, now: now, into: &actions) }
@@ -272,18 +272,19 @@ public struct Session {
     }
 
     /// Sends a message with its type's delivery class (see ``ClientConnection/send(_:now:into:)``).
-    public mutating func send(_ message: Message, now: NIODeadline, into actions: inout ClientConnection.Actions) {
+    package mutating func send(_ message: Message, now: NIODeadline, into actions: inout ClientConnection.Actions) {
         connection.send(message, now: now, into: &actions)
     }
 
     /// The transport failed under the connection (a stream closed, a socket error).
-    public mutating func transportFailed(_ text: String, now: NIODeadline, into actions: inout ClientConnection.Actions)
-    {
+    package mutating func transportFailed(
+        _ text: String, now: NIODeadline, into actions: inout ClientConnection.Actions
+    ) {
         connection.transportFailed(text, now: now, into: &actions)
     }
 
     /// Writes packets the connection produced, calling `sent` with each one's type and size (for counters).
-    public mutating func write(
+    package mutating func write(
         _ packets: [Packet], on loop: ClientLoop, now: NIODeadline = .now(),
         sent: (MessageType, Int) -> Void = { _, _ in }
     ) {
@@ -301,7 +302,7 @@ public struct Session {
 
     /// Sends bytes as given (rogue traffic), through the same link: over UDP with the session's trailer once it has
     /// a key (see ``ClientConnection/seal(_:length:)``).
-    public mutating func writeRaw(_ bytes: [UInt8], on loop: ClientLoop, now: NIODeadline) {
+    package mutating func writeRaw(_ bytes: [UInt8], on loop: ClientLoop, now: NIODeadline) {
         let size = min(bytes.count, loop.sendBuffer.count - SessionKey.trailerSize)
         bytes.withUnsafeBytes { raw in
             loop.sendBuffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[0..<size]))

@@ -2,7 +2,7 @@ import NIOCore
 import SkirmishWire
 
 /// What an ``AsyncClientSession`` tells its owner, in order.
-public enum SessionEvent: Sendable, Hashable {
+package enum SessionEvent: Sendable, Hashable {
     /// The connection moved to a new state: handshaking once the socket is open, seated at a Welcome (the first or a
     /// resume's), suspended, resuming, or closed with the cause (see ``ClientConnection/State``).
     ///

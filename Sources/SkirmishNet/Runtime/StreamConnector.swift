@@ -8,7 +8,7 @@ import SkirmishWire
 ///
 /// The channel lives on a SwiftNIO loop; each event hops to the client loop, tagged with the token and socket
 /// generation the session gave, so an event of a socket the session has since closed is recognised and ignored.
-public protocol StreamDelegate: AnyObject {
+package protocol StreamDelegate: AnyObject {
     /// The channel is connected (for WebSocket: upgraded) and ready for the handshake.
     func streamOpened(_ channel: any Channel, token: UInt32, generation: UInt32, now: NIODeadline)
     /// One packet's bytes (a TCP frame body or a WebSocket binary message).

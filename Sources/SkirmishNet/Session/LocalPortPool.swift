@@ -14,11 +14,11 @@ import Synchronization
 /// port from one pool, which keeps recently closed ports out of circulation.
 ///
 /// Taking and returning a port locks a mutex, once per socket opened or closed, never per packet.
-public final class LocalPortPool: Sendable {
+package final class LocalPortPool: Sendable {
     /// The ports handed out.
-    public let range: ClosedRange<Int>
+    package let range: ClosedRange<Int>
     /// How long a returned port rests before it is handed out again.
-    public let quarantine: Duration
+    package let quarantine: Duration
 
     private struct State {
         var inUse: [Bool]
@@ -32,10 +32,10 @@ public final class LocalPortPool: Sendable {
     /// The pool every client socket of this process shares (swarms, runners, tests running side by side): two pools
     /// in one process would hand out the same ports and collide on every bind. Seeded by the process id, so two
     /// processes on one host do not probe the same port sequence either.
-    public static let shared = LocalPortPool(seed: 0x9017 ^ UInt64(UInt32(bitPattern: getpid())))
+    package static let shared = LocalPortPool(seed: 0x9017 ^ UInt64(UInt32(bitPattern: getpid())))
 
     /// A pool over `range` (default: the kernel's ephemeral range, so no other program's fixed port is taken).
-    public init(range: ClosedRange<Int>? = nil, quarantine: Duration = .seconds(15), seed: UInt64 = 1) {
+    package init(range: ClosedRange<Int>? = nil, quarantine: Duration = .seconds(15), seed: UInt64 = 1) {
         let range = range ?? Self.systemEphemeralRange()
         self.range = range
         self.quarantine = quarantine
@@ -47,7 +47,7 @@ public final class LocalPortPool: Sendable {
     }
 
     /// A port free of this process's sockets and rested, or `nil` when every one is busy or resting.
-    public func take(now: NIODeadline) -> Int? {
+    package func take(now: NIODeadline) -> Int? {
         let clock = now.uptimeNanoseconds
         return state.withLock { state -> Int? in
             let count = state.inUse.count
@@ -66,7 +66,7 @@ public final class LocalPortPool: Sendable {
     }
 
     /// Returns a port whose socket closed; it rests for ``quarantine`` first.
-    public func giveBack(_ port: Int, now: NIODeadline) {
+    package func giveBack(_ port: Int, now: NIODeadline) {
         guard range.contains(port) else { return }
         let (seconds, attoseconds) = quarantine.components
         let rest = UInt64(max(seconds, 0)) &* 1_000_000_000 &+ UInt64(max(attoseconds, 0) / 1_000_000_000)
@@ -79,7 +79,7 @@ public final class LocalPortPool: Sendable {
     }
 
     /// How many ports are held by open sockets now.
-    public var inUse: Int {
+    package var inUse: Int {
         state.withLock { $0.inUse.reduce(0) { $0 + ($1 ? 1 : 0) } }
     }
 
@@ -89,7 +89,7 @@ public final class LocalPortPool: Sendable {
     }
 
     /// The kernel's ephemeral port range (`/proc/sys/net/ipv4/ip_local_port_range`), or Linux's default.
-    public static func systemEphemeralRange() -> ClosedRange<Int> {
+    package static func systemEphemeralRange() -> ClosedRange<Int> {
         let fallback = 32_768...60_999
         guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)
         else { return fallback }

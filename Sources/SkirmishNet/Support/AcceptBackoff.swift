@@ -13,27 +13,27 @@ import NIOCore
 /// own `AcceptBackoffHandler` cannot stop that here: after a failed accept the channel keeps its read pending and its
 /// interest in readability, so no new `read()` ever reaches the handler to be delayed. This handler turns `autoRead`
 /// off — which takes the listener out of the poll set — and back on after the delay.
-public final class AcceptBackoff: ChannelInboundHandler, RemovableChannelHandler {
-    public typealias InboundIn = any Channel
-    public typealias InboundOut = any Channel
+package final class AcceptBackoff: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = any Channel
+    package typealias InboundOut = any Channel
 
     private let onBackoff: (IOError) -> Void
     private var resume: Scheduled<Void>?
 
     /// `onBackoff` is told of each error the listener backs off from, on its loop.
-    public init(onBackoff: @escaping (IOError) -> Void = { _ in }) {
+    package init(onBackoff: @escaping (IOError) -> Void = { _ in }) {
         self.onBackoff = onBackoff
     }
 
     /// How long to stop accepting after `error`: longer when the process or system is out of descriptors or memory.
-    public static func delay(after error: IOError) -> TimeAmount {
+    package static func delay(after error: IOError) -> TimeAmount {
         switch error.errnoCode {
         case EMFILE, ENFILE, ENOBUFS, ENOMEM: .milliseconds(200)
         default: .milliseconds(20)
         }
     }
 
-    public func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let error = error as? IOError else { return context.fireErrorCaught(error) }
         onBackoff(error)
         guard resume == nil, let options = context.channel.syncOptions else { return }
@@ -46,7 +46,7 @@ public final class AcceptBackoff: ChannelInboundHandler, RemovableChannelHandler
         }
     }
 
-    public func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         resume?.cancel()
         resume = nil
         context.fireChannelInactive()
