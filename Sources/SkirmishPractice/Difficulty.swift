@@ -2,4 +2,4 @@ import SkirmishOpponent
 import SkirmishScript
 
 /// How hard the practice opponent plays: the AI's presets (reaction delay, speed cap, aim noise, prediction horizon).
-public typealias Difficulty = Opponent.Difficulty
+package typealias Difficulty = Opponent.Difficulty

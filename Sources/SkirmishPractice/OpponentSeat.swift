@@ -4,27 +4,27 @@ import SkirmishSwarm
 import SkirmishWire
 
 /// A running opponent, from any thread: its seat, its progress and a way to stop it.
-public struct OpponentSeat: Sendable {
+package struct OpponentSeat: Sendable {
     /// Where the server seated it: peer, match and seat.
-    public let welcome: Welcome
+    package let welcome: Welcome
     /// The difficulty it plays at.
-    public let difficulty: Difficulty
+    package let difficulty: Difficulty
     /// Completes when its match starts (both players at the table); fails when it ends first.
-    public let started: EventLoopFuture<Void>
+    package let started: EventLoopFuture<Void>
     /// Completes with why it stopped: the match is over, nobody came, the connection failed.
-    public let ended: EventLoopFuture<String>
+    package let ended: EventLoopFuture<String>
     let report: SeatReport
     let runner: AgentRunner
     let player: AgentRunner.Player
 
     /// The newest snapshot it received, in its own frame: `them` is the other player's paddle, mirrored.
-    public func lastSnapshot() async throws -> TableSnapshot? { report.lastSnapshot }
+    package func lastSnapshot() async throws -> TableSnapshot? { report.lastSnapshot }
 
     /// Inputs it has sent so far.
-    public func inputsSent() async throws -> Int { report.inputsSent }
+    package func inputsSent() async throws -> Int { report.inputsSent }
 
     /// Leaves the table (a running match is forfeited).
-    public func stop() async {
+    package func stop() async {
         await runner.stop(player)
         report.ended("stopped")
     }

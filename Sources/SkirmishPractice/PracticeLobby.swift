@@ -14,25 +14,25 @@ import SkirmishWire
 /// starts only when the previous one's table has filled (its page joined) or it has given up. A page that never joins
 /// costs at most the opponent's join timeout. An opponent seated at somebody else's table (possible against a shared
 /// `--target` server) leaves it and tries again.
-public actor PracticeLobby {
+package actor PracticeLobby {
     /// What the page is told: the match to join, how hard the opponent is, and where the game server is.
-    public struct Offer: Sendable, Hashable {
+    package struct Offer: Sendable, Hashable {
         /// The match the opponent is seated at and waiting in; the page sends it in its `Hello`.
-        public var match: UInt32
+        package var match: UInt32
         /// The strength of the opponent waiting there.
-        public var difficulty: Difficulty
+        package var difficulty: Difficulty
         /// The WebSocket URL the page connects to; `nil`: `/ws` on the host that served the page.
-        public var webSocketURL: String?
+        package var webSocketURL: String?
 
         /// An offer of `match` against an opponent of `difficulty`.
-        public init(match: UInt32, difficulty: Difficulty, webSocketURL: String?) {
+        package init(match: UInt32, difficulty: Difficulty, webSocketURL: String?) {
             self.match = match
             self.difficulty = difficulty
             self.webSocketURL = webSocketURL
         }
 
         /// The JSON body of `GET /play/match`.
-        public var json: String {
+        package var json: String {
             let url = webSocketURL.map { "\"\(Self.escaped($0))\"" } ?? "null"
             return "{\"match\":\(match),\"difficulty\":\"\(difficulty.rawValue)\",\"ws\":\(url)}\n"
         }
@@ -53,7 +53,7 @@ public actor PracticeLobby {
     }
 
     /// The strength of every opponent this lobby starts.
-    public let difficulty: Difficulty
+    package let difficulty: Difficulty
     private let runner: Result<AgentRunner, any Error>
     private let joinTimeout: TimeAmount
     private var opponentTarget: Target?
@@ -64,7 +64,7 @@ public actor PracticeLobby {
 
     /// - Parameters:
     ///   - joinTimeout: how long an opponent waits for its page before leaving.
-    public init(
+    package init(
         difficulty: Difficulty, runner: AgentRunner? = nil, joinTimeout: TimeAmount = .seconds(15)
     ) {
         self.difficulty = difficulty
@@ -77,25 +77,25 @@ public actor PracticeLobby {
     /// Where opponents connect, and the WebSocket URL pages are told (`nil`: the page's own host at `/ws`).
     ///
     /// Set once the game server listens; until then `/play/match` answers that practice is still starting.
-    public func serve(opponentsAt target: Target, pageWebSocketURL: String?) {
+    package func serve(opponentsAt target: Target, pageWebSocketURL: String?) {
         opponentTarget = target
         self.pageWebSocketURL = pageWebSocketURL
     }
 
     /// The `GET /play/match` route: starts an opponent and answers with its ``Offer`` as JSON.
-    public nonisolated var route: HTTPServer.Route {
+    package nonisolated var route: HTTPServer.Route {
         HTTPServer.Route(contentType: "application/json") { [self] in
             Array(try await self.open().json.utf8)
         }
     }
 
     /// The page and the match route, for an HTTP listener of their own (`--target`) or the game server's.
-    public nonisolated var routes: [String: HTTPServer.Route] {
+    package nonisolated var routes: [String: HTTPServer.Route] {
         [PracticePage.path: PracticePage.route, PracticePage.matchPath: route]
     }
 
     /// Starts an opponent at a new table and returns what the page needs to join it.
-    public func open() async throws -> Offer {
+    package func open() async throws -> Offer {
         let previous = queue
         let work = Task { () async throws -> Offer in
             await previous?.value
@@ -106,12 +106,12 @@ public actor PracticeLobby {
     }
 
     /// Every opponent still playing or waiting, oldest first.
-    public func opponents() -> [OpponentSeat] {
+    package func opponents() -> [OpponentSeat] {
         seats
     }
 
     /// Stops every opponent; later requests fail.
-    public func close() async {
+    package func close() async {
         closed = true
         let running = seats
         seats.removeAll()
@@ -154,7 +154,7 @@ public actor PracticeLobby {
 }
 
 /// Why the lobby could not offer a match; the page shows the text.
-public struct LobbyError: Error, Sendable, CustomStringConvertible {
+package struct LobbyError: Error, Sendable, CustomStringConvertible {
     /// Why no opponent could be offered, in words the page can show.
-    public var description: String
+    package var description: String
 }

@@ -11,14 +11,14 @@ import SkirmishWire
 /// Everything else in practice (the lobby, the page, the command) only sees the ``OpponentSeat`` this returns. The
 /// opponent is the swarm's `ai` behaviour, run by an ``SkirmishSwarm/AgentRunner`` like any other client: 60 inputs
 /// a second, a ping every 200 ms so its latency estimate stays fresh.
-public enum PracticeOpponent {
+package enum PracticeOpponent {
     /// Connects an opponent at `difficulty` to `target` and returns once the server has seated it.
     ///
     /// - Parameters:
     ///   - match: a match to join, or 0 for a new table.
     ///   - joinTimeout: the opponent leaves when its match has not started by then.
     /// - Throws: why it could not be seated (server unreachable, rejected, handshake timeout).
-    public static func start(
+    package static func start(
         target: Target, difficulty: Difficulty, match: UInt32 = 0, joinTimeout: TimeAmount = .seconds(15),
         on runner: AgentRunner
     ) async throws -> OpponentSeat {

@@ -3,21 +3,21 @@
 /// The slope is the median of the slopes between every pair of points, so up to ~29 % of the points can be wild (a
 /// reconnect storm's burst of sockets, one allocation spike) without moving it; an ordinary least-squares fit would
 /// follow them. A soak uses it to decide whether memory or file descriptors grow after warm-up.
-public struct Trend: Sendable, Hashable, Codable {
+package struct Trend: Sendable, Hashable, Codable {
     /// Units of the series per second.
-    public var slopePerSecond: Double
+    package var slopePerSecond: Double
     /// The median of the values.
-    public var level: Double
+    package var level: Double
     /// Seconds between the first and the last point.
-    public var span: Double
+    package var span: Double
     /// Points fitted.
-    public var count: Int
+    package var count: Int
 
     /// What the fitted line rises across the points' span (negative when it falls).
-    public var growth: Double { slopePerSecond * span }
+    package var growth: Double { slopePerSecond * span }
 
     /// The fit of `points` (time in seconds, value), or `nil` with fewer than two distinct times.
-    public init?(_ points: [(t: Double, value: Double)]) {
+    package init?(_ points: [(t: Double, value: Double)]) {
         var slopes: [Double] = []
         slopes.reserveCapacity(points.count * max(points.count - 1, 0) / 2)
         for i in points.indices {

@@ -4,9 +4,9 @@
 /// No script and no external resource of any kind, so the page opens from a CI artefact store or an email
 /// attachment exactly as it was written, and nothing leaks to the network when it is viewed. Charts and tables sit
 /// in grids that fill the width (three charts a row at 1400 px), so the page has no half-empty stretches.
-public enum HTMLReport {
+package enum HTMLReport {
     /// The page for one run.
-    public static func render(timeline: RunTimeline, summary: ReportSummary, title: String) -> String {
+    package static func render(timeline: RunTimeline, summary: ReportSummary, title: String) -> String {
         let points = timeline.points
         var html = """
             <!DOCTYPE html>
