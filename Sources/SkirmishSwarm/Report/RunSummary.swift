@@ -58,7 +58,7 @@ public struct RunSummary: Codable, Sendable {
         public var sent: UInt64
         /// Packets the bots received and decoded.
         public var received: UInt64
-        /// Bytes the bots sent, headers and session trailers included.
+        /// Bytes the bots sent.
         public var bytesSent: UInt64
         /// Bytes the bots received.
         public var bytesReceived: UInt64

@@ -285,7 +285,7 @@ extension Ack: Payload {
 
 /// The payload of `Ping` (0x0006) and `Pong` (0x0007), both directions, unreliable. A pong echoes its ping.
 public struct Ping: Sendable, Hashable {
-    /// The peer id of the player who sent the ping (the id from `Welcome`; 0 before it).
+    /// An identifier the sender chooses (a bot's number; 0 for a keepalive); the pong echoes it.
     public var player: UInt32
     /// The sender's running count of pings, so a pong can be matched to its ping.
     public var count: UInt32
@@ -327,7 +327,7 @@ public struct DisconnectReason: RawRepresentable, Sendable, Hashable, CustomStri
     public static let timeout = DisconnectReason(rawValue: 2)
     /// Code 3: reliable packets went unacknowledged for 10 s.
     public static let ackTimeout = DisconnectReason(rawValue: 3)
-    /// Code 4: the server removed the player (for example for a protocol violation it does not forgive).
+    /// Code 4: the server removed the player.
     public static let kicked = DisconnectReason(rawValue: 4)
     /// Code 5: the server is shutting down.
     public static let serverShutdown = DisconnectReason(rawValue: 5)

@@ -86,7 +86,7 @@ public struct TableSnapshot: Sendable, Hashable {
         public var vx: Float
         /// Y velocity, in pixels per tick (at most ±40).
         public var vy: Float
-        /// Orientation, in radians; it turns by `spin` each tick.
+        /// Orientation, in radians (−π…π), turned by `spin` each tick; during a goal pause, the pause ticks left.
         public var angle: Float
         /// Angular velocity, in radians per tick (at most ±1); wall bounces add to it and it decays toward 0.
         public var spin: Float
