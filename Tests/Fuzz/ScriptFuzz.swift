@@ -7,6 +7,7 @@
 
 import SkirmishScript
 
+/// Called by libFuzzer with each generated input (`size` bytes at `data`); returns 0, or traps on a broken oracle.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzScript(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)

@@ -3,6 +3,7 @@
 // Oracles: decoding never traps or reads out of bounds (AddressSanitizer watches), and whatever decodes re-encodes
 // to exactly the input bytes (the encoding is canonical). The TCP frame decoder is fed the same bytes.
 
+/// Called by libFuzzer with each generated input (`size` bytes at `data`); returns 0, or traps on a broken oracle.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWire(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)

@@ -132,6 +132,7 @@ struct PracticeCommand: AsyncParsableCommand {
 }
 
 extension Difficulty: ExpressibleByArgument {
+    /// Reads `--difficulty` case-insensitively: `easy`, `medium`, `hard` or `expert`.
     public init?(argument: String) {
         self.init(rawValue: argument.lowercased())
     }
