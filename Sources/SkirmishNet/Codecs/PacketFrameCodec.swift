@@ -13,7 +13,7 @@ public enum PacketFrameCodec {
         [ByteToMessageHandler(FrameDecoding()), MessageToByteHandler(FrameEncoding())]
     }
 
-    /// The handlers for a server's side of a TCP connection: frames report ``StreamProgress`` to the head of the
+    /// The handlers for a server's side of a TCP connection: frames report `StreamProgress` to the head of the
     /// pipeline, where the server times half-sent frames.
     public static func serverHandlers() -> [any ChannelHandler] {
         [ByteToMessageHandler(FrameDecoding(reportsProgress: true)), MessageToByteHandler(FrameEncoding())]
@@ -24,7 +24,7 @@ public enum PacketFrameCodec {
         /// Each whole frame's packet.
         public typealias InboundOut = Packet
 
-        /// Whether each whole frame sends a ``StreamProgress`` event toward the head of the pipeline.
+        /// Whether each whole frame sends a `StreamProgress` event toward the head of the pipeline.
         public var reportsProgress: Bool
 
         /// A buffer larger than this that a large frame left behind is copied into a small one once the frame is

@@ -36,7 +36,7 @@ public struct HTTPServer: Sendable {
     /// Binds the listener; port 0 picks a free port (read it from ``localAddress``).
     ///
     /// A WebSocket upgrade whose `Origin` the `origins` policy refuses is answered `403 Forbidden` and never upgraded.
-    /// The listener backs off when `accept` fails (``AcceptBackoff``), telling `onAcceptBackoff`. `admit` runs first
+    /// The listener backs off when `accept` fails (`AcceptBackoff`), telling `onAcceptBackoff`. `admit` runs first
     /// for each accepted connection, on its loop: it may add handlers at the head of the pipeline (they see the raw
     /// bytes, before and after an upgrade) or throw to refuse the connection, which is then closed.
     public static func bind(

@@ -7,7 +7,7 @@ import SkirmishWire
 
 /// A run of a script: one ``BotGroup`` per client loop, a controller that follows the load plan, and the metrics.
 ///
-/// The swarm starts its own ``ClientLoop``s (one I/O thread each, owning its bots' UDP sockets) and stops them when
+/// The swarm starts its own `ClientLoop`s (one I/O thread each, owning its bots' UDP sockets) and stops them when
 /// it is released; TCP and WebSocket sessions use the SwiftNIO loops it is given.
 ///
 /// The controller wakes every 100 ms, tells each group how many closed-model bots it should hold and hands it the

@@ -4,7 +4,7 @@ import SkirmishScript
 ///
 /// "Flat after warm-up" is defined on the samples taken in the *steady window* — from ``warmUp`` to ``steadyUntil``
 /// (the start of a closing ramp-down, if the profile has one): with at least ``minimumSamples`` samples spanning at
-/// least ``minimumSpan`` seconds, the Theil–Sen line through them (``Trend``) may rise across the window by no more
+/// least ``minimumSpan`` seconds, the Theil–Sen line through them (`Trend`) may rise across the window by no more
 /// than the tolerance — the larger of an absolute allowance and a fraction of the window's median level. Falling is
 /// always fine. A longer run therefore detects a smaller leak: an 8-hour soak fails on 4 MiB an hour, a 2-minute CI
 /// soak only on a fast one.

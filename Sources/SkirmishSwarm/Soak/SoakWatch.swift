@@ -4,7 +4,7 @@ import SkirmishTelemetry
 import Synchronization
 
 /// Watches a running swarm for a soak: every interval it samples the process and the run's figures, feeds the
-/// ``HealthMonitor`` and checkpoints `summary.json` (written atomically, so a killed run leaves its latest figures).
+/// `HealthMonitor` and checkpoints `summary.json` (written atomically, so a killed run leaves its latest figures).
 ///
 /// Runs beside ``Swarm/run(progress:)`` in its own task and never touches an event loop except through
 /// ``Swarm/snapshot()``; cancel the task to stop it.
