@@ -69,8 +69,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // The swarm-script model and its YAML loader; Sources/SkirmishScript is also the fuzz package's target.
-        .target(name: "SkirmishScript", dependencies: ["SkirmishWire", .product(name: "Yams", package: "Yams")]),
+        // The swarm-script model and its YAML loader; Sources/SkirmishScript is also the fuzz package's target. A
+        // persona's `difficulty:` is the opponent's own preset type, hence SkirmishOpponent.
+        .target(
+            name: "SkirmishScript",
+            dependencies: ["SkirmishWire", "SkirmishOpponent", .product(name: "Yams", package: "Yams")]),
         .target(
             name: "SkirmishSwarm",
             dependencies: [

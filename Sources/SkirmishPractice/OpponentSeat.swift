@@ -1,4 +1,5 @@
 import NIOCore
+import SkirmishOpponent
 import SkirmishScript
 import SkirmishSwarm
 import SkirmishWire
@@ -8,7 +9,7 @@ public struct OpponentSeat: Sendable {
     /// Where the server seated it: peer, match and seat.
     public let welcome: Welcome
     /// The difficulty it plays at.
-    public let difficulty: Difficulty
+    public let difficulty: Opponent.Difficulty
     /// Completes when its match starts (both players at the table); fails when it ends first.
     public let started: EventLoopFuture<Void>
     /// Completes with why it stopped: the match is over, nobody came, the connection failed.

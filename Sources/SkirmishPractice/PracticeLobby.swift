@@ -18,11 +18,11 @@ public actor PracticeLobby {
     /// What the page is told: the match to join, how hard the opponent is, and where the game server is.
     public struct Offer: Sendable, Hashable {
         public var match: UInt32
-        public var difficulty: Difficulty
+        public var difficulty: Opponent.Difficulty
         /// The WebSocket URL the page connects to; `nil`: `/ws` on the host that served the page.
         public var webSocketURL: String?
 
-        public init(match: UInt32, difficulty: Difficulty, webSocketURL: String?) {
+        public init(match: UInt32, difficulty: Opponent.Difficulty, webSocketURL: String?) {
             self.match = match
             self.difficulty = difficulty
             self.webSocketURL = webSocketURL
@@ -49,7 +49,7 @@ public actor PracticeLobby {
         }
     }
 
-    public let difficulty: Difficulty
+    public let difficulty: Opponent.Difficulty
     private let runner: Result<AgentRunner, any Error>
     private let joinTimeout: TimeAmount
     private var opponentTarget: Target?
@@ -61,7 +61,7 @@ public actor PracticeLobby {
     /// - Parameters:
     ///   - joinTimeout: how long an opponent waits for its page before leaving.
     public init(
-        difficulty: Difficulty, runner: AgentRunner? = nil, joinTimeout: TimeAmount = .seconds(15)
+        difficulty: Opponent.Difficulty, runner: AgentRunner? = nil, joinTimeout: TimeAmount = .seconds(15)
     ) {
         self.difficulty = difficulty
         self.runner =

@@ -1,3 +1,4 @@
+import SkirmishOpponent
 import SkirmishWire
 
 /// A swarm script (`bots/*.yaml`): the load profile, the weighted personas and the pass/fail thresholds.
@@ -87,25 +88,6 @@ public struct BehaviorName: RawRepresentable, Sendable, Hashable, CaseIterable, 
     }
 }
 
-/// The AI opponent's strength.
-public enum Difficulty: String, Sendable, Hashable, CaseIterable {
-    case easy, medium, hard, expert
-}
-
-/// Emulated network conditions on a bot's side of the link, both directions.
-public struct LinkSpec: Sendable, Hashable {
-    public var latency: Duration = .zero
-    public var jitter: Duration = .zero
-    /// Fractions in [0, 1].
-    public var loss: Double = 0
-    public var duplicate: Double = 0
-    public var reorder: Double = 0
-
-    public init() {}
-
-    public var isPerfect: Bool { self == LinkSpec() }
-}
-
 /// A normal distribution of reaction times, truncated at zero.
 public struct ReactionSpec: Sendable, Hashable {
     public var mean: Duration
@@ -141,9 +123,9 @@ public struct Persona: Sendable, Hashable {
     public var seats: Int
     /// How often the bot sends input (Puck `PaddleState`s; Suns strikes).
     public var inputRate: Double
-    public var link: LinkSpec
+    public var link: LinkProfile
     public var transport: Transport?
-    public var difficulty: Difficulty?
+    public var difficulty: Opponent.Difficulty?
     public var snapReaction: ReactionSpec?
     /// `chatter`: time between chat lines.
     public var chatEvery: ClosedRange<Duration>?
@@ -161,8 +143,9 @@ public struct Persona: Sendable, Hashable {
     /// after match).
     public init(
         name: String, weight: Int = 1, game: GameKind, behavior: BehaviorName, seats: Int = 2,
-        inputRate: Double? = nil, link: LinkSpec = LinkSpec(), transport: Transport? = nil,
-        difficulty: Difficulty? = nil, snapReaction: ReactionSpec? = nil, chatEvery: ClosedRange<Duration>? = nil,
+        inputRate: Double? = nil, link: LinkProfile = .perfect, transport: Transport? = nil,
+        difficulty: Opponent.Difficulty? = nil, snapReaction: ReactionSpec? = nil,
+        chatEvery: ClosedRange<Duration>? = nil,
         reconnectEvery: ClosedRange<Duration>? = nil, offlineFor: ClosedRange<Duration>? = nil,
         rogueRate: Double? = nil, steps: [Step] = [.playUntilMatchOver, .repeat(times: nil)]
     ) {
