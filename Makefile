@@ -29,17 +29,22 @@ run: deps
 	$(SWIFT) build -c release --product skirmish
 	.build/release/skirmish swarm bots/quickstart.yaml
 
-## test: build and run every test (Swift Testing), then lint the formatting
+## test: build and run every test (Swift Testing), then lint the formatting and the declared imports
 test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest
-	$(SWIFT) format lint --strict --configuration .ci/swift-format.json --recursive Sources Tests Package.swift
+	$(MAKE) lint
 	$(MAKE) fuzz-short
 
 ## test-under-load: the test suite three times in a row while one core spins and memory is held (a busy CI runner)
 test-under-load: deps test-deps
 	$(SWIFT) build --build-tests
 	RUNS=$${RUNS:-3} .ci/under-load $(SWIFT) test --skip-build --disable-xctest
+
+## lint: formatting and documented public API (swift-format), and every import declared in Package.swift
+lint:
+	$(SWIFT) format lint --strict --configuration .ci/swift-format.json --recursive Sources Tests Package.swift
+	.ci/check-imports
 
 ## deps: install the Debian packages the build needs, only when one is missing
 deps:

@@ -56,7 +56,10 @@ let package = Package(
         ),
         .target(
             name: "SkirmishServer",
-            dependencies: ["SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishTelemetry"],
+            dependencies: [
+                "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishTelemetry",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             // The practice page, compiled in (`PackageResources.play_html`): no bundle lookup that can fail.
             resources: [.embedInCode("Practice/play.html")]
         ),
@@ -69,8 +72,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // The swarm-script model and its YAML loader; Sources/SkirmishScript is also the fuzz package's target.
-        .target(name: "SkirmishScript", dependencies: ["SkirmishWire", .product(name: "Yams", package: "Yams")]),
+        // The swarm-script model and its YAML loader; Sources/SkirmishScript is also the fuzz package's target. A
+        // persona's `difficulty:` is the opponent's own preset type, hence SkirmishOpponent.
+        .target(
+            name: "SkirmishScript",
+            dependencies: ["SkirmishWire", "SkirmishOpponent", .product(name: "Yams", package: "Yams")]),
         .target(
             name: "SkirmishSwarm",
             dependencies: [
@@ -86,7 +92,7 @@ let package = Package(
             name: "SkirmishEvaluation",
             dependencies: [
                 "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishOpponent", "SkirmishSwarm",
-                .product(name: "NIOCore", package: "swift-nio"),
+                "SkirmishScript", "SkirmishTelemetry", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
@@ -104,7 +110,9 @@ let package = Package(
                 "SkirmishOpponent",
                 "SkirmishPractice",
                 "SkirmishEvaluation",
+                "SkirmishGames",
                 "CAllocCounter",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -115,8 +123,18 @@ let package = Package(
         .testTarget(name: "SkirmishGamesTests", dependencies: ["SkirmishGames", "SkirmishWire"]),
         .testTarget(
             name: "SkirmishServerTests",
-            dependencies: ["SkirmishServer", "SkirmishWire", "SkirmishGames", "SkirmishNet"]),
-        .testTarget(name: "SkirmishNetTests", dependencies: ["SkirmishNet", "SkirmishWire"]),
+            dependencies: [
+                "SkirmishServer", "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishTelemetry",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
+        .testTarget(
+            name: "SkirmishNetTests",
+            dependencies: [
+                "SkirmishNet", "SkirmishWire", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]),
         .testTarget(name: "SkirmishScriptTests", dependencies: ["SkirmishScript", "SkirmishWire"]),
         .testTarget(
             name: "SkirmishEvaluationTests",
@@ -126,6 +144,8 @@ let package = Package(
             dependencies: [
                 "SkirmishSwarm", "SkirmishScript", "SkirmishWire", "SkirmishServer", "SkirmishNet",
                 "SkirmishTelemetry", "SkirmishOpponent", "SkirmishGames",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // A user's own package in miniature: a custom behaviour written against the public API only (no `@testable`,

@@ -7,9 +7,6 @@ import SkirmishSwarm
 import SkirmishWire
 import Synchronization
 
-/// Seconds on the local monotonic clock: the time base every agent is given.
-package func seconds(_ deadline: NIODeadline) -> Double { Double(deadline.uptimeNanoseconds) / 1e9 }
-
 /// One player of an evaluation: a ``SkirmishOpponent/PuckAgent`` as an ``SkirmishSwarm/Agent`` on the swarm's
 /// runtime (UDP on loopback, through the persona's emulated link), acting once per server tick on deadlines fixed in
 /// advance; the runtime pings it every 200 ms and each new round trip reaches the agent once.
@@ -102,13 +99,12 @@ package struct EvalAgent<Inner: PuckAgent>: Agent {
             inner!.observeRoundTrip(context.latestRTT, at: context.seconds)
         }
         let started = ContinuousClock.now
-        let input = inner!.act(now: seconds(now))
+        let input = inner!.act(now: now.seconds)
         let took = ContinuousClock.now - started
         let opponent = inner as? Opponent
         record.update { result in
             result.lateNanos.add(late)
-            result.decisionNanos.add(
-                Double(took.components.attoseconds / 1_000_000_000 + took.components.seconds * 1_000_000_000))
+            result.decisionNanos.add(Double(took.nanoseconds))
             if result.probe != nil, let opponent { result.probe!.decided(opponent) }
         }
         if let input { context.send(.paddleState(input)) }

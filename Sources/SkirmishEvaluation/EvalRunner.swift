@@ -149,7 +149,7 @@ package struct EvalRunner: Sendable {
         let welcome = try await ai.welcome(role: "the AI")
         let rivalSeed = seed &+ 0x2000 &+ UInt64(index)
         let started = NIODeadline.now()
-        let deadline = started + .nanoseconds(Int64(limit.components.seconds) * 1_000_000_000)
+        let deadline = started + TimeAmount(limit)
         let result: EvalRecord.Result
         switch rival {
         case .chaser:
@@ -170,7 +170,7 @@ package struct EvalRunner: Sendable {
             result = try await ai.run(until: deadline)
             _ = await other.stop()
         }
-        let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
+        let elapsed = (NIODeadline.now() - started).seconds
         progress.add(.matches, 1)
         return MatchSession(
             myScore: Int(result.myScore), theirScore: Int(result.theirScore), completed: result.over != nil,
@@ -184,14 +184,8 @@ package struct EvalRunner: Sendable {
         target: Target, match: UInt32, link: LinkProfile, name: String, seed: UInt64, acts: Bool,
         probe: OpponentProbe?, progress: EvalProgress? = nil, makeAgent: @escaping @Sendable (Int) -> Inner
     ) async throws -> ClientHandle {
-        var spec = LinkSpec()
-        spec.latency = .nanoseconds(link.latency.nanoseconds)
-        spec.jitter = .nanoseconds(link.jitter.nanoseconds)
-        spec.loss = link.loss
-        spec.duplicate = link.duplicate
-        spec.reorder = link.reorder
         var configuration = AgentRunner.Configuration(
-            target: target, persona: Persona(name: name, game: .puck, behavior: .ai, link: spec))
+            target: target, persona: Persona(name: name, game: .puck, behavior: .ai, link: link))
         configuration.match = match
         configuration.pingInterval = .milliseconds(Int64(Opponent.pingInterval * 1000))
         let record = EvalRecord(probe: probe)

@@ -1,4 +1,5 @@
 import NIOCore
+import SkirmishNet
 import SkirmishScript
 import SkirmishSwarm
 import SkirmishWire
@@ -57,7 +58,7 @@ struct PracticeAgent: Agent {
 
     mutating func wake(context: inout AgentContext) {
         if let join = joinDeadline, context.now >= join {
-            return end("nobody joined its table within \(joinTimeout.nanoseconds / 1_000_000_000) s")
+            return end("nobody joined its table within \(Int(joinTimeout.seconds)) s")
         }
         let before = context.sentCount
         inner.wake(context: &context)

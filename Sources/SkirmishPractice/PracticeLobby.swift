@@ -20,12 +20,12 @@ package actor PracticeLobby {
         /// The match the opponent is seated at and waiting in; the page sends it in its `Hello`.
         package var match: UInt32
         /// The strength of the opponent waiting there.
-        package var difficulty: Difficulty
+        package var difficulty: Opponent.Difficulty
         /// The WebSocket URL the page connects to; `nil`: `/ws` on the host that served the page.
         package var webSocketURL: String?
 
         /// An offer of `match` against an opponent of `difficulty`.
-        package init(match: UInt32, difficulty: Difficulty, webSocketURL: String?) {
+        package init(match: UInt32, difficulty: Opponent.Difficulty, webSocketURL: String?) {
             self.match = match
             self.difficulty = difficulty
             self.webSocketURL = webSocketURL
@@ -53,7 +53,7 @@ package actor PracticeLobby {
     }
 
     /// The strength of every opponent this lobby starts.
-    package let difficulty: Difficulty
+    package let difficulty: Opponent.Difficulty
     private let runner: Result<AgentRunner, any Error>
     private let joinTimeout: TimeAmount
     private var opponentTarget: Target?
@@ -65,7 +65,7 @@ package actor PracticeLobby {
     /// - Parameters:
     ///   - joinTimeout: how long an opponent waits for its page before leaving.
     package init(
-        difficulty: Difficulty, runner: AgentRunner? = nil, joinTimeout: TimeAmount = .seconds(15)
+        difficulty: Opponent.Difficulty, runner: AgentRunner? = nil, joinTimeout: TimeAmount = .seconds(15)
     ) {
         self.difficulty = difficulty
         self.runner =

@@ -19,12 +19,12 @@ package enum PracticeOpponent {
     ///   - joinTimeout: the opponent leaves when its match has not started by then.
     /// - Throws: why it could not be seated (server unreachable, rejected, handshake timeout).
     package static func start(
-        target: Target, difficulty: Difficulty, match: UInt32 = 0, joinTimeout: TimeAmount = .seconds(15),
+        target: Target, difficulty: Opponent.Difficulty, match: UInt32 = 0, joinTimeout: TimeAmount = .seconds(15),
         on runner: AgentRunner
     ) async throws -> OpponentSeat {
         let persona = Persona(
             name: "ai-\(difficulty.rawValue)", game: .puck, behavior: .ai, inputRate: 60,
-            difficulty: SkirmishScript.Difficulty(rawValue: difficulty.rawValue))
+            difficulty: difficulty)
         var configuration = AgentRunner.Configuration(target: target, persona: persona)
         configuration.match = match
         configuration.pingInterval = .milliseconds(200)

@@ -1,3 +1,4 @@
+import SkirmishOpponent
 import SkirmishWire
 import Yams
 
@@ -157,7 +158,7 @@ extension NodeReader {
         let inputRate =
             try f.take("input_rate").map { (n) throws(ScriptError) in try rate(n, "input_rate", max: 120) }
             ?? defaultRate
-        var link = LinkSpec()
+        var link = LinkProfile.perfect
         if let linkNode = f.take("link") {
             var l = try fields(linkNode, "link", depth: 3)
             link.latency =
@@ -191,7 +192,7 @@ extension NodeReader {
             return try f.take(key).map(read)
         }
         let difficulty = try option("difficulty", for: .ai) { (n) throws(ScriptError) in
-            try choice(n, "difficulty", Difficulty.self)
+            try choice(n, "difficulty", Opponent.Difficulty.self)
         }
         let reaction = try option("snap_reaction", for: .snapPlayer) { (n) throws(ScriptError) in
             var r = try fields(n, "snap_reaction", depth: 3)

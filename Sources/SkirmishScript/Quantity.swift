@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishWire
 
 /// Parsers for the quantities scripts are written in: durations (`30s`, `5m`, `250ms`), rates (`30hz`, `50/s`),
 /// percentages (`1%`) and ranges (`2s..5s`). Each returns `nil` on anything it does not recognise; the caller turns
@@ -58,18 +59,6 @@ extension String {
 }
 
 extension Duration {
-    /// The whole duration in nanoseconds.
-    package var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-
-    /// Seconds as a `Double`.
-    package var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds / 1_000_000_000) / 1e9
-    }
-
     /// The way scripts write it: `250ms`, `30s`, `5m`, `1.5h`.
     package var scriptText: String {
         let s = seconds

@@ -1,3 +1,4 @@
+import SkirmishOpponent
 import SkirmishWire
 
 /// A swarm script (`bots/*.yaml`): the load profile, the weighted personas and the pass/fail thresholds.
@@ -104,31 +105,6 @@ public struct BehaviorName: RawRepresentable, Sendable, Hashable, CaseIterable, 
     }
 }
 
-/// The AI opponent's strength.
-public enum Difficulty: String, Sendable, Hashable, CaseIterable {
-    case easy, medium, hard, expert
-}
-
-/// Emulated network conditions on a bot's side of the link, both directions.
-public struct LinkSpec: Sendable, Hashable {
-    /// One-way delay added to each packet, each direction (`latency: 40ms`).
-    public var latency: Duration = .zero
-    /// Random change to each packet's delay, uniform in ±`jitter` (a delay never goes below zero).
-    public var jitter: Duration = .zero
-    /// Fractions in [0, 1].
-    public var loss: Double = 0
-    /// Fraction of packets sent twice, in [0, 1].
-    public var duplicate: Double = 0
-    /// Fraction of packets held back by up to one more latency, so later ones overtake them, in [0, 1].
-    public var reorder: Double = 0
-
-    /// A perfect link: no delay, loss, duplication or reordering.
-    public init() {}
-
-    /// Whether the link changes nothing (the default); a perfect link is not emulated at all.
-    public var isPerfect: Bool { self == LinkSpec() }
-}
-
 /// A normal distribution of reaction times, truncated at zero.
 public struct ReactionSpec: Sendable, Hashable {
     /// The mean reaction time.
@@ -170,11 +146,11 @@ public struct Persona: Sendable, Hashable {
     /// How often the bot sends input (Puck `PaddleState`s; Suns strikes).
     public var inputRate: Double
     /// Emulated latency, jitter, loss, duplication and reordering on its bots' side; perfect by default.
-    public var link: LinkSpec
+    public var link: LinkProfile
     /// The transport its bots use; `nil` uses the target's.
     public var transport: Transport?
     /// `ai`: the opponent's strength; `nil` for other behaviours.
-    public var difficulty: Difficulty?
+    public var difficulty: Opponent.Difficulty?
     /// `snap-player`: its reaction time to an activation or a matching pair; `nil` is 0.6 s ± 0.15 s.
     public var snapReaction: ReactionSpec?
     /// `chatter`: time between chat lines.
@@ -195,8 +171,9 @@ public struct Persona: Sendable, Hashable {
     /// after match).
     public init(
         name: String, weight: Int = 1, game: GameKind, behavior: BehaviorName, seats: Int = 2,
-        inputRate: Double? = nil, link: LinkSpec = LinkSpec(), transport: Transport? = nil,
-        difficulty: Difficulty? = nil, snapReaction: ReactionSpec? = nil, chatEvery: ClosedRange<Duration>? = nil,
+        inputRate: Double? = nil, link: LinkProfile = .perfect, transport: Transport? = nil,
+        difficulty: Opponent.Difficulty? = nil, snapReaction: ReactionSpec? = nil,
+        chatEvery: ClosedRange<Duration>? = nil,
         reconnectEvery: ClosedRange<Duration>? = nil, offlineFor: ClosedRange<Duration>? = nil,
         rogueRate: Double? = nil, steps: [Step] = [.playUntilMatchOver, .repeat(times: nil)]
     ) {

@@ -13,7 +13,7 @@ import Testing
 
     func persona(_ name: String, weight: Int) -> Persona {
         Persona(
-            name: name, weight: weight, game: .puck, behavior: .chaser, seats: 2, inputRate: 30, link: LinkSpec(),
+            name: name, weight: weight, game: .puck, behavior: .chaser, seats: 2, inputRate: 30, link: .perfect,
             transport: nil, difficulty: nil, snapReaction: nil, chatEvery: nil, reconnectEvery: nil, offlineFor: nil,
             rogueRate: nil, steps: [.playUntilMatchOver, .repeat(times: nil)])
     }

@@ -475,8 +475,8 @@ package struct ClientConnection: Sendable {
                 finish(.unacknowledged, into: &actions) // unreachable: a Pong is unreliable and never queued
             }
         case .pong(let pong):
-            let rtt = Double(now.uptimeNanoseconds) / 1e9 - pong.sendTime
-            if rtt >= 0, rtt < 60 { report(.rtt(.nanoseconds(Int64(rtt * 1e9))), into: &actions) }
+            let rtt = now.seconds - pong.sendTime
+            if rtt >= 0, rtt < 60 { report(.rtt(TimeAmount(seconds: rtt)), into: &actions) }
         default:
             // While a resume's handshake is in flight, the server resends what the old connection missed: those
             // messages carry the seat's reliable numbers from before the Welcome, and dropping them would lose a

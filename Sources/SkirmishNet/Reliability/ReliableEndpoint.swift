@@ -334,7 +334,7 @@ public struct ReliableEndpoint: Sendable {
         if now - lastSent >= configuration.keepaliveInterval {
             keepalives &+= 1
             let ping = Message.ping(
-                Ping(player: 0, count: keepalives, sendTime: Double(now.uptimeNanoseconds) / 1e9))
+                Ping(player: 0, count: keepalives, sendTime: now.seconds))
             if let packet = try? stamp(ping, now: now) { emit(packet) }
         }
         return .alive

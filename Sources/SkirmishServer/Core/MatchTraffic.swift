@@ -1,4 +1,5 @@
 import NIOCore
+import SkirmishNet
 import SkirmishTelemetry
 import SkirmishWire
 
@@ -62,7 +63,7 @@ package struct MatchTraffic: Sendable {
                 finished.append(match)
             } else if now - windows.values[index].since >= Self.minimumWindow {
                 let window = windows.values[index]
-                let seconds = Double((now - window.since).nanoseconds) / 1e9
+                let seconds = (now - window.since).seconds
                 rates[Self.slot(window.game, sent: true)].record(Double(window.sent) / seconds)
                 rates[Self.slot(window.game, sent: false)].record(Double(window.received) / seconds)
                 windows.values[index] = Window(game: window.game, since: now)

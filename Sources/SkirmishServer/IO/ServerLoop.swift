@@ -158,7 +158,7 @@ final class ServerLoop {
         }
         flush()
         // The wake-up's time shared equally by the ticks it ran: one sample per tick, their sum the time spent.
-        let share = Double((NIODeadline.now() - now).nanoseconds) / 1e9 / Double(caughtUp + 1)
+        let share = (NIODeadline.now() - now).seconds / Double(caughtUp + 1)
         for _ in 0...caughtUp { tickDurations.record(share) }
         scheduleNextTick()
     }

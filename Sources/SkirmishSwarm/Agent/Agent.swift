@@ -1,5 +1,6 @@
 import NIOCore
 import SkirmishGames
+import SkirmishNet
 import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
@@ -103,7 +104,7 @@ public struct AgentContext {
     }
 
     /// Seconds since an arbitrary fixed point, for Ping send times and game clocks.
-    public func seconds(_ deadline: NIODeadline) -> Double { Double(deadline.uptimeNanoseconds) / 1e9 }
+    public func seconds(_ deadline: NIODeadline) -> Double { deadline.seconds }
 
     /// ``now`` in seconds since an arbitrary fixed point.
     public var seconds: Double { seconds(now) }

@@ -1,3 +1,4 @@
+import SkirmishOpponent
 import SkirmishScript
 import SkirmishWire
 

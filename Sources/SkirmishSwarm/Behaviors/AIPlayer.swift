@@ -21,8 +21,8 @@ struct AIPlayer: Agent {
     private var monitor = PuckMonitor()
     private var heardRTT = 0.0
 
-    init(context: inout AgentContext, difficulty: Difficulty, inputRate: Double) {
-        configuration = OpponentConfiguration(difficulty: Opponent.Difficulty(difficulty))
+    init(context: inout AgentContext, difficulty: Opponent.Difficulty, inputRate: Double) {
+        configuration = OpponentConfiguration(difficulty: difficulty)
         seed = context.random.next()
         schedule = InputSchedule(rate: inputRate)
     }
@@ -63,17 +63,5 @@ struct AIPlayer: Agent {
         }
         monitor.received(message, at: now, context: &context, predicted: opponent?.predictedPuck(atTick: snapshot.tick))
         opponent?.observe(snapshot, at: context.seconds(now))
-    }
-}
-
-extension Opponent.Difficulty {
-    /// The opponent's preset for a script's `difficulty`.
-    init(_ difficulty: Difficulty) {
-        switch difficulty {
-        case .easy: self = .easy
-        case .medium: self = .medium
-        case .hard: self = .hard
-        case .expert: self = .expert
-        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import SkirmishGames
+import SkirmishNet
 import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
@@ -22,8 +23,8 @@ struct SnapPlayer: Agent {
 
     init(context: inout AgentContext) {
         let reaction = context.persona.snapReaction
-        reactionMean = reaction.map { Double($0.mean.nanoseconds) / 1e9 } ?? 0.6
-        reactionDeviation = reaction.map { Double($0.stddev.nanoseconds) / 1e9 } ?? 0.15
+        reactionMean = reaction.map { $0.mean.seconds } ?? 0.6
+        reactionDeviation = reaction.map { $0.stddev.seconds } ?? 0.15
     }
 
     var nextWake: NIODeadline? {
@@ -118,6 +119,6 @@ struct SnapPlayer: Agent {
         let u2 = Double.random(in: 0..<1, using: &context.random)
         let normal = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
         let seconds = max(0.05, (reactionMean + reactionDeviation * normal) * scale)
-        return .nanoseconds(Int64(seconds * 1e9))
+        return TimeAmount(seconds: seconds)
     }
 }

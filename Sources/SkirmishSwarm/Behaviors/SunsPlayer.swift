@@ -1,5 +1,6 @@
 import NIOCore
 import SkirmishGames
+import SkirmishNet
 import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
@@ -58,7 +59,7 @@ struct SunsPlayer: Agent {
             return
         }
         guard let due = nextStrike, due <= now else { return }
-        let time = Float(Double((now - gameStart).nanoseconds) / 1e9)
+        let time = Float((now - gameStart).seconds)
         let layout = game.layout ?? []
         let open = layout.indices.filter { game.owner(of: $0) == nil }
         if let target = open.randomElement(using: &context.random) {

@@ -1,5 +1,6 @@
 import SkirmishScript
 import SkirmishTelemetry
+import SkirmishWire
 
 /// Judges a script's thresholds while the run lasts: each sliding window of a windowed threshold, and the run so
 /// far for a threshold that may abort the run.

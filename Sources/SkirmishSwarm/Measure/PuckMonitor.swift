@@ -1,5 +1,6 @@
 import NIOCore
 import SkirmishGames
+import SkirmishNet
 import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
@@ -144,7 +145,7 @@ struct InputSchedule {
         var due = next
         var count = 0
         while due <= now {
-            let lateness = Double((now - due).nanoseconds) / 1e9
+            let lateness = (now - due).seconds
             meters.record(meters.tickLateness, seconds: lateness)
             meters.shard.add(lateness > 0.005 ? meters.inputsLate : meters.inputsSent)
             step &+= 1

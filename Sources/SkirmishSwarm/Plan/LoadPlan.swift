@@ -1,4 +1,5 @@
 import SkirmishScript
+import SkirmishWire
 
 /// When bots come and go: the script's profile, adjusted by the command line and sliced to this shard.
 ///
@@ -193,7 +194,7 @@ public struct LoadPlan: Sendable, Hashable {
                 var k = low
                 while k < high, result.count < limit {
                     let number = numberBase + k
-                    let at = start + .nanoseconds(Int64((Double(k) / rate * 1e9).rounded()))
+                    let at = start + Duration(seconds: Double(k) / rate)
                     if number % shard.count == shard.index, at >= from, at < to {
                         result.append(Arrival(number: number, at: at, cap: shard.share(of: cap)))
                     }

@@ -1,6 +1,7 @@
 import Foundation
 import SkirmishScript
 import SkirmishTelemetry
+import SkirmishWire
 
 extension SwarmProgress {
     /// One line for the live display, most important first (a narrow terminal clips the end): time, bots, desyncs,

@@ -83,7 +83,7 @@ public final class AgentRunner: Sendable {
                 persona: configuration.persona,
                 override: Bot.Override(
                     target: target, address: address, match: configuration.match, makeAgent: makeAgent,
-                    pingInterval: .nanoseconds(Int64(configuration.pingInterval.nanoseconds))),
+                    pingInterval: TimeAmount(configuration.pingInterval)),
                 number: number, now: .now())
         }.get()
         return Player(slot: slot, number: number)
@@ -98,7 +98,7 @@ public final class AgentRunner: Sendable {
     /// The figures of every player so far (packets, round trips, desyncs, ...).
     public func snapshot() async -> MetricsSnapshot {
         let group = self.group
-        return (try? await loop.submit { group.value.shard.snapshot(at: WallClock.milliseconds()) }.get())
+        return (try? await loop.submit { group.value.shard.snapshot(at: WallTime.milliseconds()) }.get())
             ?? MetricsSnapshot()
     }
 }

@@ -214,7 +214,7 @@ final class Bot {
             case .playUntilMatchOver:
                 startMatch(now: now, until: nil, in: group)
             case .play(let length):
-                startMatch(now: now, until: now + .nanoseconds(Int64(length.nanoseconds)), in: group)
+                startMatch(now: now, until: now + TimeAmount(length), in: group)
             case .think(let range):
                 phase = .waiting(until: now + .nanoseconds(randomNanoseconds(in: range)))
             case .reconnect:
@@ -302,7 +302,7 @@ final class Bot {
     private func backoff(now: NIODeadline) {
         let delay = reconnectBackoff.next(using: &random)
         stepIndex = max(0, stepIndex - 1)
-        phase = .waiting(until: now + .nanoseconds(delay.nanoseconds))
+        phase = .waiting(until: now + TimeAmount(delay))
     }
 
     // MARK: Traffic
@@ -385,7 +385,7 @@ final class Bot {
             runAgent(now: now, in: group, .received(message))
             if agentOver { finishMatch(now: now, in: group) }
         case .rtt(let sample):
-            let seconds = Double(sample.nanoseconds) / 1e9
+            let seconds = sample.seconds
             meters.record(meters.rtt, seconds: seconds)
             meters.shard.add(meters.pongsReceived)
             latestRTT = seconds
@@ -476,7 +476,7 @@ final class Bot {
         switch phase {
         case .connecting(let since):
             meters.shard.add(meters.handshakes)
-            meters.record(meters.handshake, seconds: Double((now - since).nanoseconds) / 1e9)
+            meters.record(meters.handshake, seconds: (now - since).seconds)
             phase = .playing(until: playUntil)
             recordReconnect(since: outageSince, now: now)
             runAgent(now: now, in: group, .seated(welcome))
@@ -546,7 +546,7 @@ final class Bot {
         resumeStarted = nil
         guard let since else { return }
         meters.shard.add(meters.reconnects)
-        meters.record(meters.reconnect, seconds: Double((now - since).nanoseconds) / 1e9)
+        meters.record(meters.reconnect, seconds: (now - since).seconds)
     }
 
     /// Causes that mean the server or the network went away (the bot's return is timed as a reconnect), as opposed to
@@ -579,7 +579,7 @@ final class Bot {
     private func sendPing(now: NIODeadline, in group: BotGroup) {
         pings &+= 1
         let ping = Ping(
-            player: UInt32(truncatingIfNeeded: number), count: pings, sendTime: Double(now.uptimeNanoseconds) / 1e9)
+            player: UInt32(truncatingIfNeeded: number), count: pings, sendTime: now.seconds)
         send(.ping(ping), now: now, in: group)
         meters.shard.add(meters.pingsSent)
         nextPing = now + pingInterval
@@ -614,14 +614,12 @@ final class Bot {
     }
 
     private func randomNanoseconds(in range: ClosedRange<Duration>) -> Int64 {
-        let low = Int64(range.lowerBound.nanoseconds)
-        let high = Int64(range.upperBound.nanoseconds)
+        let low = range.lowerBound.nanoseconds
+        let high = range.upperBound.nanoseconds
         return high > low ? Int64.random(in: low...high, using: &random) : low
     }
 
     private func randomDelay(_ range: ClosedRange<Duration>?, default seconds: ClosedRange<Int64>) -> TimeAmount {
-        if let range { return .nanoseconds(randomNanoseconds(in: range)) }
-        return .nanoseconds(
-            Int64.random(in: seconds.lowerBound * 1_000_000_000...seconds.upperBound * 1_000_000_000, using: &random))
+        .nanoseconds(randomNanoseconds(in: range ?? .seconds(seconds.lowerBound) ... .seconds(seconds.upperBound)))
     }
 }

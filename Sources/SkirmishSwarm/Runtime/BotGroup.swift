@@ -284,7 +284,7 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         connection.match = bot.override?.match ?? 0
         var configuration = Session.Configuration(target: target, connection: connection)
         configuration.seed = context.seed ^ UInt64(bot.number) &* 0x9E37_79B9
-        configuration.link = LinkProfile(bot.persona.link)
+        configuration.link = bot.persona.link
         configuration.resolvedAddress = bot.override?.address ?? context.resolved[target]
         configuration.localPorts = context.localPorts
         configuration.streamLoops = context.streamLoops

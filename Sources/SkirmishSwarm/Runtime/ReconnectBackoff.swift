@@ -1,4 +1,5 @@
 import SkirmishScript
+import SkirmishWire
 
 /// How long a bot waits before trying again after a failed handshake or a lost connection: capped exponential
 /// backoff with full jitter.

@@ -66,7 +66,7 @@ public final class Swarm: Sendable {
     public func run(progress: @escaping @Sendable (SwarmProgress) -> Void = { _ in }) async -> SwarmOutcome {
         let plan = configuration.plan
         let start = NIODeadline.now()
-        let wallStart = WallClock.milliseconds()
+        let wallStart = WallTime.milliseconds()
         for (group, loop) in zip(groups, loops) { loop.execute { group.value.start() } }
         let cpuAtStart = await loopCPU()
         var cpuBefore = cpuAtStart
@@ -81,7 +81,7 @@ public final class Swarm: Sendable {
         var interrupted = false
         var previous: (at: Duration, snapshot: MetricsSnapshot)?
         while true {
-            let elapsed = Duration.nanoseconds((NIODeadline.now() - start).nanoseconds)
+            let elapsed = Duration(NIODeadline.now() - start)
             if Task.isCancelled {
                 interrupted = true
                 break
@@ -97,7 +97,7 @@ public final class Swarm: Sendable {
                 for arrival in plan.arrivals(from: arrivalsUntil, to: horizon) {
                     let index = arrival.number % groups.count
                     let group = groups[index]
-                    let due = start + .nanoseconds(arrival.at.nanoseconds)
+                    let due = start + TimeAmount(arrival.at)
                     loops[index].scheduleTask(deadline: due) { group.value.arrive(arrival, now: .now()) }
                 }
                 arrivalsUntil = horizon
@@ -124,12 +124,12 @@ public final class Swarm: Sendable {
             try? await Task.sleep(for: .milliseconds(100))
         }
         let cpuAtEnd = await loopCPU()
-        let elapsedBeforeStop = Duration.nanoseconds((NIODeadline.now() - start).nanoseconds)
+        let elapsedBeforeStop = Duration(NIODeadline.now() - start)
         // Every group stops starting matches before any bot says goodbye (see `BotGroup.windDown()`).
         for (group, loop) in zip(groups, loops) { _ = try? await loop.submit { group.value.windDown() }.get() }
         for (group, loop) in zip(groups, loops) { _ = try? await loop.submit { group.value.stop() }.get() }
-        let elapsed = Duration.nanoseconds((NIODeadline.now() - start).nanoseconds)
-        let final = await collect(at: WallClock.milliseconds())
+        let elapsed = Duration(NIODeadline.now() - start)
+        let final = await collect(at: WallTime.milliseconds())
         timeline.record(final)
         judge.finish(final, at: elapsed.seconds)
         samples.record(final, at: elapsed.seconds, personas: legit)
@@ -167,7 +167,7 @@ public final class Swarm: Sendable {
     }
 
     /// The merged metrics of every loop now.
-    public func snapshot() async -> MetricsSnapshot { await collect(at: WallClock.milliseconds()) }
+    public func snapshot() async -> MetricsSnapshot { await collect(at: WallTime.milliseconds()) }
 
     private func collect(at milliseconds: Int64) async -> MetricsSnapshot {
         var merged = MetricsSnapshot()
@@ -194,7 +194,7 @@ struct SwarmMetricsSource: MetricsSource {
     let loops: [ClientLoop]
 
     func collect() -> MetricsSnapshot {
-        let now = WallClock.milliseconds()
+        let now = WallTime.milliseconds()
         var merged = MetricsSnapshot()
         for (group, loop) in zip(groups, loops) {
             if let part = try? loop.submit({ group.value.shard.snapshot(at: now) }).wait() { merged.merge(part) }

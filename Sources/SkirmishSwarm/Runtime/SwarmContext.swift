@@ -50,12 +50,3 @@ struct SwarmContext: Sendable {
         return alternates[transport] ?? target
     }
 }
-
-extension LinkProfile {
-    /// The emulated link a persona's `link:` asks for.
-    init(_ spec: LinkSpec) {
-        self.init(
-            latency: .nanoseconds(spec.latency.nanoseconds), jitter: .nanoseconds(spec.jitter.nanoseconds),
-            loss: spec.loss, duplicate: spec.duplicate, reorder: spec.reorder)
-    }
-}

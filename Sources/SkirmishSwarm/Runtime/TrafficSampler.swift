@@ -1,4 +1,5 @@
 import NIOCore
+import SkirmishNet
 
 /// One bot's byte counts and the once-a-second samples of them that `skirmish_bot_bytes_per_second` records.
 ///
@@ -34,7 +35,7 @@ struct TrafficSampler {
     /// is due.
     mutating func sample(now: NIODeadline) -> (sent: Double, received: Double)? {
         guard let due = nextSample, now >= due, now > since else { return nil }
-        let seconds = Double((now - since).nanoseconds) / 1e9
+        let seconds = (now - since).seconds
         let rates = (sent: Double(sent &- sentBefore) / seconds, received: Double(received &- receivedBefore) / seconds)
         since = now
         sentBefore = sent

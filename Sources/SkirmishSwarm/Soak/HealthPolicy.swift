@@ -1,4 +1,5 @@
 import SkirmishScript
+import SkirmishWire
 
 /// What a soak's health checks allow: when warm-up ends, how much growth counts as flat, and the budgets.
 ///

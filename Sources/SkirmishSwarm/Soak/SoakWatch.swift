@@ -1,6 +1,7 @@
 import Foundation
 import SkirmishScript
 import SkirmishTelemetry
+import SkirmishWire
 import Synchronization
 
 /// Watches a running swarm for a soak: every interval it samples the process and the run's figures, feeds the
@@ -96,7 +97,7 @@ public final class SoakWatch: Sendable {
         let (summary, verdicts) = state.withLock { state -> (RunSummary, [HealthVerdict]) in
             let interval = lateness.map { current in state.previousLateness.map { current.subtracting($0) } ?? current }
             state.previousLateness = lateness
-            state.plannedPeak = max(state.plannedPeak, plan.closedBots(at: .nanoseconds(Int64(elapsed * 1e9))))
+            state.plannedPeak = max(state.plannedPeak, plan.closedBots(at: Duration(seconds: elapsed)))
             let sample = HealthSample(
                 seconds: elapsed, residentBytes: reading.residentBytes, openFiles: reading.openFiles,
                 bots: Int(snapshot.gaugeTotal(SkirmishMetrics.botsConnected)),
@@ -109,7 +110,7 @@ public final class SoakWatch: Sendable {
             state.checks += 1
             state.timeline.record(snapshot)
             let outcome = SwarmOutcome(
-                snapshot: snapshot, timeline: state.timeline, elapsed: .nanoseconds(Int64(elapsed * 1e9)),
+                snapshot: snapshot, timeline: state.timeline, elapsed: Duration(seconds: elapsed),
                 interrupted: false, peakBots: state.plannedPeak)
             var summary = RunSummary(
                 outcome: outcome, configuration: swarm.configuration, scriptPath: configuration.scriptPath,

@@ -37,7 +37,7 @@ struct PracticeCommand: AsyncParsableCommand {
     )
 
     @Option(help: ArgumentHelp("How hard the AI plays: easy, medium, hard or expert.", valueName: "level"))
-    var difficulty = Difficulty.medium
+    var difficulty = Opponent.Difficulty.medium
 
     @Option(
         help: ArgumentHelp(
@@ -131,7 +131,7 @@ struct PracticeCommand: AsyncParsableCommand {
     }
 }
 
-extension Difficulty: ExpressibleByArgument {
+extension Opponent.Difficulty: ExpressibleByArgument {
     /// Reads `--difficulty` case-insensitively: `easy`, `medium`, `hard` or `expert`.
     public init?(argument: String) {
         self.init(rawValue: argument.lowercased())

@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// A fuzz-only package, never a dependency of anything: the swarm-script loader's module (the main package's
-/// `SkirmishScript` target, whose folder is linked in, as SkirmishWire's is) with Yams, as one libFuzzer executable. Build it with
+/// `SkirmishScript` target, whose folder is linked in, as those of the modules it builds on are) with Yams, as one libFuzzer executable. Build it with
 /// `swift build --package-path Tests/Fuzz/ScriptFuzz -c release --sanitize fuzzer --sanitize address`, which
 /// instruments every target — Yams and its C parser included — so coverage guides the fuzzer through the YAML parser
 /// as well as the loader. `make fuzz` does this. The main package's library targets stay free of unsafe flags.
@@ -14,7 +14,14 @@ let package = Package(
     targets: [
         .target(name: "SkirmishWire", path: "Sources/SkirmishWire", exclude: ["Documentation.docc"]),
         .target(
-            name: "SkirmishScript", dependencies: ["SkirmishWire", .product(name: "Yams", package: "Yams")],
+            name: "SkirmishGames", dependencies: ["SkirmishWire"], path: "Sources/SkirmishGames",
+            exclude: ["Documentation.docc"]),
+        .target(
+            name: "SkirmishOpponent", dependencies: ["SkirmishWire", "SkirmishGames"], path: "Sources/SkirmishOpponent",
+            exclude: ["Documentation.docc"]),
+        .target(
+            name: "SkirmishScript",
+            dependencies: ["SkirmishWire", "SkirmishOpponent", .product(name: "Yams", package: "Yams")],
             path: "Sources/SkirmishScript", exclude: ["Documentation.docc"]),
         .executableTarget(
             name: "ScriptFuzz",

@@ -1,14 +1,13 @@
-import NIOCore
-
 /// A bad network to emulate on the client side, seeded: latency ± jitter, loss, duplication and reordering.
 ///
 /// Applied to each direction separately, so a 50 ms profile adds about 100 ms to a round trip. Emulation runs in the
-/// client's process and needs no root, unlike `tc netem`.
+/// client's process and needs no root, unlike `tc netem`. Scripts write it as a persona's `link:`; SkirmishNet's
+/// `LinkEmulator` applies it.
 public struct LinkProfile: Sendable, Hashable {
     /// One-way delay added to every packet.
-    public var latency: TimeAmount
+    public var latency: Duration
     /// Uniform spread around the latency (±jitter).
-    public var jitter: TimeAmount
+    public var jitter: Duration
     /// Probability a packet is dropped.
     public var loss: Double
     /// Probability a packet is delivered twice.
@@ -18,7 +17,7 @@ public struct LinkProfile: Sendable, Hashable {
 
     /// A profile; every default is zero, so `LinkProfile()` is ``perfect``.
     public init(
-        latency: TimeAmount = .zero, jitter: TimeAmount = .zero, loss: Double = 0, duplicate: Double = 0,
+        latency: Duration = .zero, jitter: Duration = .zero, loss: Double = 0, duplicate: Double = 0,
         reorder: Double = 0
     ) {
         self.latency = latency
