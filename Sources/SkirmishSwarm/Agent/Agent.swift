@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import SkirmishGames
 import SkirmishScript
@@ -63,6 +64,10 @@ public struct AgentContext {
     public let rttSamples: Int
     let meters: Meters
     var outbox: [Outgoing]
+    /// The match the player is seated in (0 before its Welcome) and the server tick of the message being handled,
+    /// for the desync log line.
+    let match: UInt32
+    let tick: UInt32?
 
     enum Outgoing {
         case message(Message)
@@ -71,8 +76,11 @@ public struct AgentContext {
 
     init(
         now: NIODeadline, random: SeededRandom, botNumber: Int, smoothedRTT: Double,
-        minimumRTT: Double, latestRTT: Double = 0, rttSamples: Int = 0, meters: Meters, outbox: [Outgoing]
+        minimumRTT: Double, latestRTT: Double = 0, rttSamples: Int = 0, meters: Meters, outbox: [Outgoing],
+        match: UInt32 = 0, tick: UInt32? = nil
     ) {
+        self.match = match
+        self.tick = tick
         self.latestRTT = latestRTT
         self.rttSamples = rttSamples
         self.now = now
@@ -106,7 +114,20 @@ public struct AgentContext {
     public var seconds: Double { seconds(now) }
 
     /// Counts a desync: two views of state that must agree do not. `part` names what differs (`puck`, `piles`, ...).
-    public func recordDesync(part: String) { meters.desync(part: part) }
+    public func recordDesync(part: String) {
+        meters.desync(part: part)
+        logDesync(part: part)
+    }
+
+    /// One warning per desync episode: which bot, match, tick and part (the persona and game are the logger's).
+    private func logDesync(part: String) {
+        meters.logger.warning(
+            "desync: the replica disagrees with the server",
+            metadata: [
+                "bot.id": "\(botNumber)", "match.id": "\(match)", "tick": "\(tick.map { "\($0)" } ?? "none")",
+                "part": "\(part)",
+            ])
+    }
 
     /// Counts an error of this kind (`skirmish_errors_total{kind}`).
     public func recordError(_ kind: String) { meters.error(kind) }
@@ -132,7 +153,7 @@ public struct AgentContext {
         case .ok:
             episode = false
         case .desync(let part):
-            if !episode { meters.desync(part: part) }
+            if !episode { recordDesync(part: part) }
             episode = true
         }
     }
