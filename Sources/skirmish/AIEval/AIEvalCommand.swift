@@ -159,7 +159,7 @@ struct AIEvalCommand: AsyncParsableCommand {
             let elapsed = start.duration(to: clock.now).components.seconds
             let line =
                 "ai-eval: \(shots)/\(plan.totalShots) shots, \(matches)/\(plan.totalMatches) matches, \(elapsed) s"
-            if Console.isTerminal { Console.live(line) } else { Console.error(line + "\n") }
+            if Console.isTerminal { Console.live(line) } else { Console.progress(line) }
         }
     }
 }

@@ -1,3 +1,4 @@
+import Logging
 import SkirmishTelemetry
 import Synchronization
 
@@ -17,9 +18,20 @@ enum Console {
         fflush(nil)
     }
 
+    /// Set when logs are JSON (`--log-format json`): notes and plain progress lines are then written as log events
+    /// too, so that stderr holds one JSON object per line for a log collector.
+    static let notesAreLogs = Atomic<Bool>(false)
+
     /// A note for the person watching: what the tool decided or noticed.
     static func note(_ text: String) {
+        if notesAreLogs.load(ordering: .relaxed) { return Logger(label: "skirmish").notice("\(text)") }
         error("skirmish: \(text)\n")
+    }
+
+    /// A progress line written whole when stderr is not a terminal (a log, CI).
+    static func progress(_ line: String) {
+        if notesAreLogs.load(ordering: .relaxed) { return Logger(label: "skirmish.progress").info("\(line)") }
+        error(line + "\n")
     }
 
     /// Writes to stderr unbuffered (a `write(2)`: safe from any thread, in order).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import SkirmishTelemetry
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -52,6 +53,7 @@ struct LogOptions: ParsableArguments {
         signal(SIGPIPE, SIG_IGN)
         let level = logLevel.level
         let format = logFormat
+        Console.notesAreLogs.store(format == .json, ordering: .relaxed)
         LoggingSystem.bootstrap { label in
             LogLineHandler(
                 label: label, format: format, level: level, output: Console.logOutput, sourceLocation: level <= .debug)

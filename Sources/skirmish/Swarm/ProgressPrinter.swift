@@ -46,7 +46,7 @@ final class ProgressPrinter: Sendable {
                 last = elapsed
                 return true
             }
-            if due || changed { Console.error(line + "\n") }
+            if due || changed { Console.progress(line) }
         }
     }
 
