@@ -72,7 +72,10 @@ public actor PracticeLobby {
         self.difficulty = difficulty
         self.runner =
             runner.map { .success($0) }
-            ?? Result { try AgentRunner(name: "skirmish-practice", streamLoops: MultiThreadedEventLoopGroup.singleton) }
+            ?? Result {
+                try AgentRunner(
+                    name: "skirmish-practice", streamLoops: MultiThreadedEventLoopGroup.singleton, logger: logger)
+            }
         self.joinTimeout = joinTimeout
     }
 

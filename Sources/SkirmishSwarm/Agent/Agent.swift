@@ -114,6 +114,9 @@ public struct AgentContext {
     public var seconds: Double { seconds(now) }
 
     /// Counts a desync: two views of state that must agree do not. `part` names what differs (`puck`, `piles`, ...).
+    ///
+    /// Each call is also a warning in the run's log, with the bot, its match and the tick: call it once per episode
+    /// (``check(_:episode:)`` does), not on every message that still disagrees.
     public func recordDesync(part: String) {
         meters.desync(part: part)
         logDesync(part: part)

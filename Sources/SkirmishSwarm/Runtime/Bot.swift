@@ -511,7 +511,7 @@ final class Bot {
             meters.error(Self.errorKind(cause))
             if case .connecting = phase { meters.shard.add(meters.handshakeFailures) }
             group.warnLimited("player_ended", "player's connection ended before its match", now: now) {
-                ["bot.id": "\(number)", "match.id": "\(match)", "cause": "\(cause)"]
+                ["bot.id": "\(number)", "match.id": "\(match)", "cause": "\(cause)", "persona": "\(persona.name)"]
             }
             return finish(in: group, now: now)
         }
@@ -520,7 +520,7 @@ final class Bot {
             meters.shard.add(meters.handshakeFailures)
             meters.error(Self.errorKind(cause))
             group.warnLimited("handshake_failed", "handshake failed; retrying after a backoff", now: now) {
-                ["bot.id": "\(number)", "cause": "\(cause)"]
+                ["bot.id": "\(number)", "cause": "\(cause)", "persona": "\(persona.name)"]
             }
             closeSession(in: group, now: now)
             backoff(now: now)
@@ -530,7 +530,7 @@ final class Bot {
                 meters.error("resume_failed")
                 outageSince = outageSince ?? resumeStarted
                 group.warnLimited("resume_failed", "resume failed; joining a new match after a backoff", now: now) {
-                    ["bot.id": "\(number)", "match.id": "\(match)", "cause": "\(cause)"]
+                    ["bot.id": "\(number)", "match.id": "\(match)", "cause": "\(cause)", "persona": "\(persona.name)"]
                 }
             } else {
                 meters.error(Self.errorKind(cause))

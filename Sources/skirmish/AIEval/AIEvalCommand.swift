@@ -120,11 +120,12 @@ struct AIEvalCommand: AsyncParsableCommand {
             plan.matchSeconds = min(plan.matchSeconds, 60)
         }
         let servers = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let clients = try AgentRunner(name: "skirmish-ai-eval", seed: seed)
+        let logger = logs.logger("skirmish.ai-eval", run: "ai-eval-\(seed)")
+        let clients = try AgentRunner(name: "skirmish-ai-eval", seed: seed, logger: logger)
         let progress = EvalProgress()
         let runner = EvalRunner(
             serverLoop: servers, clients: clients, seed: seed, progress: progress,
-            logger: logs.logger("skirmish.ai-eval", run: "ai-eval-\(seed)"))
+            logger: logger)
         let reporter = Task { await Self.report(progress, plan: plan) }
         let report: EvalReport
         do {
