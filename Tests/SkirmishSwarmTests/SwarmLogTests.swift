@@ -162,4 +162,60 @@ import Testing
         let match = try #require(warning.metadata["match.id"].flatMap(UInt32.init))
         #expect(match != 0)
     }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aFailingHealthCheckIsOneWarningWhenItTurns() async throws {
+        let capture = LogCapture()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let script = try Self.script(bots: 1)
+        let plan = try LoadPlan(script: script, overrides: .init(duration: .seconds(60)))
+        // Nothing listens there and no bot starts: the watch only reads the (empty) figures and the process.
+        let swarm = try await Swarm(
+            configuration: SwarmConfiguration(
+                script: script, plan: plan, target: Target(transport: .udp, host: "127.0.0.1", port: 9), seed: 1,
+                runID: "soak-logs", loops: 1),
+            group: group)
+        var policy = HealthPolicy(warmUp: 0)
+        policy.minimumSamples = 3
+        policy.minimumSpan = 0
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soak-logs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Resident memory that grows by 100 MiB at every check: the memory check fails once it has its samples.
+        let readings = Mutex<UInt64>(0)
+        let watch = SoakWatch(
+            swarm: swarm,
+            configuration: SoakWatch.Configuration(
+                policy: policy, interval: .milliseconds(50), outDirectory: directory.path, scriptPath: "logs.yaml",
+                startedAt: Date()),
+            resources: {
+                let count = readings.withLock { count in
+                    count += 1
+                    return count
+                }
+                return ProcessResources.Reading(residentBytes: 100_000_000 + count * 104_857_600, openFiles: 20)
+            },
+            logger: capture.logger("skirmish.soak"))
+        let running = Task { await watch.run() }
+        #expect(
+            await Self.eventually(within: .seconds(30)) { !capture.entries(startingWith: "health check fail").isEmpty })
+        // More checks while it keeps failing: still one line.
+        let checks = readings.withLock { $0 }
+        #expect(await Self.eventually(within: .seconds(30)) { readings.withLock { $0 } >= checks + 5 })
+        running.cancel()
+        await running.value
+        try await group.shutdownGracefully()
+
+        let failing = capture.entries(startingWith: "health check fail")
+        #expect(failing.count == 1, "\(failing)")
+        let line = try #require(failing.first)
+        #expect(line.level == .warning)
+        #expect(line.metadata["check"] == "memory" && line.metadata["status"] == "fail")
+        #expect(line.metadata["was"] == "pending")
+        #expect(line.metadata["run"] == "soak-logs")
+        #expect(capture.entries(startingWith: "soak watch started").count == 1)
+        #expect(capture.entries(startingWith: "soak watch stopped").count == 1)
+        // A check that passes says so at info, never as a warning.
+        #expect(capture.entries(startingWith: "health check pass").allSatisfy { $0.level == .info })
+    }
 }
