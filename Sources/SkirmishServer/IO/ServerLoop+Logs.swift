@@ -3,7 +3,8 @@ import NIOCore
 import SkirmishTelemetry
 
 extension ServerLoop {
-    /// Logs what the core rejected since the last look, at most one line per reason per interval.
+    /// Logs what the core rejected since the last look, at most one line per reason per interval, and Suns tallies
+    /// that disagreed (the desyncs the server sees).
     ///
     /// Runs once a second from the tick, never per packet: the core only counts (as it does for the metrics), and
     /// this compares the counters with the last look. A line carries the reason, how many rejections it stands for
@@ -20,6 +21,12 @@ extension ServerLoop {
             }
         }
         loggedRejections = counts
+        let desyncs = core.stats.sunsDesyncs
+        if desyncs > loggedSunsDesyncs {
+            logger.warning(
+                "desync: Suns tallies disagree", metadata: ["count": "\(desyncs - loggedSunsDesyncs)", "game": "suns"])
+            loggedSunsDesyncs = desyncs
+        }
         // At shutdown every count still owed is written, whether or not its interval is over.
         for (reason, count) in rejectionLog.due(now: final ? instant + rejectionLog.interval : instant) {
             lines.append((reason, count))
