@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // Structured logs for operators (issue 17): one `Logger` value passed to every long-lived component.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(name: "SkirmishWire"),
@@ -39,7 +41,10 @@ let package = Package(
         .systemLibrary(name: "CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
         .target(
             name: "SkirmishTelemetry",
-            dependencies: ["CCurl", "CJSONC", .product(name: "Histogram", package: "hdrhistogram-swift")]
+            dependencies: [
+                "CCurl", "CJSONC", .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // epoll and eventfd for the client loop, which Swift's Glibc module does not export.
         .target(name: "CClientIO"),
@@ -59,6 +64,7 @@ let package = Package(
             dependencies: [
                 "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishTelemetry",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             // The practice page, compiled in (`PackageResources.play_html`): no bundle lookup that can fail.
             resources: [.embedInCode("Practice/play.html")]
@@ -69,7 +75,7 @@ let package = Package(
             dependencies: [
                 "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishOpponent", "SkirmishSwarm",
                 "SkirmishScript", .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The swarm-script model and its YAML loader; Sources/SkirmishScript is also the fuzz package's target. A
@@ -84,6 +90,7 @@ let package = Package(
                 "SkirmishTelemetry",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // `skirmish ai-eval`'s method: seeded shots and matches against the reference server over emulated links,
@@ -94,6 +101,7 @@ let package = Package(
                 "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishOpponent", "SkirmishSwarm",
                 "SkirmishScript", "SkirmishTelemetry", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
@@ -117,6 +125,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "SkirmishWireTests", dependencies: ["SkirmishWire"]),
@@ -126,6 +135,7 @@ let package = Package(
             dependencies: [
                 "SkirmishServer", "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishTelemetry",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "SkirmishNetTests",
@@ -146,6 +156,7 @@ let package = Package(
                 "SkirmishTelemetry", "SkirmishOpponent", "SkirmishGames",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // A user's own package in miniature: a custom behaviour written against the public API only (no `@testable`,
@@ -159,7 +170,9 @@ let package = Package(
             ],
             packageAccess: false
         ),
-        .testTarget(name: "SkirmishTelemetryTests", dependencies: ["SkirmishTelemetry"]),
+        .testTarget(
+            name: "SkirmishTelemetryTests",
+            dependencies: ["SkirmishTelemetry", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),
         .testTarget(

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOPosix
 import SkirmishGames
@@ -48,12 +49,28 @@ package struct EvalRunner: Sendable {
     package let clients: AgentRunner
     package let seed: UInt64
     package let progress: EvalProgress
+    /// Sessions cut short are warnings, each finished one a debug line; each session's embedded server logs here
+    /// too (with `session`), but only from notice up unless the logger is at debug, or every session would add its
+    /// start and stop.
+    package let logger: Logger
 
-    package init(serverLoop: any EventLoopGroup, clients: AgentRunner, seed: UInt64, progress: EvalProgress) {
+    package init(
+        serverLoop: any EventLoopGroup, clients: AgentRunner, seed: UInt64, progress: EvalProgress,
+        logger: Logger = Logger(label: "skirmish.ai-eval")
+    ) {
         self.serverLoop = serverLoop
         self.clients = clients
         self.seed = seed
         self.progress = progress
+        self.logger = logger
+    }
+
+    /// The logger a session's embedded server gets.
+    private func serverLogger(session index: Int, kind: String) -> Logger {
+        var server = logger
+        server[metadataKey: "session"] = "\(kind)-\(index)"
+        if server.logLevel > .debug { server.logLevel = max(server.logLevel, .notice) }
+        return server
     }
 
     /// The link of a latency row: the one-way latency, ±20 % jitter (at least 1 ms) and 2 % loss, in both directions.
@@ -73,15 +90,21 @@ package struct EvalRunner: Sendable {
         server.tcp = nil
         server.http = nil
         server.shotMachine = ShotMachine.Configuration(seed: seed &+ UInt64(index) &* 0x9E37, defender: 1)
-        let reference = try await ReferenceServer.start(configuration: server, group: serverLoop)
+        let reference = try await ReferenceServer.start(
+            configuration: server, group: serverLoop, logger: serverLogger(session: index, kind: "shots"))
         do {
             let session = try await play(
                 shots, configuration: configuration, link: link, server: reference, session: index, deadline: deadline)
             await reference.shutdown()
+            logger.debug(
+                "shot session finished",
+                metadata: ["session": "shots-\(index)", "ended": "\(session.ended)", "shots": "\(shots)"])
             return session
         } catch {
             // One session that cannot play does not end the evaluation: it is reported as cut short.
             await reference.shutdown()
+            logger.warning(
+                "shot session cut short", metadata: ["session": "shots-\(index)", "error": "\(error)"])
             return ShotSession(
                 probe: OpponentProbe(seat: 1, shotTarget: shots), decisionNanos: Samples(), lateNanos: Samples(),
                 ended: "\(error)")
@@ -120,14 +143,24 @@ package struct EvalRunner: Sendable {
         var server = ServerConfiguration()
         server.tcp = nil
         server.http = nil
-        let reference = try await ReferenceServer.start(configuration: server, group: serverLoop)
+        let reference = try await ReferenceServer.start(
+            configuration: server, group: serverLoop, logger: serverLogger(session: index, kind: "match"))
         do {
             let session = try await match(
                 configuration: configuration, rival: rival, link: link, server: reference, session: index, limit: limit)
             await reference.shutdown()
+            logger.debug(
+                "match session finished",
+                metadata: [
+                    "session": "match-\(index)", "rival": "\(rival.rawValue)", "ended": "\(session.ended)",
+                    "score": "\(session.myScore)-\(session.theirScore)",
+                ])
             return session
         } catch {
             await reference.shutdown()
+            logger.warning(
+                "match session not played",
+                metadata: ["session": "match-\(index)", "rival": "\(rival.rawValue)", "error": "\(error)"])
             progress.add(.matches, 1)
             return MatchSession(
                 myScore: 0, theirScore: 0, completed: false, seconds: 0, probe: nil, decisionNanos: Samples(),

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOPosix
 import SkirmishNet
@@ -61,16 +62,24 @@ package actor PracticeLobby {
     private var seats: [OpponentSeat] = []
     private var queue: Task<Void, Never>?
     private var closed = false
+    private let logger: Logger
 
     /// - Parameters:
     ///   - joinTimeout: how long an opponent waits for its page before leaving.
+    ///   - logger: receives the lobby's start and stop, each opponent seated for a page (`match.id`, `persona`),
+    ///     matches it could not offer, and at debug each opponent leaving.
     package init(
-        difficulty: Opponent.Difficulty, runner: AgentRunner? = nil, joinTimeout: TimeAmount = .seconds(15)
+        difficulty: Opponent.Difficulty, runner: AgentRunner? = nil, joinTimeout: TimeAmount = .seconds(15),
+        logger: Logger = Logger(label: "skirmish.practice")
     ) {
+        self.logger = logger
         self.difficulty = difficulty
         self.runner =
             runner.map { .success($0) }
-            ?? Result { try AgentRunner(name: "skirmish-practice", streamLoops: MultiThreadedEventLoopGroup.singleton) }
+            ?? Result {
+                try AgentRunner(
+                    name: "skirmish-practice", streamLoops: MultiThreadedEventLoopGroup.singleton, logger: logger)
+            }
         self.joinTimeout = joinTimeout
     }
 
@@ -80,6 +89,12 @@ package actor PracticeLobby {
     package func serve(opponentsAt target: Target, pageWebSocketURL: String?) {
         opponentTarget = target
         self.pageWebSocketURL = pageWebSocketURL
+        logger.info(
+            "practice lobby serving",
+            metadata: [
+                "target": "\(target)", "difficulty": "\(difficulty)",
+                "join.timeout.seconds": "\(Int(joinTimeout.seconds))",
+            ])
     }
 
     /// The `GET /play/match` route: starts an opponent and answers with its ``Offer`` as JSON.
@@ -102,7 +117,12 @@ package actor PracticeLobby {
             return try await self.openNow()
         }
         queue = Task { _ = await work.result }
-        return try await work.value
+        do {
+            return try await work.value
+        } catch {
+            logger.warning("could not offer a practice match", metadata: ["error": "\(error)"])
+            throw error
+        }
     }
 
     /// Every opponent still playing or waiting, oldest first.
@@ -113,6 +133,7 @@ package actor PracticeLobby {
     /// Stops every opponent; later requests fail.
     package func close() async {
         closed = true
+        logger.info("practice lobby closing", metadata: ["opponents": "\(seats.count)"])
         let running = seats
         seats.removeAll()
         for seat in running { await seat.stop() }
@@ -139,6 +160,12 @@ package actor PracticeLobby {
                 continue
             }
             seats.append(seat)
+            logger.info(
+                "practice opponent seated",
+                metadata: [
+                    "match.id": "\(seat.welcome.match)", "persona": "\(difficulty)",
+                    "bot.id": "\(seat.welcome.peer)",
+                ])
             seat.ended.whenComplete { [weak self] _ in
                 Task { await self?.forget(seat.welcome.peer) }
             }
@@ -149,6 +176,7 @@ package actor PracticeLobby {
     }
 
     private func forget(_ peer: UInt32) {
+        logger.debug("practice opponent left", metadata: ["bot.id": "\(peer)"])
         seats.removeAll { $0.welcome.peer == peer }
     }
 }

@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import SkirmishGames
 import SkirmishNet
+import SkirmishTelemetry
 import SkirmishWire
 import Testing
 
@@ -54,7 +55,8 @@ import Testing
 
     @Test(arguments: [false, true])
     func sunsTalliesAgreeUnlessOneIsCorrupted(corrupt: Bool) async throws {
-        let fixture = try await ServerFixture.start()
+        let capture = LogCapture()
+        let fixture = try await ServerFixture.start(logger: capture.logger("skirmish.server"))
         let a = try await fixture.client(.udp, game: .suns, seats: 2, name: "sun-a")
         let b = try await fixture.client(.udp, game: .suns, seats: 2, name: "sun-b")
         let tallies = try await within(.seconds(20)) {
@@ -68,6 +70,10 @@ import Testing
         try await eventually(within: .seconds(10)) { try await fixture.stats().sunsTalliesCompared == 1 }
         #expect(try await fixture.stats().sunsDesyncs == (corrupt ? 1 : 0))
         await fixture.stop()
+        // The server's desync is one warning in its log (written by the once-a-second look, or at the stop).
+        let warnings = capture.entries(startingWith: "desync")
+        #expect(warnings.map(\.level) == (corrupt ? [.warning] : []), "\(warnings)")
+        #expect(warnings.first.map { $0.metadata["count"] == "1" && $0.metadata["game"] == "suns" } ?? !corrupt)
     }
 
     @Test func aBarrageOfBadPacketsLeavesARunningMatchIntact() async throws {

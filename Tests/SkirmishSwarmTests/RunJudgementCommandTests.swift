@@ -26,6 +26,12 @@ import Testing
         let finished = try await CommandLineTests.run(["swarm", script.path, "--out", out.path], limit: .seconds(100))
         #expect(finished.status == 99, "stderr: \(finished.stderr)")
         #expect(finished.stderr.contains("abort_on_fail"))
+        // The abort is an error line in the log, naming the threshold.
+        let abortLine = finished.stderr.split(separator: "\n").first {
+            $0.contains("threshold breached: aborting the run")
+        }
+        #expect(abortLine?.contains(" error skirmish.swarm: ") == true, "stderr: \(finished.stderr)")
+        #expect(abortLine?.contains("rtt_p99") == true, "stderr: \(finished.stderr)")
         #expect(finished.stdout.contains("aborted at"))
         for file in ["summary.json", "metrics.om", "report.html"] {
             #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(file).path), "\(file)")

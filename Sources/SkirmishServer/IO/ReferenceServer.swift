@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOPosix
 import SkirmishNet
@@ -63,16 +64,25 @@ public final class ReferenceServer: Sendable {
     /// adds GET routes on the same port (the practice command's `/play/match`) and replaces a built-in one of the same
     /// path.
     ///
+    /// `logger` receives the server's start and stop with its settings, its refusals of input (one line per reason
+    /// per `rejectionLogInterval` at most, with how many it stands for) and, at debug, streams opening and closing;
+    /// nothing per packet.
+    ///
     /// - Throws: the bind error of the first listener that could not bind, after closing the others.
     public static func start(
         configuration: ServerConfiguration,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        routes: [String: HTTPServer.Route] = [:]
+        routes: [String: HTTPServer.Route] = [:],
+        logger: Logger = Logger(label: "skirmish.server"),
+        rejectionLogInterval: TimeAmount = .seconds(10)
     ) async throws -> ReferenceServer {
         let loop = group.next()
         let state = try await loop.submit {
             NIOLoopBound(
-                ServerLoop(loop: loop, core: ServerCore(configuration: configuration)), eventLoop: loop)
+                ServerLoop(
+                    loop: loop, core: ServerCore(configuration: configuration), logger: logger,
+                    rejectionLogInterval: rejectionLogInterval),
+                eventLoop: loop)
         }.get()
         var listeners: [any Channel] = []
         var addresses = Addresses()
@@ -150,11 +160,13 @@ public final class ReferenceServer: Sendable {
                 addresses.http = server.localAddress
             }
         } catch {
+            logger.error("server failed to start", metadata: ["error": "\(error)"])
             for channel in listeners { try? await channel.close() }
             try? await http?.close()
             throw error
         }
         try await loop.submit { state.value.startTicking() }.get()
+        logger.info("server started", metadata: Self.settings(configuration, addresses: addresses))
         return ReferenceServer(
             addresses: addresses, loop: loop, state: state, listeners: listeners, http: http)
     }
@@ -165,6 +177,22 @@ public final class ReferenceServer: Sendable {
         for channel in streams ?? [] { try? await channel.close() }
         for channel in listeners { try? await channel.close() }
         try? await http?.close()
+        try? await loop.submit { [state] in state.value.logger.info("server stopped") }.get()
+    }
+
+    /// What the start line says: where the server listens and the limits it holds.
+    private static func settings(_ configuration: ServerConfiguration, addresses: Addresses) -> Logger.Metadata {
+        var settings: Logger.Metadata = [
+            "max.sessions": "\(configuration.maxSessions)", "max.matches": "\(configuration.maxMatches)",
+            "max.connections": "\(configuration.connections.maxConnections)",
+            "max.connections.per.host": "\(configuration.connections.maxConnectionsPerHost)",
+            "host.limits": "\(configuration.hostLimits == ServerConfiguration.HostLimits.none ? "off" : "on")",
+            "matchmaking.timeout.seconds": "\(configuration.matchmakingTimeout.nanoseconds / 1_000_000_000)",
+        ]
+        if let udp = addresses.udp { settings["listen.udp"] = "\(Addresses.hostPort(udp))" }
+        if let tcp = addresses.tcp { settings["listen.tcp"] = "\(Addresses.hostPort(tcp))" }
+        if let http = addresses.http { settings["listen.http"] = "\(Addresses.hostPort(http))" }
+        return settings
     }
 
     /// A copy of the server's counters.

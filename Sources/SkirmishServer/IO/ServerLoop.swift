@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import SkirmishNet
 import SkirmishTelemetry
@@ -40,9 +41,27 @@ final class ServerLoop {
     /// The 60 Hz period, in nanoseconds, as an exact fraction so that tick k is due at start + k · 10⁹ / 60.
     private static let ticksPerSecond: Int64 = 60
 
-    init(loop: any EventLoop, core: ServerCore) {
+    /// Where the server logs: start and stop, rejected input (rate-limited, see ``logRejections(now:)``) and, at
+    /// debug, streams opening and closing.
+    let logger: Logger
+    /// One line per rejection reason per interval at most, whatever the flood.
+    var rejectionLog: LogRateLimiter<Rejection>
+    /// The rejection counters as of the last ``logRejections(now:)``.
+    var loggedRejections: [UInt64]
+    /// Suns tallies that disagreed, as of the last look (a desync the server sees: `skirmish_server_desyncs_total`).
+    var loggedSunsDesyncs: UInt64 = 0
+    /// Ticks since rejections were last looked at (they are looked at once a second).
+    private var ticksSinceRejectionCheck = 0
+
+    init(
+        loop: any EventLoop, core: ServerCore, logger: Logger = Logger(label: "skirmish.server"),
+        rejectionLogInterval: TimeAmount = .seconds(10)
+    ) {
         self.loop = loop
         self.core = core
+        self.logger = logger
+        rejectionLog = LogRateLimiter(interval: .nanoseconds(rejectionLogInterval.nanoseconds))
+        loggedRejections = core.stats.rejected
     }
 
     // MARK: Streams
@@ -52,6 +71,9 @@ final class ServerLoop {
         nextStream &+= 1
         streams[id] = channel
         let connection = ConnectionID.stream(id)
+        logger.debug(
+            "stream opened",
+            metadata: ["peer.addr": "\(channel.remoteAddress.map { "\($0)" } ?? "unknown")", "stream.id": "\(id)"])
         core.streamOpened(connection, from: channel.remoteAddress.flatMap(DatagramAddress.init), now: .now())
         return connection
     }
@@ -117,6 +139,7 @@ final class ServerLoop {
     func unregister(_ connection: ConnectionID) {
         guard case .stream(let id) = connection, streams.removeValue(forKey: id) != nil else { return }
         unwritableSince[id] = nil
+        logger.debug("stream closed", metadata: ["stream.id": "\(id)"])
         core.streamClosed(connection, now: .now())
         flush()
     }
@@ -160,6 +183,11 @@ final class ServerLoop {
         // The wake-up's time shared equally by the ticks it ran: one sample per tick, their sum the time spent.
         let share = (NIODeadline.now() - now).seconds / Double(caughtUp + 1)
         for _ in 0...caughtUp { tickDurations.record(share) }
+        ticksSinceRejectionCheck += 1 + caughtUp
+        if ticksSinceRejectionCheck >= Int(Self.ticksPerSecond) {
+            ticksSinceRejectionCheck = 0
+            logRejections(now: now)
+        }
         scheduleNextTick()
     }
 
@@ -235,6 +263,13 @@ final class ServerLoop {
     func stop() -> [any Channel] {
         stopped = true
         tickTask?.cancel()
+        logRejections(now: .now(), final: true)
+        logger.info(
+            "server stopping",
+            metadata: [
+                "sessions.opened": "\(core.stats.sessionsOpened)", "sessions.closed": "\(core.stats.sessionsClosed)",
+                "streams.open": "\(streams.count)", "rejected.total": "\(core.stats.totalRejected)",
+            ])
         core.shutdown(now: .now())
         flush()
         datagrams = nil

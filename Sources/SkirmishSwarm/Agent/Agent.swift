@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import SkirmishGames
 import SkirmishNet
@@ -67,6 +68,10 @@ public struct AgentContext {
     public let rttSamples: Int
     let meters: Meters
     var outbox: [Outgoing]
+    /// The match the player is seated in (0 before its Welcome) and the server tick of the message being handled,
+    /// for the desync log line.
+    let match: UInt32
+    let tick: UInt32?
 
     enum Outgoing {
         case message(Message)
@@ -75,8 +80,11 @@ public struct AgentContext {
 
     init(
         now: NIODeadline, random: SeededRandom, botNumber: Int, smoothedRTT: Double,
-        minimumRTT: Double, latestRTT: Double = 0, rttSamples: Int = 0, meters: Meters, outbox: [Outgoing]
+        minimumRTT: Double, latestRTT: Double = 0, rttSamples: Int = 0, meters: Meters, outbox: [Outgoing],
+        match: UInt32 = 0, tick: UInt32? = nil
     ) {
+        self.match = match
+        self.tick = tick
         self.latestRTT = latestRTT
         self.rttSamples = rttSamples
         self.now = now
@@ -110,7 +118,23 @@ public struct AgentContext {
     public var seconds: Double { seconds(now) }
 
     /// Counts a desync: two views of state that must agree do not. `part` names what differs (`puck`, `piles`, ...).
-    public func recordDesync(part: String) { meters.desync(part: part) }
+    ///
+    /// Each call is also a warning in the run's log, with the bot, its match and the tick: call it once per episode
+    /// (``check(_:episode:)`` does), not on every message that still disagrees.
+    public func recordDesync(part: String) {
+        meters.desync(part: part)
+        logDesync(part: part)
+    }
+
+    /// One warning per desync episode: which bot, match, tick and part (the persona and game are the logger's).
+    private func logDesync(part: String) {
+        meters.logger.warning(
+            "desync: the replica disagrees with the server",
+            metadata: [
+                "bot.id": "\(botNumber)", "match.id": "\(match)", "tick": "\(tick.map { "\($0)" } ?? "none")",
+                "part": "\(part)",
+            ])
+    }
 
     /// Counts an error of this kind (`skirmish_errors_total{kind}`).
     public func recordError(_ kind: String) { meters.error(kind) }
@@ -136,7 +160,7 @@ public struct AgentContext {
         case .ok:
             episode = false
         case .desync(let part):
-            if !episode { meters.desync(part: part) }
+            if !episode { recordDesync(part: part) }
             episode = true
         }
     }

@@ -1,3 +1,4 @@
+import Logging
 import SkirmishNet
 import SkirmishScript
 import SkirmishTelemetry
@@ -51,13 +52,23 @@ final class Meters {
     /// The persona these meters count for (shared by all its bots, so an agent's context refers to it instead of
     /// copying it on every call).
     let spec: Persona
+    /// The loop's logger with this persona (`persona`, `game`): desync episodes are logged here.
+    let logger: Logger
 
-    convenience init(shard: MetricsShard, spec: Persona) {
-        self.init(shard: shard, persona: spec.name, game: spec.game, isLegit: spec.isLegit, spec: spec)
+    convenience init(shard: MetricsShard, spec: Persona, logger: Logger = Logger(label: "skirmish.swarm")) {
+        self.init(
+            shard: shard, persona: spec.name, game: spec.game, isLegit: spec.isLegit, spec: spec, logger: logger)
     }
 
-    init(shard: MetricsShard, persona: String, game: GameKind, isLegit: Bool, spec: Persona? = nil) {
+    init(
+        shard: MetricsShard, persona: String, game: GameKind, isLegit: Bool, spec: Persona? = nil,
+        logger: Logger = Logger(label: "skirmish.swarm")
+    ) {
         self.spec = spec ?? Persona(name: persona, game: game, behavior: isLegit ? .idle : .rogue)
+        var logger = logger
+        logger[metadataKey: "persona"] = "\(persona)"
+        logger[metadataKey: "game"] = "\(game.description)"
+        self.logger = logger
         self.shard = shard
         self.game = game
         self.persona = persona

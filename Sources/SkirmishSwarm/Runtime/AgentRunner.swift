@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import SkirmishNet
 import SkirmishScript
@@ -42,13 +43,18 @@ public final class AgentRunner: Sendable {
     private let group: NIOLoopBound<BotGroup>
     private let numbers = NumberSource()
 
-    /// Starts the runner's loop; `streamLoops` carries TCP and WebSocket players.
-    public init(name: String = "skirmish-agents", streamLoops: (any EventLoopGroup)? = nil, seed: UInt64 = 1) throws {
+    /// Starts the runner's loop; `streamLoops` carries TCP and WebSocket players. `logger` receives their desync
+    /// episodes and connections that end before their match (rate-limited).
+    public init(
+        name: String = "skirmish-agents", streamLoops: (any EventLoopGroup)? = nil, seed: UInt64 = 1,
+        logger: Logger = Logger(label: "skirmish.agents")
+    ) throws {
         let loop = try ClientLoop(name: name)
         var context = SwarmContext(
             personas: PersonaTable([Persona(name: "agent", game: .puck, behavior: .idle)]), seed: seed,
             constantLabels: Labels([:]), target: Target(transport: .udp, host: "127.0.0.1", port: 1), alternates: [:])
         context.streamLoops = streamLoops
+        context.logger = logger
         let settled = context
         let made = try loop.submit {
             let group = BotGroup(loop: loop, index: 0, groupCount: 1, context: settled)

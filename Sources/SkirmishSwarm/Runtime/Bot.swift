@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import SkirmishNet
 import SkirmishScript
@@ -42,6 +43,8 @@ final class Bot {
     private var stepIndex = 0
     private var repeats = 0
     private(set) var session: Session?
+    /// The match of the bot's current seat (from its Welcome; 0 before the first), for logs.
+    private(set) var match: UInt32 = 0
     /// Counts the sessions this bot has had: an event of a session the bot has since replaced is never delivered.
     private var sessionEpoch: UInt32 = 0
     private var agent: (any Agent)?
@@ -397,13 +400,14 @@ final class Bot {
 
     // MARK: The agent
 
-    private func makeContext(now: NIODeadline, in group: BotGroup) -> AgentContext {
+    private func makeContext(now: NIODeadline, in group: BotGroup, tick: UInt32? = nil) -> AgentContext {
         // The group's outbox is lent to the context (and given back in `runAgent`), so its storage is reused.
         let outbox = group.outbox
         group.outbox = []
         return AgentContext(
             now: now, random: random, botNumber: number, smoothedRTT: smoothedRTT,
-            minimumRTT: minimumRTT, latestRTT: latestRTT, rttSamples: rttSamples, meters: meters, outbox: outbox)
+            minimumRTT: minimumRTT, latestRTT: latestRTT, rttSamples: rttSamples, meters: meters, outbox: outbox,
+            match: match, tick: tick)
     }
 
     /// Calls the agent in place with a fresh context, then sends what it sent.
@@ -433,7 +437,9 @@ final class Bot {
 
     private func runAgent(now: NIODeadline, in group: BotGroup, _ call: AgentCall) {
         guard agent != nil else { return }
-        var context = makeContext(now: now, in: group)
+        var tick: UInt32?
+        if case .received(let message) = call { tick = message.gameTick }
+        var context = makeContext(now: now, in: group, tick: tick)
         (agentWake, agentOver) = Self.perform(call, on: &agent!, context: &context)
         random = context.random
         for outgoing in context.outbox {
@@ -468,6 +474,7 @@ final class Bot {
 
     private func didConnect(_ welcome: Welcome, resumed: Bool, now: NIODeadline, in group: BotGroup) {
         meters.check(.welcomeTickRate, passed: welcome.tickRate == ReplyCheck.expectedTickRate)
+        match = welcome.match
         if !counted {
             meters.shard.add(meters.botsConnected, 1)
             traffic.start(now: now)
@@ -503,12 +510,18 @@ final class Bot {
             // A runner's player plays one match: a failure ends it, and its agent has been told why.
             meters.error(Self.errorKind(cause))
             if case .connecting = phase { meters.shard.add(meters.handshakeFailures) }
+            group.warnLimited("player_ended", "player's connection ended before its match", now: now) {
+                ["bot.id": "\(number)", "match.id": "\(match)", "cause": "\(cause)", "persona": "\(persona.name)"]
+            }
             return finish(in: group, now: now)
         }
         switch phase {
         case .connecting:
             meters.shard.add(meters.handshakeFailures)
             meters.error(Self.errorKind(cause))
+            group.warnLimited("handshake_failed", "handshake failed; retrying after a backoff", now: now) {
+                ["bot.id": "\(number)", "cause": "\(cause)", "persona": "\(persona.name)"]
+            }
             closeSession(in: group, now: now)
             backoff(now: now)
         case .playing:
@@ -516,6 +529,9 @@ final class Bot {
                 // The seat was not held (server restarted, window passed): join a new match after a backoff.
                 meters.error("resume_failed")
                 outageSince = outageSince ?? resumeStarted
+                group.warnLimited("resume_failed", "resume failed; joining a new match after a backoff", now: now) {
+                    ["bot.id": "\(number)", "match.id": "\(match)", "cause": "\(cause)", "persona": "\(persona.name)"]
+                }
             } else {
                 meters.error(Self.errorKind(cause))
                 if Self.isOutage(cause) { outageSince = outageSince ?? now }

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import SkirmishNet
 import SkirmishScript
@@ -50,6 +51,11 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
     /// Lent to each agent call for what the agent sends (see ``AgentContext``).
     var outbox: [AgentContext.Outgoing] = []
     let behaviors: BehaviorRegistry
+    /// The run's logger with this loop's index (`loop`).
+    let logger: Logger
+    /// Bot events that can come from thousands of bots at once (a server restart fails every resume): one line per
+    /// kind per 10 s on this loop, with how many it stands for.
+    private var botEvents = LogRateLimiter<String>(interval: .seconds(10))
 
     init(loop: ClientLoop, index: Int, groupCount: Int, context: SwarmContext) {
         self.loop = loop
@@ -60,8 +66,34 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         random = SeededRandom(seed: context.seed).derived(UInt64(0xB07_0000 + index))
         behaviors = context.behaviors
         outbox.reserveCapacity(8)
+        var logger = context.logger
+        logger[metadataKey: "loop"] = "\(index)"
+        self.logger = logger
         meters = context.personas.personas.map { persona in
-            Meters(shard: shard, spec: persona)
+            Meters(shard: shard, spec: persona, logger: logger)
+        }
+    }
+
+    /// Logs a bot event that many bots may have at once (`kind`: `resume_failed`, `handshake_failed`, …) as a
+    /// warning, at most one line per kind per 10 s on this loop: the line shows the bot it came from and `count`, the
+    /// events of this kind it stands for (itself and those suppressed since the previous line).
+    func warnLimited(_ kind: String, _ message: Logger.Message, now: NIODeadline, metadata: () -> Logger.Metadata) {
+        guard logger.logLevel <= .warning else { return }
+        guard let count = botEvents.record(kind, now: .nanoseconds(Int64(now.uptimeNanoseconds))) else { return }
+        var fields = metadata()
+        fields["event"] = "\(kind)"
+        fields["count"] = "\(count)"
+        fields["suppressed"] = "\(count - 1)"
+        logger.warning(message, metadata: fields)
+    }
+
+    /// Writes what ``warnLimited(_:_:now:metadata:)`` still owes (at the end of a run).
+    private func flushLimitedWarnings(now: NIODeadline) {
+        let later = Duration.nanoseconds(Int64(now.uptimeNanoseconds)) + botEvents.interval
+        for (kind, count) in botEvents.due(now: later) {
+            logger.warning(
+                "bot events since the last line",
+                metadata: ["event": "\(kind)", "count": "\(count)", "suppressed": "\(count)"])
         }
     }
 
@@ -230,7 +262,7 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
 
     /// Starts one player outside the script (see ``AgentRunner``); returns its slot, which names it to ``retire(slot:)``.
     func spawn(persona: Persona, override: Bot.Override, number: Int, now: NIODeadline) -> Int32 {
-        let meters = adHocMeters[persona] ?? Meters(shard: shard, spec: persona)
+        let meters = adHocMeters[persona] ?? Meters(shard: shard, spec: persona, logger: logger)
         adHocMeters[persona] = meters
         let slot = takeSlot()
         let bot = Bot(
@@ -266,6 +298,7 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         stopped = true
         let now = NIODeadline.now()
         for case let bot? in bots { bot.retire(in: self, now: now) }
+        flushLimitedWarnings(now: now)
         bots.removeAll()
         queue = WakeQueue()
         closed.removeAll()

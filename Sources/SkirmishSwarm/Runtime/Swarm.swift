@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOPosix
 import SkirmishNet
@@ -19,17 +20,30 @@ public final class Swarm: Sendable {
     public let configuration: SwarmConfiguration
     private let groups: [NIOLoopBound<BotGroup>]
     private let loops: [ClientLoop]
+    private let logger: Logger
 
     /// Creates the client loops and their groups; no bot starts before ``run(progress:)``. `group` carries the TCP
     /// and WebSocket sessions.
-    public init(configuration: SwarmConfiguration, group: any EventLoopGroup) async throws {
+    ///
+    /// `logger` receives the run's start and end with its settings, threshold aborts, desync episodes (one line per
+    /// episode, with `bot.id`, `match.id`, `tick` and `part`) and failed resumes and handshakes (at most one line per
+    /// kind per loop every 10 s); its lines carry `run` and `shard`, and the bots' lines `persona` too.
+    public init(
+        configuration: SwarmConfiguration, group: any EventLoopGroup,
+        logger: Logger = Logger(label: "skirmish.swarm")
+    ) async throws {
         self.configuration = configuration
+        var logger = logger
+        if logger[metadataKey: "run"] == nil { logger[metadataKey: "run"] = "\(configuration.runID)" }
+        logger[metadataKey: "shard"] = "\(configuration.plan.shard.description)"
+        self.logger = logger
         var context = SwarmContext(
             personas: PersonaTable(configuration.script.personas), seed: configuration.seed,
             constantLabels: configuration.constantLabels, target: configuration.target,
             alternates: configuration.alternates)
         context.behaviors = configuration.behaviors
         context.streamLoops = group
+        context.logger = logger
         let settled = context
         var loops: [ClientLoop] = []
         var groups: [NIOLoopBound<BotGroup>] = []
@@ -80,6 +94,14 @@ public final class Swarm: Sendable {
         var peak = 0
         var interrupted = false
         var previous: (at: Duration, snapshot: MetricsSnapshot)?
+        logger.info(
+            "swarm started",
+            metadata: [
+                "script": "\(configuration.script.name)", "target": "\(configuration.target)",
+                "bots.peak": "\(plan.peakClosedBots)", "duration.seconds": "\(plan.duration.components.seconds)",
+                "loops": "\(loops.count)", "seed": "\(configuration.seed)",
+                "shard.of": "\(plan.shard.fraction)",
+            ])
         while true {
             let elapsed = Duration(NIODeadline.now() - start)
             if Task.isCancelled {
@@ -111,6 +133,13 @@ public final class Swarm: Sendable {
                 samples.record(snapshot, at: elapsed.seconds, personas: legit)
                 if !judge.isIdle, let breach = judge.observe(snapshot, at: elapsed.seconds) {
                     aborted = breach
+                    logger.error(
+                        "threshold breached: aborting the run",
+                        metadata: [
+                            "threshold": "\(breach.threshold)", "at.seconds": "\(breach.atSeconds)",
+                            "window": "\(breach.windowStartSeconds)-\(breach.windowEndSeconds)",
+                            "value": "\(breach.value.map { "\($0)" } ?? "no sample")",
+                        ])
                 }
                 progress(
                     SwarmProgress(
@@ -134,6 +163,12 @@ public final class Swarm: Sendable {
         judge.finish(final, at: elapsed.seconds)
         samples.record(final, at: elapsed.seconds, personas: legit)
         samples.finish()
+        logger.info(
+            "swarm finished",
+            metadata: [
+                "elapsed.seconds": "\(elapsed.components.seconds)", "interrupted": "\(interrupted)",
+                "aborted": "\(aborted != nil)", "bots.peak": "\(peak)",
+            ])
         return SwarmOutcome(
             snapshot: final, timeline: timeline, elapsed: elapsed, interrupted: interrupted, peakBots: peak,
             busiestLoop: Self.busiest(from: cpuAtStart, to: cpuAtEnd, over: elapsedBeforeStop), aborted: aborted,

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import SkirmishNet
 import SkirmishScript
@@ -28,6 +29,8 @@ struct SwarmContext: Sendable {
     var behaviors: BehaviorRegistry = .builtIn
     /// The SwiftNIO loops that carry TCP and WebSocket sessions (UDP sockets belong to the client loops).
     var streamLoops: (any EventLoopGroup)?
+    /// The run's logger (with `run` and `shard`); each group adds `loop`, each persona's meters `persona`.
+    var logger = Logger(label: "skirmish.swarm")
 
     init(personas: PersonaTable, seed: UInt64, constantLabels: Labels, target: Target, alternates: [Transport: Target])
     {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
@@ -52,14 +53,21 @@ public final class SoakWatch: Sendable {
     private let resources: @Sendable () -> ProcessResources.Reading
     private let start = ContinuousClock.now
     private let state: Mutex<State>
+    private let logger: Logger
 
     /// A watch over `swarm`, whose clock starts now; `exporterStats` reads the exporter's stats (`nil`: no --push),
-    /// `resources` reads the process (``ProcessResources/current()`` unless a test says otherwise).
+    /// `resources` reads the process (``ProcessResources/current()`` unless a test says otherwise). `logger` receives
+    /// the watch's start and stop and every health check that changes status (a warning when one warns or fails, info
+    /// when it passes again), and checkpoints that cannot be written.
     public init(
         swarm: Swarm, configuration: Configuration,
         exporterStats: @escaping @Sendable () -> ExporterStats? = { nil },
-        resources: @escaping @Sendable () -> ProcessResources.Reading = { ProcessResources.current() }
+        resources: @escaping @Sendable () -> ProcessResources.Reading = { ProcessResources.current() },
+        logger: Logger = Logger(label: "skirmish.soak")
     ) {
+        var logger = logger
+        if logger[metadataKey: "run"] == nil { logger[metadataKey: "run"] = "\(swarm.configuration.runID)" }
+        self.logger = logger
         self.swarm = swarm
         self.configuration = configuration
         self.exporterStats = exporterStats
@@ -72,15 +80,46 @@ public final class SoakWatch: Sendable {
     public func run(onChange: @escaping @Sendable (HealthVerdict) -> Void = { _ in }) async {
         var statuses: [HealthVerdict.Check: HealthVerdict.Status] = [:]
         var due = start
+        logger.info(
+            "soak watch started",
+            metadata: [
+                "interval.seconds": "\(configuration.interval.components.seconds)",
+                "out": "\(configuration.outDirectory)",
+            ])
+        var writeError: String?
         while !Task.isCancelled {
             for verdict in await check() where statuses[verdict.check] != verdict.status {
-                if statuses[verdict.check] != nil || verdict.status != .pending { onChange(verdict) }
+                if statuses[verdict.check] != nil || verdict.status != .pending {
+                    onChange(verdict)
+                    log(verdict, was: statuses[verdict.check])
+                }
                 statuses[verdict.check] = verdict.status
             }
+            let latestError = lastWriteError
+            if latestError != writeError, let latestError {
+                logger.warning(
+                    "soak checkpoint not written",
+                    metadata: ["out": "\(configuration.outDirectory)", "error": "\(latestError)"])
+            }
+            writeError = latestError
             due += configuration.interval
             // A periodic schedule fixed in advance: a slow check does not push the next ones later.
             try? await Task.sleep(until: max(due, ContinuousClock.now), clock: .continuous)
         }
+        logger.info("soak watch stopped", metadata: ["checks": "\(state.withLock { $0.checks })"])
+    }
+
+    /// One line per health check whose status changed: warning when it warns or fails, info otherwise.
+    private func log(_ verdict: HealthVerdict, was previous: HealthVerdict.Status?) {
+        let level: Logger.Level = verdict.status == .warn || verdict.status == .fail ? .warning : .info
+        logger.log(
+            level: level, "health check \(verdict.status)",
+            metadata: [
+                "check": "\(verdict.check.rawValue)", "status": "\(verdict.status)",
+                "was": "\(previous.map { "\($0)" } ?? "none")",
+                "observed": "\(verdict.observed.map { "\($0)" } ?? "none")",
+                "limit": "\(verdict.limit.map { "\($0)" } ?? "none")", "detail": "\(verdict.detail)",
+            ])
     }
 
     /// Takes one sample now, judges it and writes the checkpoint; returns the verdicts.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Pushes merged snapshots to collectors on its own threads: periodically, on demand, and once more at shutdown.
 ///
@@ -19,17 +20,21 @@ public final class Exporter: Sendable {
     ///   - runID: the run's id, used in the Pushgateway grouping key and the exporter's own series.
     ///   - shard: the shard index as text (`0` for a single process).
     ///   - configuration: queue size, retry backoff and how long the final push may take.
+    ///   - logger: receives start and stop, and each collector outage: a warning when pushes to a target start
+    ///     failing, an info line when one lands again (how long it lasted, how many points were collected meanwhile).
+    ///     Lines carry `run` and `shard` unless the logger already has them.
     public init(
         targets: [PushTarget],
         source: any MetricsSource,
         interval: Duration = .seconds(5),
         runID: String,
         shard: String,
-        configuration: ExporterConfiguration = ExporterConfiguration()
+        configuration: ExporterConfiguration = ExporterConfiguration(),
+        logger: Logger = Logger(label: "skirmish.exporter")
     ) {
         core = ExporterCore(
             targets: targets, source: source, interval: interval, runID: runID, shard: shard,
-            configuration: configuration)
+            configuration: configuration, logger: logger)
     }
 
     /// Starts the ticker and worker threads; returns at once. Calling it again does nothing.

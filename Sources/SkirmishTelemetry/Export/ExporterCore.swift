@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The exporter's shared state and thread bodies.
 ///
@@ -28,6 +29,10 @@ final class ExporterCore: @unchecked Sendable {
     private var threadsAlive = 0
     private var stats = ExporterStats()
     private var random: UInt64
+    private let logger: Logger
+    /// Per target: when its current outage began (`nil` while pushes land) and the payloads collected since, which
+    /// the first push that lands again carries (values are cumulative).
+    private var outages: [(since: ContinuousClock.Instant, collected: Int)?]
 
     init(
         targets: [PushTarget],
@@ -35,8 +40,14 @@ final class ExporterCore: @unchecked Sendable {
         interval: Duration,
         runID: String,
         shard: String,
-        configuration: ExporterConfiguration
+        configuration: ExporterConfiguration,
+        logger: Logger
     ) {
+        var logger = logger
+        if logger[metadataKey: "run"] == nil { logger[metadataKey: "run"] = "\(runID)" }
+        if logger[metadataKey: "shard"] == nil { logger[metadataKey: "shard"] = "\(shard)" }
+        self.logger = logger
+        self.outages = Array(repeating: nil, count: targets.count)
         self.targets = targets
         self.endpoints = targets.map { $0.endpoint(runID: runID, shard: shard) }
         self.source = source
@@ -55,6 +66,13 @@ final class ExporterCore: @unchecked Sendable {
         defer { condition.unlock() }
         guard state == .idle else { return }
         state = .running
+        logger.info(
+            "exporter started",
+            metadata: [
+                "targets": "\(targets.map(\.name).joined(separator: ","))",
+                "interval.seconds": "\(interval.components.seconds)",
+                "queue.capacity": "\(configuration.queueCapacity)",
+            ])
         threadsAlive = 1 + targets.count
         let ticker = Thread { [self] in runTicker() }
         ticker.name = "skirmish-exporter"
@@ -92,6 +110,13 @@ final class ExporterCore: @unchecked Sendable {
         let deadline = clock.now + configuration.finalPushTimeout + longestTimeout + .seconds(1)
         while threadsAlive > 0 && clock.now < deadline { wait(until: deadline) }
         state = .stopped
+        logger.info(
+            "exporter stopped",
+            metadata: [
+                "pushes": "\(stats.pushesByTarget.values.reduce(0, +))",
+                "failures": "\(stats.failures.values.reduce(0, +))",
+                "final.push": "\(finalPush)",
+            ])
     }
 
     func currentStats() -> ExporterStats {
@@ -151,6 +176,7 @@ final class ExporterCore: @unchecked Sendable {
         }
         condition.lock()
         for (index, target) in targets.enumerated() {
+            if outages[index] != nil { outages[index]!.collected += 1 }
             queues[index].append(rendered[target.payload] ?? [])
             if queues[index].count > configuration.queueCapacity {
                 queues[index].removeFirst()
@@ -174,6 +200,12 @@ final class ExporterCore: @unchecked Sendable {
             if closing, let closingDeadline, clock.now >= closingDeadline {
                 stats.failures[ExporterStats.FailureKey(target: target.name, reason: "gave_up"), default: 0] += 1
                 stats.lastError = "\(target.name): the final push did not land within the shutdown window"
+                logger.warning(
+                    "final push gave up: the collector did not accept it within the shutdown window",
+                    metadata: [
+                        "target": "\(target.name)",
+                        "window.seconds": "\(configuration.finalPushTimeout.components.seconds)",
+                    ])
                 break
             }
             let payload = queues[index][0]
@@ -191,12 +223,29 @@ final class ExporterCore: @unchecked Sendable {
                 stats.pushesByTarget[target.name, default: 0] += 1
                 stats.failing[target.name] = nil
                 queues[index].removeFirst()
+                if let outage = outages[index] {
+                    outages[index] = nil
+                    let seconds = outage.since.duration(to: clock.now)
+                    logger.info(
+                        "collector recovered",
+                        metadata: [
+                            "target": "\(target.name)", "failed.attempts": "\(failuresInARow)",
+                            "outage.seconds": "\(Self.seconds(seconds))",
+                            "buffered.points": "\(outage.collected)",
+                        ])
+                }
                 failuresInARow = 0
             case .failed(let reason, let detail):
                 stats.failures[ExporterStats.FailureKey(target: target.name, reason: reason), default: 0] += 1
                 stats.lastError = "\(target.name): \(detail)"
                 failuresInARow += 1
                 stats.failing[target.name] = ExporterStats.Streak(attempts: failuresInARow, reason: reason)
+                if outages[index] == nil {
+                    outages[index] = (clock.now, 0)
+                    logger.warning(
+                        "collector unreachable: keeping the latest points and retrying with backoff",
+                        metadata: ["target": "\(target.name)", "reason": "\(reason)", "error": "\(detail)"])
+                }
                 if queues[index].count == 1 { backOff(index, failuresInARow: failuresInARow) }
                 // A newer payload carries every cumulative total: the failed one is superseded.
                 if queues[index].count > 1 { queues[index].removeFirst() }
@@ -218,6 +267,13 @@ final class ExporterCore: @unchecked Sendable {
             if closing, let closingDeadline, clock.now >= closingDeadline { return }
             wait(until: closing ? min(until, closingDeadline ?? until) : until)
         }
+    }
+
+    /// A duration in seconds with millisecond precision, for log fields.
+    private static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let fraction = String(milliseconds % 1000)
+        return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
     /// SplitMix64 → [0, 1); called with the lock held.

@@ -78,6 +78,8 @@ struct AIEvalCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Also write the figures as JSON to this file.", valueName: "path"))
     var out: String?
 
+    @OptionGroup(title: "Logs") var logs: LogOptions
+
     func validate() throws {
         guard shots > 0 else { throw ValidationError("--shots must be at least 1; got \(shots).") }
         guard matches >= 0 else { throw ValidationError("--matches must be 0 or more; got \(matches).") }
@@ -118,9 +120,12 @@ struct AIEvalCommand: AsyncParsableCommand {
             plan.matchSeconds = min(plan.matchSeconds, 60)
         }
         let servers = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let clients = try AgentRunner(name: "skirmish-ai-eval", seed: seed)
+        let logger = logs.logger("skirmish.ai-eval", run: "ai-eval-\(seed)")
+        let clients = try AgentRunner(name: "skirmish-ai-eval", seed: seed, logger: logger)
         let progress = EvalProgress()
-        let runner = EvalRunner(serverLoop: servers, clients: clients, seed: seed, progress: progress)
+        let runner = EvalRunner(
+            serverLoop: servers, clients: clients, seed: seed, progress: progress,
+            logger: logger)
         let reporter = Task { await Self.report(progress, plan: plan) }
         let report: EvalReport
         do {
@@ -131,7 +136,7 @@ struct AIEvalCommand: AsyncParsableCommand {
             throw error
         }
         reporter.cancel()
-        if Console.isTerminal { Console.error("\r\u{1B}[K") }
+        Console.clearLive()
         try? await servers.shutdownGracefully()
         for line in report.tableLines() { Console.line(line) }
         if let out {
@@ -155,7 +160,7 @@ struct AIEvalCommand: AsyncParsableCommand {
             let elapsed = start.duration(to: clock.now).components.seconds
             let line =
                 "ai-eval: \(shots)/\(plan.totalShots) shots, \(matches)/\(plan.totalMatches) matches, \(elapsed) s"
-            Console.error(Console.isTerminal ? "\r\u{1B}[K" + line : line + "\n")
+            if Console.isTerminal { Console.live(line) } else { Console.progress(line) }
         }
     }
 }

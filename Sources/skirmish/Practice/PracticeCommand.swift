@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import NIOCore
 import NIOPosix
 import SkirmishNet
@@ -57,6 +58,8 @@ struct PracticeCommand: AsyncParsableCommand {
         help: ArgumentHelp("Seconds an AI waits for its page to join before leaving its table.", valueName: "seconds"))
     var joinTimeout = 15
 
+    @OptionGroup(title: "Logs") var logs: LogOptions
+
     func validate() throws {
         guard joinTimeout > 0 else {
             throw ValidationError("--join-timeout must be at least 1 second; got \(joinTimeout).")
@@ -65,7 +68,10 @@ struct PracticeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let lobby = PracticeLobby(difficulty: difficulty, joinTimeout: .seconds(Int64(joinTimeout)))
+        let run = RunID.make(script: "practice", at: Date())
+        let lobby = PracticeLobby(
+            difficulty: difficulty, joinTimeout: .seconds(Int64(joinTimeout)),
+            logger: logs.logger("skirmish.practice", run: run))
         let server: ReferenceServer?
         let pages: HTTPServer?
         let pageAddress: SocketAddress
@@ -83,7 +89,8 @@ struct PracticeCommand: AsyncParsableCommand {
             configuration.udp = nil
             configuration.tcp = nil
             configuration.http = http.listen
-            let started = try await ReferenceServer.start(configuration: configuration, routes: lobby.routes)
+            let started = try await ReferenceServer.start(
+                configuration: configuration, routes: lobby.routes, logger: logs.logger("skirmish.server", run: run))
             guard let address = started.addresses.http else { throw ValidationError("the HTTP listener did not start") }
             let port = address.port ?? 0
             await lobby.serve(

@@ -91,6 +91,8 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Pushing metrics to a collector")
     var push: PushOptions
 
+    @OptionGroup(title: "Logs") var logs: LogOptions
+
     func validate() throws {
         guard maxSessions > 0 else { throw ValidationError("--max-sessions must be at least 1; got \(maxSessions).") }
         guard maxMatches > 0 else { throw ValidationError("--max-matches must be at least 1; got \(maxMatches).") }
@@ -119,11 +121,14 @@ struct Serve: AsyncParsableCommand {
         Console.note(OpenFileLimit.raiseToHard())
         let runID = RunID.make(script: "serve", at: Date())
         configuration.metricLabels = ["run": runID, "shard": Shard.whole.description]
-        let server = try await ReferenceServer.start(configuration: configuration)
+        let server = try await ReferenceServer.start(
+            configuration: configuration, logger: logs.logger("skirmish.server", run: runID))
         for line in server.addresses.listeningLines { Console.line(line) }
         let exporter: Exporter?
         do {
-            exporter = try push.makeExporter(source: server.metricsSource, runID: runID, shard: .whole)
+            exporter = try push.makeExporter(
+                source: server.metricsSource, runID: runID, shard: .whole,
+                logger: logs.logger("skirmish.exporter", run: runID))
         } catch let error as InputError {
             await server.shutdown()
             Console.note(error.text)

@@ -79,7 +79,8 @@ struct SoakCommand: AsyncParsableCommand {
                 configuration: SoakWatch.Configuration(
                     policy: policy, interval: interval, outDirectory: run.outDirectory, scriptPath: options.script,
                     startedAt: run.startedAt),
-                exporterStats: { exporter?.stats })
+                exporterStats: { exporter?.stats },
+                logger: options.logs.logger("skirmish.soak", run: run.configuration.runID))
             Console.note(
                 "health checks every \(Format.duration(interval)), flat after \(Format.duration(.seconds(policy.warmUp)))"
                     + "; checkpoints in \(run.outDirectory)/summary.json")

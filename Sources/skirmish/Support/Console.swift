@@ -1,3 +1,7 @@
+import Logging
+import SkirmishTelemetry
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -14,9 +18,20 @@ enum Console {
         fflush(nil)
     }
 
+    /// Set when logs are JSON (`--log-format json`): notes and plain progress lines are then written as log events
+    /// too, so that stderr holds one JSON object per line for a log collector.
+    static let notesAreLogs = Atomic<Bool>(false)
+
     /// A note for the person watching: what the tool decided or noticed.
     static func note(_ text: String) {
+        if notesAreLogs.load(ordering: .relaxed) { return Logger(label: "skirmish").notice("\(text)") }
         error("skirmish: \(text)\n")
+    }
+
+    /// A progress line written whole when stderr is not a terminal (a log, CI).
+    static func progress(_ line: String) {
+        if notesAreLogs.load(ordering: .relaxed) { return Logger(label: "skirmish.progress").info("\(line)") }
+        error(line + "\n")
     }
 
     /// Writes to stderr unbuffered (a `write(2)`: safe from any thread, in order).
@@ -29,6 +44,42 @@ enum Console {
                 if written <= 0 { return }
                 offset += written
             }
+        }
+    }
+
+    /// The progress line drawn in place on the terminal, while there is one.
+    private static let liveLine = Mutex<String?>(nil)
+
+    /// Draws `line` as the live progress line (rewritten in place, no newline).
+    static func live(_ line: String) {
+        liveLine.withLock { live in
+            live = line
+            error("\r\u{1B}[2K" + line)
+        }
+    }
+
+    /// Ends the live progress line so what follows starts on a fresh one.
+    static func endLive() {
+        liveLine.withLock { live in
+            if live != nil { error("\n") }
+            live = nil
+        }
+    }
+
+    /// Erases the live progress line (no newline) and forgets it.
+    static func clearLive() {
+        liveLine.withLock { live in
+            if live != nil { error("\r\u{1B}[2K") }
+            live = nil
+        }
+    }
+
+    /// Where log lines go: stderr, and while a progress line is live, above it (the line is cleared, the log line
+    /// written, the progress line drawn again), so a log line never lands in the middle of the progress line.
+    static let logOutput = LogOutput { text in
+        liveLine.withLock { live in
+            guard let live else { return LogOutput.writeAll(text, to: STDERR_FILENO) }
+            LogOutput.writeAll("\r\u{1B}[2K" + text + live, to: STDERR_FILENO)
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import SkirmishSwarm
 import SkirmishTelemetry
 
@@ -41,12 +42,15 @@ struct PushOptions: ParsableArguments {
     }
 
     /// The exporter for these options, or `nil` when no collector was named.
-    func makeExporter(source: any MetricsSource, runID: String, shard: Shard) throws -> Exporter? {
+    func makeExporter(
+        source: any MetricsSource, runID: String, shard: Shard,
+        logger: Logger = Logger(label: "skirmish.exporter")
+    ) throws -> Exporter? {
         let targets = try targets()
         guard !targets.isEmpty else { return nil }
         return Exporter(
             targets: targets, source: source, interval: .seconds(pushInterval), runID: runID,
-            shard: shard.description)
+            shard: shard.description, logger: logger)
     }
 
     /// The targets these options name, each URL parsed strictly by `URLComponents` (`PushTarget.components(of:)`).

@@ -11,6 +11,7 @@ extension Skirmish {
     static func main() async {
         do {
             var command = try parseAsRoot()
+            ((command as? any LoggingCommand)?.logs ?? LogOptions.quiet).bootstrap()
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -37,7 +37,7 @@ final class ProgressPrinter: Sendable {
             // Clipped to the terminal's width: a wrapped line would leave its first half behind at every update.
             let width = Console.terminalColumns
             let shown = width > 1 && line.count >= width ? String(line.prefix(width - 2)) + "…" : line
-            Console.error("\r\u{1B}[2K" + shown)
+            Console.live(shown)
             drawn.withLock { $0 = true }
         } else {
             let elapsed = Double(progress.elapsed.components.seconds)
@@ -46,12 +46,12 @@ final class ProgressPrinter: Sendable {
                 last = elapsed
                 return true
             }
-            if due || changed { Console.error(line + "\n") }
+            if due || changed { Console.progress(line) }
         }
     }
 
     /// Ends the live line so the summary starts on a fresh one.
     func finish() {
-        if drawn.withLock({ $0 }) { Console.error("\n") }
+        if drawn.withLock({ $0 }) { Console.endLive() }
     }
 }

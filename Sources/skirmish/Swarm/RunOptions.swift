@@ -71,6 +71,8 @@ struct RunOptions: ParsableArguments {
 
     @OptionGroup var push: PushOptions
 
+    @OptionGroup(title: "Logs") var logs: LogOptions
+
     @Option(
         help: ArgumentHelp(
             "Where to serve /metrics while the run lasts, host:port (default: a free loopback port, printed).",

@@ -61,7 +61,9 @@ struct SwarmRun {
             var serverConfiguration = ServerConfiguration()
             // The embedded server's series carry this run's labels, so dashboards show it beside its bots.
             serverConfiguration.metricLabels = ["run": runID, "shard": plan.shard.description]
-            let embedded = try await ReferenceServer.start(configuration: serverConfiguration, group: sideGroup)
+            let embedded = try await ReferenceServer.start(
+                configuration: serverConfiguration, group: sideGroup,
+                logger: options.logs.logger("skirmish.server", run: runID))
             server = embedded
             targets = EmbeddedTargets.of(embedded)
             Console.note("embedded server: \(embedded.addresses.listeningLines.joined(separator: ", "))")
@@ -71,9 +73,12 @@ struct SwarmRun {
         var configuration = SwarmConfiguration(
             script: script, plan: plan, target: targets.0, seed: options.seed, runID: runID, loops: options.loops)
         configuration.alternates = targets.1
-        let swarm = try await Swarm(configuration: configuration, group: group)
+        let swarm = try await Swarm(
+            configuration: configuration, group: group, logger: options.logs.logger("skirmish.swarm", run: runID))
         let source = CombinedMetricsSource(parts: [swarm.metricsSource] + (server.map { [$0.metricsSource] } ?? []))
-        let exporter = try options.push.makeExporter(source: source, runID: runID, shard: plan.shard)
+        let exporter = try options.push.makeExporter(
+            source: source, runID: runID, shard: plan.shard,
+            logger: options.logs.logger("skirmish.exporter", run: runID))
         exporter?.start()
         let metricsEndpoint: MetricsEndpoint
         do {

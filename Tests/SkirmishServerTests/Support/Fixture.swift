@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOPosix
 import SkirmishGames
@@ -12,11 +13,15 @@ struct ServerFixture {
     let server: ReferenceServer
     let group: MultiThreadedEventLoopGroup
 
-    static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> ServerFixture {
+    static func start(
+        logger: Logger = Logger(label: "skirmish.server"), rejectionLogInterval: TimeAmount = .seconds(10),
+        _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> ServerFixture {
         var configuration = ServerConfiguration()
         configure(&configuration)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-        let server = try await ReferenceServer.start(configuration: configuration, group: group)
+        let server = try await ReferenceServer.start(
+            configuration: configuration, group: group, logger: logger, rejectionLogInterval: rejectionLogInterval)
         return ServerFixture(server: server, group: group)
     }
 

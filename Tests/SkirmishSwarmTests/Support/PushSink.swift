@@ -25,12 +25,12 @@ final class PushSink: Sendable {
     var url: String { "http://127.0.0.1:\(port)" }
 
     /// Binds a listener on a free loopback port; `serve` starts the answering thread.
-    private init(serve: Bool) throws {
+    private init(serve: Bool, fixedPort: Int = 0) throws {
         let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = UInt16(fixedPort).bigEndian
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         let bound = withUnsafePointer(to: &address) {
@@ -57,6 +57,9 @@ final class PushSink: Sendable {
 
     /// A sink that answers.
     static func start() throws -> PushSink { try PushSink(serve: true) }
+
+    /// A sink that answers on `port` (one a test reserved and closed: a collector coming up where one was down).
+    static func start(port: Int) throws -> PushSink { try PushSink(serve: true, fixedPort: port) }
 
     /// A listener that never answers.
     static func blackHole() throws -> PushSink { try PushSink(serve: false) }
