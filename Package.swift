@@ -90,6 +90,19 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // `skirmish bench`'s harness, load generator, HTTP client, Prometheus parser and benchmarks. It does not link
+        // CAllocCounter: the executable passes its allocation counter in (`BenchEnvironment`).
+        .target(
+            name: "SkirmishBench",
+            dependencies: [
+                "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishOpponent", "SkirmishSwarm",
+                "SkirmishScript", "SkirmishTelemetry",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
         .target(name: "CAllocCounter"),
         .executableTarget(
@@ -104,6 +117,7 @@ let package = Package(
                 "SkirmishOpponent",
                 "SkirmishPractice",
                 "SkirmishEvaluation",
+                "SkirmishBench",
                 "CAllocCounter",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -140,6 +154,10 @@ let package = Package(
             packageAccess: false
         ),
         .testTarget(name: "SkirmishTelemetryTests", dependencies: ["SkirmishTelemetry"]),
+        .testTarget(
+            name: "SkirmishBenchTests",
+            dependencies: ["SkirmishBench", "SkirmishServer", "SkirmishWire", "SkirmishNet", "SkirmishTelemetry"]
+        ),
         .testTarget(
             name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),
         .testTarget(
