@@ -104,6 +104,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `skirmish bench`'s harness, load generator, HTTP client, Prometheus parser and benchmarks. It does not link
+        // CAllocCounter: the executable passes its allocation counter in (`BenchEnvironment`).
+        .target(
+            name: "SkirmishBench",
+            dependencies: [
+                "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishOpponent", "SkirmishSwarm",
+                "SkirmishScript", "SkirmishTelemetry",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
         .target(name: "CAllocCounter"),
         .executableTarget(
@@ -119,6 +132,7 @@ let package = Package(
                 "SkirmishPractice",
                 "SkirmishEvaluation",
                 "SkirmishGames",
+                "SkirmishBench",
                 "CAllocCounter",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -174,6 +188,10 @@ let package = Package(
             name: "SkirmishTelemetryTests",
             dependencies: ["SkirmishTelemetry", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
+            name: "SkirmishBenchTests",
+            dependencies: ["SkirmishBench", "SkirmishServer", "SkirmishWire", "SkirmishNet", "SkirmishTelemetry"]
+        ),
+        .testTarget(
             name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),
         .testTarget(
             name: "SkirmishPracticeTests",
@@ -188,11 +206,12 @@ let package = Package(
     ]
 )
 
-// Test targets keep ExistentialAny but not MemberImportVisibility: with it, the compiler attributes the members of
-// C structs such as `sockaddr_in` to whichever Clang module first loaded the system header (NIO's CNIOLinux in some
-// build orders), so socket-level test helpers failed to build or not depending on the module cache.
+// Test targets and the bench keep ExistentialAny but not MemberImportVisibility: with it, the compiler attributes the
+// members of C structs such as `sockaddr_in` to whichever Clang module first loaded the system header (NIO's CNIOLinux
+// in some build orders), so code that fills socket addresses itself (test helpers, the bench's load generator and
+// HTTP client) failed to build or not depending on the module cache.
 for target in package.targets where target.type != .system {
     target.swiftSettings =
         (target.swiftSettings ?? [])
-        + (target.type == .test ? testStrictness : strictness)
+        + (target.type == .test || target.name == "SkirmishBench" ? testStrictness : strictness)
 }

@@ -1,11 +1,6 @@
 import ArgumentParser
 import Foundation
-import NIOCore
-import NIOPosix
 import SkirmishEvaluation
-import SkirmishOpponent
-import SkirmishScript
-import SkirmishSwarm
 
 /// `skirmish ai-eval`: how well the AI opponent plays across latency, measured through the real protocol.
 struct AIEvalCommand: AsyncParsableCommand {
@@ -88,56 +83,40 @@ struct AIEvalCommand: AsyncParsableCommand {
         }
         guard sessions > 0, parallel > 0 else { throw ValidationError("--sessions and --parallel must be at least 1.") }
         guard curveShots >= 0 else { throw ValidationError("--curve-shots must be 0 or more; got \(curveShots).") }
-        guard Opponent.Difficulty(rawValue: difficulty) != nil else {
-            throw ValidationError("--difficulty must be one of easy, medium, hard, expert; got `\(difficulty)`.")
-        }
-        _ = try parsedLatencies()
+        _ = try plan()
     }
 
-    func parsedLatencies() throws -> [Int] {
-        var values: [Int] = []
-        for part in latencies.split(separator: ",") {
-            guard let value = Int(part.trimmingCharacters(in: .whitespaces)), (0...2_000).contains(value) else {
-                throw ValidationError(
-                    "--latencies takes one-way latencies in ms between 0 and 2000, separated by commas (like "
-                        + "0,50,150); `\(part)` is not one.")
-            }
-            values.append(value)
+    /// The plan the options describe.
+    func plan() throws -> EvalPlan {
+        do {
+            let difficulty = try EvalPlan.parseDifficulty(difficulty)
+            var plan = EvalPlan(
+                shots: shots, matches: matches, matchSeconds: matchSeconds,
+                latencies: try EvalPlan.parseLatencies(latencies), difficulty: difficulty, curveShots: curveShots,
+                curveLatency: curveLatency, sessions: sessions, parallel: parallel, seed: seed)
+            if quick { plan.shrinkToQuickRun() }
+            return plan
+        } catch {
+            throw ValidationError(error.description)
         }
-        guard !values.isEmpty else { throw ValidationError("--latencies names no latency; try 0,50,100,150,250.") }
-        return values
     }
 
     func run() async throws {
-        var plan = EvalPlan(
-            shots: shots, matches: matches, matchSeconds: matchSeconds, latencies: try parsedLatencies(),
-            difficulty: Opponent.Difficulty(rawValue: difficulty)!, curveShots: curveShots,
-            curveLatency: curveLatency, sessions: sessions, parallel: parallel, seed: seed)
-        if quick {
-            plan.shots = min(plan.shots, 200)
-            plan.matches = min(plan.matches, 2)
-            plan.curveShots = min(plan.curveShots, 200)
-            plan.matchSeconds = min(plan.matchSeconds, 60)
-        }
-        let servers = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let logger = logs.logger("skirmish.ai-eval", run: "ai-eval-\(seed)")
-        let clients = try AgentRunner(name: "skirmish-ai-eval", seed: seed, logger: logger)
+        let plan = try plan()
         let progress = EvalProgress()
-        let runner = EvalRunner(
-            serverLoop: servers, clients: clients, seed: seed, progress: progress,
-            logger: logger)
+        let logger = logs.logger("skirmish.ai-eval", run: "ai-eval-\(seed)")
         let reporter = Task { await Self.report(progress, plan: plan) }
         let report: EvalReport
         do {
-            report = try await plan.run(with: runner)
+            report = try await plan.evaluate(progress: progress, logger: logger)
         } catch {
             reporter.cancel()
-            try? await servers.shutdownGracefully()
             throw error
         }
+        // The reporter prints its last line as it wakes: wait for it, so it comes before the table.
         reporter.cancel()
+        await reporter.value
         Console.clearLive()
-        try? await servers.shutdownGracefully()
         for line in report.tableLines() { Console.line(line) }
         if let out {
             do {
@@ -157,9 +136,8 @@ struct AIEvalCommand: AsyncParsableCommand {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(2))
             let (shots, matches) = progress.counts
-            let elapsed = start.duration(to: clock.now).components.seconds
-            let line =
-                "ai-eval: \(shots)/\(plan.totalShots) shots, \(matches)/\(plan.totalMatches) matches, \(elapsed) s"
+            let line = plan.progressLine(
+                shots: shots, matches: matches, elapsedSeconds: start.duration(to: clock.now).components.seconds)
             if Console.isTerminal { Console.live(line) } else { Console.progress(line) }
         }
     }

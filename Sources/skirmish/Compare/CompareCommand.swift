@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import SkirmishScript
 import SkirmishSwarm
 
 /// `skirmish compare BASE.json NEW.json`: did this run regress against the baseline?
@@ -92,24 +91,12 @@ struct ComparisonOptions: ParsableArguments {
     var resamples = 1_000
 
     func options() throws -> Comparison.Options {
-        var options = Comparison.Options()
-        guard let confidence = Quantity.percentage(confidence), confidence >= 0.5, confidence < 1 else {
-            throw ValidationError("--confidence \(confidence): write a percentage from 50% to 99.9%, e.g. 99%")
+        do {
+            return try Comparison.Options(
+                confidence: confidence, tolerance: tolerance, minimumLatencyChange: minLatencyChange,
+                resamples: resamples)
+        } catch {
+            throw ValidationError(error.description)
         }
-        guard let tolerance = Quantity.percentage(tolerance) else {
-            throw ValidationError("--tolerance \(tolerance): write a percentage, e.g. 10%")
-        }
-        guard let latency = Quantity.duration(minLatencyChange) else {
-            throw ValidationError("--min-latency-change \(minLatencyChange): write a duration, e.g. 1ms or 0.5ms")
-        }
-        guard (20...100_000).contains(resamples) else {
-            throw ValidationError("--resamples \(resamples): choose from 20 to 100000 (1000 is plenty)")
-        }
-        options.confidence = confidence
-        options.tolerance = tolerance
-        options.minimumLatencyChange =
-            Double(latency.components.seconds) + Double(latency.components.attoseconds) / 1e18
-        options.resamples = resamples
-        return options
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import SkirmishSwarm
 
 /// `skirmish report summary.json`: rebuilds a run's `report.html` from its `summary.json`.
@@ -27,10 +26,9 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws {
         let decoded = try SummaryFile.load(summary)
-        let directory = out ?? URL(fileURLWithPath: summary).deletingLastPathComponent().path
         let path: String
         do {
-            path = try RunOutput.writeReport(decoded, to: directory.isEmpty ? "." : directory)
+            path = try RunOutput.writeReport(decoded, to: RunOutput.reportFolder(summaryPath: summary, out: out))
         } catch {
             Console.note(String(describing: error))
             throw ExitCode(2)

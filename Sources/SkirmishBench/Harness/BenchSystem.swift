@@ -6,26 +6,26 @@
 
 /// What the network benchmarks ask of the operating system: a thread's CPU time, the process's resident memory and
 /// the load average. (Threads are pinned to cores with NIO's `MultiThreadedEventLoopGroup(pinnedCPUIDs:)`.)
-enum BenchSystem {
+package enum BenchSystem {
     /// Cores this process may run on.
-    static var onlineCores: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+    package static var onlineCores: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 
     /// CPU time the calling thread has used, in nanoseconds (user + system).
-    static func threadCPUNanoseconds() -> Int64 {
+    package static func threadCPUNanoseconds() -> Int64 {
         var time = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
         return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 
     /// CPU time the whole process has used, in nanoseconds (user + system, every thread).
-    static func processCPUNanoseconds() -> Int64 {
+    package static func processCPUNanoseconds() -> Int64 {
         var time = timespec()
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
         return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 
     /// Resident memory of this process in bytes, from `/proc/self/statm` (0 when unreadable).
-    static func residentBytes() -> Int {
+    package static func residentBytes() -> Int {
         guard let file = fopen("/proc/self/statm", "r") else { return 0 }
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 256)
@@ -37,27 +37,20 @@ enum BenchSystem {
     }
 
     /// The one-minute load average, to print beside figures that other processes may have disturbed.
-    static func loadAverage() -> Double {
+    package static func loadAverage() -> Double {
         var loads = [Double](repeating: 0, count: 3)
         return getloadavg(&loads, 3) >= 1 ? loads[0] : -1
     }
-}
 
-/// Percentiles of a set of samples (nearest rank).
-struct Percentiles {
-    private let sorted: [Double]
-
-    init(_ samples: [Double]) {
-        sorted = samples.sorted()
+    /// This process's monotonic clock in nanoseconds (the clock of `NIODeadline` uptime).
+    package static func monotonic() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 
-    var count: Int { sorted.count }
-
-    func at(_ fraction: Double) -> Double {
-        guard !sorted.isEmpty else { return .nan }
-        let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
-        return sorted[Swift.min(Swift.max(rank, 0), sorted.count - 1)]
+    /// A duration in seconds.
+    package static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
-
-    var max: Double { sorted.last ?? .nan }
 }

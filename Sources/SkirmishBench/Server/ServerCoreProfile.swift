@@ -1,4 +1,3 @@
-import CAllocCounter
 import NIOCore
 import SkirmishNet
 import SkirmishServer
@@ -10,25 +9,37 @@ import SkirmishWire
 /// Timed in CPU time of this thread (CLOCK_THREAD_CPUTIME_ID), so other processes taking the core do not count:
 /// repeatable where the socket search is at the mercy of the scheduler, so it is the figure to compare before and
 /// after a change to the server's hot path.
-struct ServerCoreProfile {
-    var matches: Int
-    var ticks: Int
-    var inputRate: Int
+package struct ServerCoreProfile: Sendable {
+    package var matches: Int
+    package var ticks: Int
+    package var inputRate: Int
 
-    struct Result {
-        var inputNanoseconds: Double
-        var inputAllocations: Double
-        var tickNanosecondsPerMatch: Double
-        var tickAllocationsPerMatch: Double
-        var packetsOutPerTick: Double
-        var welcomed: Int
+    package init(matches: Int, ticks: Int, inputRate: Int) {
+        self.matches = matches
+        self.ticks = ticks
+        self.inputRate = inputRate
+    }
+
+    package struct Result: Sendable, Equatable {
+        package var inputNanoseconds: Double
+        package var inputAllocations: Double
+        package var tickNanosecondsPerMatch: Double
+        package var tickAllocationsPerMatch: Double
+        package var packetsOutPerTick: Double
+        package var welcomed: Int
+
+        /// Matches one core would run at 60 Hz on this cost alone: each match takes two clients' inputs at
+        /// `inputRate` and one tick per 1/60 s.
+        package func matchesPerCore(inputRate: Int) -> Double {
+            1e9 / (60 * (2 * inputNanoseconds * Double(inputRate) / 60 + tickNanosecondsPerMatch))
+        }
     }
 
     private struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    func run() throws -> Result {
+    package func run(environment: BenchEnvironment) throws -> Result {
         var configuration = ServerConfiguration()
         configuration.maxSessions = 2 * matches + 64
         configuration.maxMatches = matches + 32
@@ -92,7 +103,7 @@ struct ServerCoreProfile {
             owed += inputsPerTick
             let rounds = Int(owed)
             owed -= Double(rounds)
-            let allocationsBefore = skirmish_thread_allocations()
+            let allocationsBefore = environment.threadAllocations()
             let inputStart = BenchSystem.threadCPUNanoseconds()
             for _ in 0..<rounds {
                 for (index, address) in addresses.enumerated() {
@@ -104,7 +115,7 @@ struct ServerCoreProfile {
                 }
             }
             let inputElapsed = BenchSystem.threadCPUNanoseconds() - inputStart
-            let allocationsMiddle = skirmish_thread_allocations()
+            let allocationsMiddle = environment.threadAllocations()
             now = now + .nanoseconds(period)
             let tickStart = BenchSystem.threadCPUNanoseconds()
             core.tick(now: now)
@@ -117,7 +128,7 @@ struct ServerCoreProfile {
             out.removeAll(keepingCapacity: true)
             core.outbox = out
             let tickElapsed = BenchSystem.threadCPUNanoseconds() - tickStart
-            let allocationsAfter = skirmish_thread_allocations()
+            let allocationsAfter = environment.threadAllocations()
             guard measured else { continue }
             inputTime += inputElapsed
             tickTime += tickElapsed

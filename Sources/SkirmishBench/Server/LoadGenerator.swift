@@ -23,44 +23,55 @@ import SkirmishWire
 /// client, the system calls alone held one core at 2,000 clients. The socket is bound to the wildcard address, which
 /// the replies to 127.64/16 need (connecting it would pin its local address to 127.0.0.1), tied to the loopback
 /// interface where the kernel allows it (`SO_BINDTODEVICE`), and keeps only datagrams from the server's address.
-final class LoadGenerator {
+package final class LoadGenerator {
     /// Shared with the controlling task; the generator takes the lock about once a millisecond.
-    struct Control: Sendable {
+    package struct Control: Sendable {
         /// Set by the controller: record snapshot samples from now on (warm-up samples are kept apart).
-        var recording = false
+        package var recording = false
         /// Set by the controller: send Disconnect, close every socket and return.
-        var stop = false
+        package var stop = false
         /// Written by the generator.
-        var welcomed = 0
-        var failed = 0
+        package var welcomed = 0
+        package var failed = 0
+
+        package init() {}
     }
 
     /// One snapshot's arrival.
-    struct Sample: Sendable {
-        var client: UInt32
-        var tick: UInt32
+    package struct Sample: Sendable, Equatable {
+        package var client: UInt32
+        package var tick: UInt32
         /// Arrival, kernel timestamp converted to this process's monotonic clock (`NIODeadline` uptime).
-        var arrival: Int64
-        var inWindow: Bool
+        package var arrival: Int64
+        package var inWindow: Bool
+
+        package init(client: UInt32, tick: UInt32, arrival: Int64, inWindow: Bool) {
+            self.client = client
+            self.tick = tick
+            self.arrival = arrival
+            self.inWindow = inWindow
+        }
     }
 
-    struct Report: Sendable {
-        var samples: [Sample] = []
+    package struct Report: Sendable {
+        package var samples: [Sample] = []
         /// Inputs sent while recording, and how late against their fixed schedule (10 µs buckets).
-        var inputsSent = 0
+        package var inputsSent = 0
         /// Inputs the kernel accepted over the whole step (warm-up included), to set against what the server decoded.
-        var inputsAccepted = 0
-        var sendLateness = [Int](repeating: 0, count: 20_001)
-        var sendDrops = 0
-        var snapshotsInWindow = 0
-        var windowNanoseconds: Int64 = 0
-        var cpuNanoseconds: Int64 = 0
-        var rejects = 0
-        var overloaded = false
-        var error: String?
+        package var inputsAccepted = 0
+        package var sendLateness = [Int](repeating: 0, count: 20_001)
+        package var sendDrops = 0
+        package var snapshotsInWindow = 0
+        package var windowNanoseconds: Int64 = 0
+        package var cpuNanoseconds: Int64 = 0
+        package var rejects = 0
+        package var overloaded = false
+        package var error: String?
+
+        package init() {}
 
         /// A percentile of the send lateness in milliseconds.
-        func latenessMilliseconds(_ fraction: Double) -> Double {
+        package func latenessMilliseconds(_ fraction: Double) -> Double {
             let total = sendLateness.reduce(0, +)
             guard total > 0 else { return 0 }
             var seen = 0
@@ -100,7 +111,7 @@ final class LoadGenerator {
     /// SO_TIMESTAMPNS (asm-generic and x86: 35); Glibc hides the name behind a time64 switch Swift cannot import.
     private static let timestampOption: Int32 = 35
 
-    init(serverPort: Int, clients: Int, inputRate: Int, control: NIOLockedValueBox<Control>) {
+    package init(serverPort: Int, clients: Int, inputRate: Int, control: NIOLockedValueBox<Control>) {
         port = UInt16(serverPort)
         clientCount = clients
         inputPeriod = 1_000_000_000 / Int64(inputRate)
@@ -111,7 +122,7 @@ final class LoadGenerator {
     private static let firstAddress: UInt32 = 0x7F40_0001
     private var server: DatagramAddress { DatagramAddress(ipv4: 0x7F00_0001, port: port) }
 
-    static func monotonic() -> Int64 {
+    package static func monotonic() -> Int64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
@@ -124,7 +135,7 @@ final class LoadGenerator {
     }
 
     /// Runs until the controller sets `stop`; blocks the calling thread.
-    func run() -> Report {
+    package func run() -> Report {
         realToMonotonic = Self.monotonic() - Self.realtime()
         do {
             try openSockets()
@@ -240,9 +251,7 @@ final class LoadGenerator {
     private func openSockets() throws {
         clients.reserveCapacity(clientCount)
         guard clientCount < 1 << 16 else { throw SocketError(description: "at most 65,535 clients (127.64/16)") }
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = INADDR_ANY
+        var local = wildcardIPv4Address()
         let length = socklen_t(MemoryLayout<sockaddr_in>.size)
         fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw SocketError(description: "socket() failed: errno \(errno)") }

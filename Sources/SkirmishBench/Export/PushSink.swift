@@ -5,8 +5,8 @@ import Synchronization
 
 /// A loopback HTTP endpoint that accepts any request and answers 204: a collector that costs nothing, so a
 /// benchmark measures the exporter and not the collector.
-final class PushSink: Sendable {
-    let port: Int
+package final class PushSink: Sendable {
+    package let port: Int
     private let channel: any Channel
     private let counter: RequestCounter
 
@@ -17,9 +17,11 @@ final class PushSink: Sendable {
     }
 
     /// Requests answered so far.
-    var requests: Int { counter.value.load(ordering: .relaxed) }
+    package var requests: Int { counter.value.load(ordering: .relaxed) }
 
-    static func start(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> PushSink {
+    package static func start(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws
+        -> PushSink
+    {
         let counter = RequestCounter()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -37,7 +39,7 @@ final class PushSink: Sendable {
         return PushSink(port: port, channel: channel, counter: counter)
     }
 
-    func close() async throws { try await channel.close() }
+    package func close() async throws { try await channel.close() }
 }
 
 private final class RequestCounter: Sendable {

@@ -1,4 +1,3 @@
-import CAllocCounter
 import Foundation
 import NIOCore
 import NIOPosix
@@ -16,30 +15,33 @@ import SkirmishWire
 /// counts malloc, calloc, realloc and memalign per thread) is read before and after a window, and divided by the
 /// inputs sent in it. A match ending and the next one starting allocate (a new session, a new agent): that cost is
 /// reported apart, per match, so the steady per-tick figure is not hidden behind it.
-enum HotPathProbe {
-    struct Result {
-        var bots: Int
-        var seconds: Double
-        var botTicks: UInt64
-        var snapshots: UInt64
-        var allocations: UInt64
-        var matches: UInt64
+package enum HotPathProbe {
+    package struct Result: Sendable, Equatable {
+        package var bots: Int
+        package var seconds: Double
+        package var botTicks: UInt64
+        package var snapshots: UInt64
+        package var allocations: UInt64
+        package var matches: UInt64
         /// What one read of the loop's metrics allocates (the run's controller reads them once a second, and this
         /// probe twice): work of the reporting path, not of a bot-tick.
-        var perMetricsRead: UInt64
+        package var perMetricsRead: UInt64
 
-        var perBotTick: Double { botTicks > 0 ? Double(allocations) / Double(botTicks) : 0 }
+        package var perBotTick: Double { botTicks > 0 ? Double(allocations) / Double(botTicks) : 0 }
 
         /// Allocations per bot-tick once the metric reads in the window (the controller's one a second and this
         /// probe's own) are set apart.
-        var perBotTickExcludingReads: Double {
+        package var perBotTickExcludingReads: Double {
             let reads = UInt64(seconds.rounded()) + 1
             let rest = allocations > reads * perMetricsRead ? allocations - reads * perMetricsRead : 0
             return botTicks > 0 ? Double(rest) / Double(botTicks) : 0
         }
     }
 
-    static func run(bots: Int, warmup: Int = 4, window: Int = 4) async throws -> Result {
+    package static func run(
+        bots: Int, warmup: Int = 4, window: Int = 4, environment: BenchEnvironment
+    ) async throws -> Result {
+        let threadAllocations = environment.threadAllocations
         let yaml = """
             name: bench-allocations
             profile: [{ramp: {to: \(bots), over: 1s}}, {hold: {for: \(warmup + window + 2)s}}]
@@ -52,21 +54,21 @@ enum HotPathProbe {
         serverConfiguration.tcp = nil
         serverConfiguration.http = nil
         let server = try await ReferenceServer.start(configuration: serverConfiguration, group: group)
-        guard let port = server.addresses.udp?.port else { throw ValidationFailure("the server did not bind UDP") }
+        guard let port = server.addresses.udp?.port else { throw BenchError("the server did not bind UDP") }
         let configuration = SwarmConfiguration(
             script: script, plan: plan, target: Target(transport: .udp, host: "127.0.0.1", port: port), seed: 1,
             runID: "bench", loops: 1)
         let swarm = try await Swarm(configuration: configuration, group: group)
         let running = Task { await swarm.run() }
         try await Task.sleep(for: .seconds(1 + warmup))
-        let before = await sample(swarm)
+        let before = await sample(swarm, threadAllocations)
         let started = ContinuousClock.now
         try await Task.sleep(for: .seconds(window))
-        let after = await sample(swarm)
+        let after = await sample(swarm, threadAllocations)
         let elapsed = ContinuousClock.now - started
-        let readsBefore = await swarm.onEachLoop { skirmish_thread_allocations() }.reduce(0, +)
+        let readsBefore = await swarm.onEachLoop { threadAllocations() }.reduce(0, +)
         _ = await swarm.snapshot()
-        let readsAfter = await swarm.onEachLoop { skirmish_thread_allocations() }.reduce(0, +)
+        let readsAfter = await swarm.onEachLoop { threadAllocations() }.reduce(0, +)
         running.cancel()
         _ = await running.value
         await server.shutdown()
@@ -85,18 +87,13 @@ enum HotPathProbe {
         var matches: UInt64
     }
 
-    private static func sample(_ swarm: Swarm) async -> Sample {
-        let allocations = await swarm.onEachLoop { skirmish_thread_allocations() }.reduce(0, +)
+    private static func sample(_ swarm: Swarm, _ threadAllocations: @escaping @Sendable () -> UInt64) async -> Sample {
+        let allocations = await swarm.onEachLoop { threadAllocations() }.reduce(0, +)
         let snapshot = await swarm.snapshot()
         return Sample(
             allocations: allocations,
             inputs: snapshot.counterTotal(SkirmishMetrics.packetsSent, where: ["type": "PaddleState"]),
             snapshots: snapshot.counterTotal(SkirmishMetrics.packetsReceived, where: ["type": "TableSnapshot"]),
             matches: snapshot.counterTotal(SkirmishMetrics.matchesStarted))
-    }
-
-    struct ValidationFailure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
     }
 }

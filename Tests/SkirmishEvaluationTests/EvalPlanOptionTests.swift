@@ -1,0 +1,44 @@
+import SkirmishOpponent
+import Testing
+
+@testable import SkirmishEvaluation
+
+/// What `skirmish ai-eval` reads from its options, and the plan a quick run plays.
+@Suite struct EvalPlanOptionTests {
+    @Test func latenciesAreMillisecondsSeparatedByCommas() throws {
+        #expect(try EvalPlan.parseLatencies("0,50, 100 ,2000") == [0, 50, 100, 2_000])
+        #expect(
+            throws: EvalPlan.OptionError(
+                description: "--latencies takes one-way latencies in ms between 0 and 2000, separated by commas "
+                    + "(like 0,50,150); `2001` is not one.")
+        ) { try EvalPlan.parseLatencies("0,2001") }
+        #expect(throws: EvalPlan.OptionError.self) { try EvalPlan.parseLatencies("fast") }
+        #expect(
+            throws: EvalPlan.OptionError(description: "--latencies names no latency; try 0,50,100,150,250.")
+        ) { try EvalPlan.parseLatencies(",") }
+    }
+
+    @Test func difficultyIsAPreset() throws {
+        #expect(try EvalPlan.parseDifficulty("hard") == .hard)
+        #expect(
+            throws: EvalPlan.OptionError(
+                description: "--difficulty must be one of easy, medium, hard, expert; got `brutal`.")
+        ) { try EvalPlan.parseDifficulty("brutal") }
+    }
+
+    @Test func aQuickRunCapsEverySample() {
+        var plan = EvalPlan(
+            shots: 1_000, matches: 6, matchSeconds: 120, latencies: [0, 150], difficulty: .expert, curveShots: 400,
+            curveLatency: 150, sessions: 40, parallel: 30, seed: 1)
+        plan.shrinkToQuickRun()
+        #expect((plan.shots, plan.matches, plan.curveShots, plan.matchSeconds) == (200, 2, 200, 60))
+        var small = plan
+        small.shots = 50
+        small.matchSeconds = 30
+        small.shrinkToQuickRun()
+        #expect((small.shots, small.matchSeconds) == (50, 30))
+        // 200 shots × 2 latencies + 200 × 4 presets; 2 matches × 2 rivals × 2 latencies.
+        #expect(
+            plan.progressLine(shots: 12, matches: 3, elapsedSeconds: 8) == "ai-eval: 12/1200 shots, 3/8 matches, 8 s")
+    }
+}
