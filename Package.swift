@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "SkirmishWire"),
@@ -90,6 +92,19 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // How a command's long-lived parts run: each a `Service` (server, swarm, exporter, /metrics, practice lobby,
+        // soak watch) in one `ServiceGroup` that owns SIGINT/SIGTERM, the start and stop order and the final steps.
+        .target(
+            name: "SkirmishRun",
+            dependencies: [
+                "SkirmishWire", "SkirmishNet", "SkirmishServer", "SkirmishSwarm", "SkirmishScript", "SkirmishTelemetry",
+                "SkirmishPractice",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
         .target(name: "CAllocCounter"),
         .executableTarget(
@@ -104,6 +119,7 @@ let package = Package(
                 "SkirmishOpponent",
                 "SkirmishPractice",
                 "SkirmishEvaluation",
+                "SkirmishRun",
                 "CAllocCounter",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -138,6 +154,15 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             packageAccess: false
+        ),
+        .testTarget(
+            name: "SkirmishRunTests",
+            dependencies: [
+                "SkirmishRun", "SkirmishServer", "SkirmishSwarm", "SkirmishScript", "SkirmishTelemetry", "SkirmishNet",
+                "SkirmishPractice", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .testTarget(name: "SkirmishTelemetryTests", dependencies: ["SkirmishTelemetry"]),
         .testTarget(
