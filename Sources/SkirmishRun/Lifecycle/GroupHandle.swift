@@ -13,6 +13,8 @@ package final class GroupHandle: Sendable {
             state.group = group
             return state.shutdownRequested
         }
+        // Once the group ended it is let go (its services refer back to whoever owns this handle).
+        defer { state.withLock { $0.group = nil } }
         if requested { await group.triggerGracefulShutdown() }
         try await group.run()
     }
