@@ -104,7 +104,9 @@ package final class SwarmRun: Sendable {
             throw error
         }
         await release()
-        guard let summary = summary.current else { throw RunError.input("the run stopped before any bot started: there are no results to write") }
+        guard let summary = summary.current else {
+            throw RunError.input("the run stopped before any bot started: there are no results to write")
+        }
         return Result(summary: summary, signalExitStatus: signals.exitStatus)
     }
 
