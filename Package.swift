@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         // Structured logs for operators (issue 17): one `Logger` value passed to every long-lived component.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // One lifecycle (issue 17): each command's long-lived parts are `Service`s in one `ServiceGroup`.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "SkirmishWire"),
@@ -117,6 +119,20 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // How a command's long-lived parts run: each a `Service` (server, swarm, exporter, /metrics, practice lobby,
+        // soak watch) in one `ServiceGroup` that owns SIGINT/SIGTERM, the start and stop order and the final steps.
+        .target(
+            name: "SkirmishRun",
+            dependencies: [
+                "SkirmishWire", "SkirmishNet", "SkirmishServer", "SkirmishSwarm", "SkirmishScript", "SkirmishTelemetry",
+                "SkirmishPractice",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
         .target(name: "CAllocCounter"),
         .executableTarget(
@@ -133,6 +149,7 @@ let package = Package(
                 "SkirmishEvaluation",
                 "SkirmishGames",
                 "SkirmishBench",
+                "SkirmishRun",
                 "CAllocCounter",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -189,7 +206,20 @@ let package = Package(
             dependencies: ["SkirmishTelemetry", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "SkirmishBenchTests",
-            dependencies: ["SkirmishBench", "SkirmishServer", "SkirmishWire", "SkirmishNet", "SkirmishTelemetry"]
+            dependencies: [
+                "SkirmishBench", "SkirmishServer", "SkirmishWire", "SkirmishNet", "SkirmishTelemetry",
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "SkirmishRunTests",
+            dependencies: [
+                "SkirmishRun", "SkirmishServer", "SkirmishSwarm", "SkirmishScript", "SkirmishTelemetry", "SkirmishNet",
+                "SkirmishPractice", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .testTarget(
             name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),

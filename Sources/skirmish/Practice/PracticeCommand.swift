@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
 import NIOCore
-import NIOPosix
 import SkirmishNet
 import SkirmishOpponent
 import SkirmishPractice
+import SkirmishRun
 import SkirmishServer
 import SkirmishWire
 
@@ -72,40 +72,11 @@ struct PracticeCommand: AsyncParsableCommand {
         let lobby = PracticeLobby(
             difficulty: difficulty, joinTimeout: .seconds(Int64(joinTimeout)),
             logger: logs.logger("skirmish.practice", run: run))
-        let server: ReferenceServer?
-        let pages: HTTPServer?
-        let pageAddress: SocketAddress
-        if let target {
-            let game = try Self.webSocketTarget(target)
-            let host = try await ListenError.naming("http", host: http.host, port: http.port) {
-                try await HTTPServer.bind(
-                    host: http.host, port: http.port, group: MultiThreadedEventLoopGroup.singleton,
-                    routes: lobby.routes, webSocketPath: nil, onWebSocket: nil)
-            }
-            await lobby.serve(opponentsAt: game, pageWebSocketURL: game.description)
-            (server, pages, pageAddress) = (nil, host, host.localAddress)
-        } else {
-            var configuration = ServerConfiguration()
-            configuration.udp = nil
-            configuration.tcp = nil
-            configuration.http = http.listen
-            let started = try await ReferenceServer.start(
-                configuration: configuration, routes: lobby.routes, logger: logs.logger("skirmish.server", run: run))
-            guard let address = started.addresses.http else { throw ValidationError("the HTTP listener did not start") }
-            let port = address.port ?? 0
-            await lobby.serve(
-                opponentsAt: Target(transport: .webSocket, host: Self.connectHost(http.host), port: port),
-                pageWebSocketURL: nil)
-            (server, pages, pageAddress) = (started, nil, address)
-        }
-        let url = "http://\(Self.urlHost(Self.connectHost(http.host))):\(pageAddress.port ?? 0)\(PracticePage.path)"
-        Console.line("practice \(url)")
-        Console.note("open \(url) in a browser to play against a \(difficulty) AI; Ctrl-C stops")
-        let signal = await Signals.firstTermination() ?? "stop"
-        Console.note("\(signal): stopping the opponents")
-        await lobby.close()
-        try? await pages?.close()
-        await server?.shutdown()
+        let game = try target.map { try Self.webSocketTarget($0) }
+        try await PracticeRun(
+            lobby: lobby, host: http.host, port: http.port, target: game, console: .terminal,
+            serverLogger: logs.logger("skirmish.server", run: run)
+        ).run()
     }
 
     /// The game server named by `--target`: the page in a browser can only speak WebSocket.
@@ -122,19 +93,6 @@ struct PracticeCommand: AsyncParsableCommand {
                     + "server's WebSocket endpoint instead, e.g. ws://127.0.0.1:9000/ws.")
         }
         return target
-    }
-
-    /// A listener on every address is reached on loopback.
-    static func connectHost(_ host: String) -> String {
-        switch host {
-        case "0.0.0.0": "127.0.0.1"
-        case "::": "::1"
-        default: host
-        }
-    }
-
-    static func urlHost(_ host: String) -> String {
-        host.contains(":") ? "[\(host)]" : host
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NIOCore
 import NIOPosix
+import SkirmishRun
 import SkirmishServer
 import SkirmishSwarm
 import SkirmishTelemetry
@@ -121,29 +122,15 @@ struct Serve: AsyncParsableCommand {
         Console.note(OpenFileLimit.raiseToHard())
         let runID = RunID.make(script: "serve", at: Date())
         configuration.metricLabels = ["run": runID, "shard": Shard.whole.description]
-        let server = try await ReferenceServer.start(
-            configuration: configuration, logger: logs.logger("skirmish.server", run: runID))
-        for line in server.addresses.listeningLines { Console.line(line) }
-        let exporter: Exporter?
-        do {
-            exporter = try push.makeExporter(
-                source: server.metricsSource, runID: runID, shard: .whole,
-                logger: logs.logger("skirmish.exporter", run: runID))
-        } catch let error as InputError {
-            await server.shutdown()
-            Console.note(error.text)
-            throw ExitCode(2)
+        let push = self.push
+        let exporterLogger = logs.logger("skirmish.exporter", run: runID)
+        let run = ServeRun(
+            configuration: configuration, console: .terminal, logger: logs.logger("skirmish.server", run: runID)
+        ) { source in
+            try push.makeExporter(source: source, runID: runID, shard: .whole, logger: exporterLogger)
         }
-        if let exporter {
-            exporter.start()
-            Console.note("pushing the server's metrics (run \(runID)) every \(push.pushInterval) s")
-        }
-        let signal = await Signals.firstTermination() ?? "stop"
-        Console.note("\(signal): telling every player the server is quitting")
-        await server.shutdown()
-        if let exporter {
-            await offCooperativePool { exporter.stop(finalPush: true) }
-            Console.note(exporter.stats.summary)
+        try await InputError.reporting {
+            try await run.run(pushNote: { "pushing the server's metrics (run \(runID)) every \(push.pushInterval) s" })
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SkirmishRun
 import SkirmishScript
 import SkirmishSwarm
 import SkirmishTelemetry
@@ -71,31 +72,10 @@ struct SoakCommand: AsyncParsableCommand {
             guard interval >= .seconds(1) else {
                 throw InputError("--check-interval \(checkInterval): check at most once a second, e.g. 10s or 1m")
             }
-            let run = try await SwarmRun.start(options, command: "soak")
-            let policy = try makePolicy(plan: run.configuration.plan)
-            let exporter = run.exporter
-            let watch = SoakWatch(
-                swarm: run.swarm,
-                configuration: SoakWatch.Configuration(
-                    policy: policy, interval: interval, outDirectory: run.outDirectory, scriptPath: options.script,
-                    startedAt: run.startedAt),
-                exporterStats: { exporter?.stats },
-                logger: options.logs.logger("skirmish.soak", run: run.configuration.runID))
-            Console.note(
-                "health checks every \(Format.duration(interval)), flat after \(Format.duration(.seconds(policy.warmUp)))"
-                    + "; checkpoints in \(run.outDirectory)/summary.json")
-            let outcome = await run.run {
-                await watch.run { verdict in
-                    Console.note(
-                        "health: \(verdict.status.rawValue.uppercased()) \(verdict.check.rawValue): \(verdict.detail)")
-                }
-            }
-            if let error = watch.lastWriteError { Console.note("the last checkpoint could not be written: \(error)") }
-            let summary = try await run.finish(outcome) { summary in
-                summary.attach(watch.report(state: outcome.interrupted ? .interrupted : .finished))
-            }
-            if let status = run.signalExitStatus { throw ExitCode(status) }
-            if !summary.passed { throw ExitCode(99) }
+            var settings = try options.settings(command: "soak")
+            let policy = try makePolicy(plan: settings.plan)
+            settings.soak = SwarmRun.Settings.Soak(policy: policy, interval: interval)
+            try await SwarmRun(settings, console: options.console).runToExitStatus()
         }
     }
 

@@ -9,9 +9,9 @@ import Synchronization
     import Darwin
 #endif
 
-/// Waits for SIGINT or SIGTERM, once, for every long-running command.
-///
-/// The default handlers are replaced so the process can stop cleanly: final push, report, `ServerQuit` to players.
+/// Waits for SIGINT or SIGTERM, once: only `skirmish bench swarm` still uses it, to stop its child processes. The
+/// commands with long-lived parts (serve, swarm, soak, practice) run them in a `ServiceGroup` (SkirmishRun) that owns
+/// these signals instead.
 enum Signals {
     /// Returns the name of the first termination signal received, or `nil` when the waiting task is cancelled.
     static func firstTermination() async -> String? {

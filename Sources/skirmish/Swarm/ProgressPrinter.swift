@@ -15,18 +15,15 @@ final class ProgressPrinter: Sendable {
     private let live: Bool
     private let lastPlain = Mutex<Double>(-5)
     private let drawn = Mutex(false)
-    private let status: @Sendable () -> String?
     private let lastStatus = Mutex<String?>(nil)
 
-    /// `status` is asked at every update for a condition to show after the figures while it lasts (a collector
-    /// failing right now); `nil` means all is well and shows nothing.
-    init(plain: Bool, status: @escaping @Sendable () -> String? = { nil }) {
+    init(plain: Bool) {
         live = !plain && Console.isTerminal
-        self.status = status
     }
 
-    func update(_ progress: SwarmProgress) {
-        let condition = status()
+    /// Shows `progress`, with `condition` after the figures while it lasts (a collector failing right now); `nil`
+    /// means all is well and shows nothing.
+    func update(_ progress: SwarmProgress, status condition: String?) {
         let line = progress.line + (condition.map { " | \($0)" } ?? "")
         // In plain mode a collector starting or stopping to fail is printed at once, not at the next 5 s line.
         let changed = lastStatus.withLock { last -> Bool in

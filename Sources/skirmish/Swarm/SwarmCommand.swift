@@ -1,4 +1,5 @@
 import ArgumentParser
+import SkirmishRun
 import SkirmishSwarm
 
 /// `skirmish swarm SCRIPT`: the main job.
@@ -35,11 +36,7 @@ struct SwarmCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await InputError.reporting {
-            let run = try await SwarmRun.start(options, command: "run")
-            let outcome = await run.run()
-            let summary = try await run.finish(outcome)
-            if let status = run.signalExitStatus { throw ExitCode(status) }
-            if !summary.passed { throw ExitCode(99) }
+            try await SwarmRun(try options.settings(command: "run"), console: options.console).runToExitStatus()
         }
     }
 }

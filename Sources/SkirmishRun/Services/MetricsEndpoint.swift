@@ -10,11 +10,11 @@ import Synchronization
 ///
 /// At the end the endpoint serves the run's final figures and stays up until one more scrape has read them (or
 /// ``linger`` passes), so a scraper sees where the run ended rather than where it was one interval earlier.
-struct MetricsEndpoint: Sendable {
-    let server: HTTPServer
+package struct MetricsEndpoint: Sendable {
+    package let server: HTTPServer
     private let state: SharedState
 
-    var url: String {
+    package var url: String {
         let host = server.localAddress.ipAddress ?? "127.0.0.1"
         let shown = host.contains(":") ? "[\(host)]" : host
         return "http://\(shown):\(server.localAddress.port ?? 0)/metrics"
@@ -39,7 +39,7 @@ struct MetricsEndpoint: Sendable {
     }
 
     /// Serves `source` (collected off the event loops, as the exporter does) on `host:port` until closed.
-    static func start(
+    package static func start(
         source: any MetricsSource, host: String = "127.0.0.1", port: Int = 0, group: any EventLoopGroup
     ) async throws -> MetricsEndpoint {
         let state = SharedState()
@@ -70,14 +70,14 @@ struct MetricsEndpoint: Sendable {
     }
 
     /// From now on every scrape gets `snapshot`, the run's final figures.
-    func freeze(_ snapshot: MetricsSnapshot) {
+    package func freeze(_ snapshot: MetricsSnapshot) {
         let body = MetricsRenderer.render(snapshot, as: .prom)
         state.inner.withLock { $0.final = body }
     }
 
     /// Waits until a scrape has read the final figures, at most `limit`; returns at once when nothing scraped the
     /// endpoint during the run (no scraper will come) or the final figures were already read.
-    func waitForFinalScrape(limit: Duration) async {
+    package func waitForFinalScrape(limit: Duration) async {
         let timeout = Task {
             try? await Task.sleep(for: limit)
             let waiter = state.inner.withLock { inner -> CheckedContinuation<Void, Never>? in
@@ -98,5 +98,5 @@ struct MetricsEndpoint: Sendable {
         timeout.cancel()
     }
 
-    func close() async throws { try await server.close() }
+    package func close() async throws { try await server.close() }
 }
