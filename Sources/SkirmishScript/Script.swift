@@ -77,12 +77,14 @@ public struct BehaviorName: RawRepresentable, Sendable, Hashable, CaseIterable, 
         }
     }
 
-    /// The behaviour a persona gets when it names a game but no behaviour.
-    static func `default`(for game: GameKind) -> BehaviorName {
+    /// The behaviour a persona gets when it names a built-in game but no behaviour; `nil` for any other game, whose
+    /// behaviours are a program's own.
+    static func `default`(for game: GameKind) -> BehaviorName? {
         switch game {
         case .puck: .chaser
         case .snap: .snapPlayer
         case .suns: .sunsPlayer
+        default: nil
         }
     }
 }
@@ -136,6 +138,9 @@ public struct Persona: Sendable, Hashable {
     /// Relative share of the bots; at least 1.
     public var weight: Int
     public var game: GameKind
+    /// The game's name in scripts and metric labels (`game="count"`): the built-in games' own, or the name a game
+    /// registered by a program has in the loader's ``ScriptLoader/games``.
+    public var gameName: String
     public var behavior: BehaviorName
     /// Seats at the table (Puck and Suns: 2; Snap: 2–4).
     public var seats: Int
@@ -160,7 +165,7 @@ public struct Persona: Sendable, Hashable {
     /// A persona; the defaults are a script's (two seats, 30 Hz Puck or 2 Hz other inputs, a perfect link, match
     /// after match).
     public init(
-        name: String, weight: Int = 1, game: GameKind, behavior: BehaviorName, seats: Int = 2,
+        name: String, weight: Int = 1, game: GameKind, gameName: String? = nil, behavior: BehaviorName, seats: Int = 2,
         inputRate: Double? = nil, link: LinkSpec = LinkSpec(), transport: Transport? = nil,
         difficulty: Difficulty? = nil, snapReaction: ReactionSpec? = nil, chatEvery: ClosedRange<Duration>? = nil,
         reconnectEvery: ClosedRange<Duration>? = nil, offlineFor: ClosedRange<Duration>? = nil,
@@ -169,6 +174,7 @@ public struct Persona: Sendable, Hashable {
         self.name = name
         self.weight = weight
         self.game = game
+        self.gameName = gameName ?? game.description
         self.behavior = behavior
         self.seats = seats
         self.inputRate = inputRate ?? (game == .puck ? 30 : 2)

@@ -67,11 +67,13 @@ public struct BehaviorRegistry: Sendable {
         return registry
     }()
 
+    /// A built-in game's own player; a game a program added has none here, so its chatter or reconnector sits idle.
     private static func player(for game: GameKind, context: inout AgentContext) -> any Agent {
         switch game {
         case .puck: PuckPlayer(context: &context, style: .chaser, inputRate: context.persona.inputRate)
         case .snap: SnapPlayer(context: &context)
         case .suns: SunsPlayer()
+        default: IdlePlayer()
         }
     }
 }
