@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(name: "SkirmishGamesTests", dependencies: ["SkirmishGames", "SkirmishWire"]),
         .testTarget(
             name: "SkirmishServerTests",
-            dependencies: ["SkirmishServer", "SkirmishWire", "SkirmishGames", "SkirmishNet"]),
+            dependencies: ["SkirmishServer", "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishTelemetry"]),
         .testTarget(name: "SkirmishNetTests", dependencies: ["SkirmishNet", "SkirmishWire"]),
         .testTarget(name: "SkirmishScriptTests", dependencies: ["SkirmishScript", "SkirmishWire"]),
         .testTarget(
