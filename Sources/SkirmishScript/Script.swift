@@ -43,7 +43,7 @@ public enum Stage: Sendable, Hashable {
 }
 
 /// The name of a behaviour a persona plays: one of the built-in ones, or one a program registered (see
-/// `BehaviorRegistry` and ``ScriptLoader/init(customBehaviors:)``).
+/// `BehaviorRegistry` and ``ScriptLoader/init(customBehaviors:games:)``).
 public struct BehaviorName: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     public var rawValue: String
 

@@ -14,6 +14,7 @@ public struct GameDescription: Sendable, Hashable, CustomStringConvertible {
     /// Ticks per second the server runs a match of this game at (a divisor of 60), announced in `Welcome`.
     public var tickRate: Int
 
+    /// A game's description; ``problem`` says whether a registry will take it.
     public init(kind: GameKind, name: String, seats: ClosedRange<Int>, tickRate: Int = 60) {
         self.kind = kind
         self.name = name
@@ -21,6 +22,7 @@ public struct GameDescription: Sendable, Hashable, CustomStringConvertible {
         self.tickRate = tickRate
     }
 
+    /// The name and the wire number: `count (4)`.
     public var description: String { "\(name) (\(kind.rawValue))" }
 
     /// Real-time air hockey: two seats, 60 Hz.

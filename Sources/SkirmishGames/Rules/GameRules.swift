@@ -43,7 +43,10 @@ public protocol GameRules: Sendable {
 }
 
 extension GameRules {
+    /// Does nothing: the match waits with the seat empty.
     public mutating func seatDetached(_ seat: Int, now: Duration) {}
+    /// Does nothing.
     public mutating func seatAttached(_ seat: Int, now: Duration) {}
+    /// Does nothing: a game that only reacts to messages needs no clock.
     public mutating func tick(now: Duration, into out: inout MatchOutputs) {}
 }

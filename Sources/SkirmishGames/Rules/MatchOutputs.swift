@@ -10,6 +10,7 @@ public struct MatchOutputs: Sendable {
     /// What the server counts (per game: matches started, completed, forfeits, desyncs).
     public var notices: [MatchNotice]
 
+    /// Nothing to deliver or count yet.
     public init() {
         messages = []
         notices = []
@@ -36,9 +37,12 @@ public struct MatchOutputs: Sendable {
 
 /// A message a match wants delivered to one of its seats.
 public struct MatchOutput: Sendable, Hashable {
+    /// The seat of the table (in `0..<seats`) whose player gets the message.
     public var seat: Int
+    /// What it gets, delivered by its type's class (reliable or not).
     public var message: Message
 
+    /// `message` for the player in `seat`.
     @inlinable public init(seat: Int, _ message: Message) {
         self.seat = seat
         self.message = message
@@ -48,6 +52,7 @@ public struct MatchOutput: Sendable, Hashable {
 /// What a match made of one client message; anything but ``accepted`` is counted as a rejected packet
 /// (`skirmish_server_rejected_packets_total{reason}`).
 public enum MatchVerdict: Sendable, Hashable {
+    /// The rules acted on it.
     case accepted
     /// Not a message this game expects now (`out_of_state`).
     case outOfState

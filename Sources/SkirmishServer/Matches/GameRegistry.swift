@@ -108,6 +108,8 @@ public struct GameRegistry: Sendable {
 
 /// Why a game could not be registered: which game, what is wrong, and what to do.
 public struct GameRegistryError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The whole explanation, e.g. "wire number 2 of game `other-puck` is taken by `puck`; pick a free number (4 is
+    /// free)".
     public let description: String
 
     init(_ description: String) { self.description = description }

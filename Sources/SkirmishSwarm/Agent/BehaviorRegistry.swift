@@ -79,7 +79,7 @@ public struct BehaviorRegistry: Sendable {
 }
 
 extension BehaviorRegistry {
-    /// The registered behaviours that are not built in, with their games, for ``ScriptLoader/init(customBehaviors:)``.
+    /// The registered behaviours that are not built in, with their games, for ``ScriptLoader/init(customBehaviors:games:)``.
     public var scriptBehaviors: [String: Set<GameKind>] {
         var custom: [String: Set<GameKind>] = [:]
         for (name, entry) in entries where !BehaviorName.allCases.contains(BehaviorName(rawValue: name)) {

@@ -7,10 +7,14 @@ public struct GameKind: RawRepresentable, Hashable, Sendable, CustomStringConver
     /// The `u8` the game travels under in `Hello`.
     public let rawValue: UInt8
 
+    /// The game under wire number `rawValue` (whether a server plays it is its registry's decision).
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
+    /// Snap, the turn-based card game (1).
     public static let snap = GameKind(rawValue: 1)
+    /// Puck, real-time air hockey (2).
     public static let puck = GameKind(rawValue: 2)
+    /// Suns, the relayed race (3).
     public static let suns = GameKind(rawValue: 3)
 
     /// The built-in games, in wire-number order.

@@ -13,6 +13,7 @@ public struct GamePayload: Sendable, Hashable {
     /// The game's own encoding, at most ``maxSize`` bytes.
     public var bytes: [UInt8]
 
+    /// A game message of `bytes`, reliable unless told otherwise.
     public init(reliable: Bool = true, bytes: [UInt8]) {
         self.reliable = reliable
         self.bytes = bytes
