@@ -221,6 +221,17 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // A fourth game in miniature, as a user's own package would add one: rules, registration with the server and
+        // the swarm, a behaviour, played through the real server and a swarm — public API only.
+        .testTarget(
+            name: "SkirmishGamePluginTests",
+            dependencies: [
+                "SkirmishSwarm", "SkirmishScript", "SkirmishWire", "SkirmishGames", "SkirmishServer",
+                "SkirmishTelemetry", "SkirmishNet", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            packageAccess: false
+        ),
         .testTarget(
             name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),
         .testTarget(

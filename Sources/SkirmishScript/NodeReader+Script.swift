@@ -131,29 +131,35 @@ extension NodeReader {
         let declaredGames = declared.flatMap { name in
             customBehaviors[name.rawValue].map { $0.isEmpty ? nil : $0 } ?? name.games
         }
-        let game: GameKind
+        let description: GameDescription
         if let gameNode = f.take("game") {
-            game = try self.game(gameNode)
-        } else if let games = declaredGames, games.count == 1, let only = games.first {
-            game = only
+            description = try self.game(gameNode)
+        } else if let games = declaredGames, games.count == 1, let only = games.first, let known = self.game(only) {
+            description = known
         } else {
             throw error(
-                node, "persona `\(name)` does not say which `game` it plays", hint: "add `game: puck`, `snap` or `suns`"
-            )
+                node, "persona `\(name)` does not say which `game` it plays",
+                hint: "add `game:` with one of \(self.games.map(\.name).joined(separator: ", "))")
         }
-        let behavior = declared ?? BehaviorName.default(for: game)
+        let game = description.kind
+        guard let behavior = declared ?? BehaviorName.default(for: game) else {
+            throw error(
+                node, "persona `\(name)` plays \(description.name), which has no built-in behaviour",
+                hint: "add `behavior:` naming one registered for \(description.name)")
+        }
         if let games = declaredGames, !games.contains(game), let behaviorNode {
             throw error(
-                behaviorNode, "behavior `\(behavior.rawValue)` cannot play \(game)",
-                hint: "it plays \(games.map(\.description).sorted().joined(separator: ", "))")
+                behaviorNode, "behavior `\(behavior.rawValue)` cannot play \(description.name)",
+                hint: "it plays \(games.map { self.game($0)?.name ?? $0.description }.sorted().joined(separator: ", "))"
+            )
         }
         let weight =
             try f.take("weight").map { (n) throws(ScriptError) in try integer(n, "weight", in: 1...10_000) } ?? 1
-        let seatRange = game == .snap ? 2...4 : 2...2
+        let seatRange = description.seats
         let seats =
             try f.take("seats").map { (n) throws(ScriptError) in
-                try integer(n, "seats for \(game)", in: seatRange)
-            } ?? 2
+                try integer(n, "seats for \(description.name)", in: seatRange)
+            } ?? min(max(2, seatRange.lowerBound), seatRange.upperBound)
         let defaultRate: Double = game == .puck ? 30 : 2
         let inputRate =
             try f.take("input_rate").map { (n) throws(ScriptError) in try rate(n, "input_rate", max: 120) }
@@ -236,7 +242,8 @@ extension NodeReader {
         }
         try f.finish(self, known: Self.personaKeys, unusable: unusable)
         return Persona(
-            name: name, weight: weight, game: game, behavior: behavior, seats: seats, inputRate: inputRate, link: link,
+            name: name, weight: weight, game: game, gameName: description.name, behavior: behavior, seats: seats,
+            inputRate: inputRate, link: link,
             transport: transport, difficulty: behavior == .ai ? difficulty ?? .medium : nil,
             snapReaction: behavior == .snapPlayer
                 ? reaction ?? ReactionSpec(mean: .milliseconds(600), stddev: .milliseconds(150)) : nil,

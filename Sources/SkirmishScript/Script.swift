@@ -49,7 +49,7 @@ public enum Stage: Sendable, Hashable {
 }
 
 /// The name of a behaviour a persona plays: one of the built-in ones, or one a program registered (see
-/// `BehaviorRegistry` and ``ScriptLoader/init(customBehaviors:)``).
+/// `BehaviorRegistry` and ``ScriptLoader/init(customBehaviors:games:)``).
 public struct BehaviorName: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The name as a script writes it (`snap-player`, or a registered behaviour's name).
     public var rawValue: String
@@ -95,12 +95,14 @@ public struct BehaviorName: RawRepresentable, Sendable, Hashable, CaseIterable, 
         }
     }
 
-    /// The behaviour a persona gets when it names a game but no behaviour.
-    static func `default`(for game: GameKind) -> BehaviorName {
+    /// The behaviour a persona gets when it names a built-in game but no behaviour; `nil` for any other game, whose
+    /// behaviours are a program's own.
+    static func `default`(for game: GameKind) -> BehaviorName? {
         switch game {
         case .puck: .chaser
         case .snap: .snapPlayer
         case .suns: .sunsPlayer
+        default: nil
         }
     }
 }
@@ -139,6 +141,9 @@ public struct Persona: Sendable, Hashable {
     public var weight: Int
     /// The game its bots play.
     public var game: GameKind
+    /// The game's name in scripts and metric labels (`game="count"`): the built-in games' own, or the name a game
+    /// registered by a program has in the loader's ``ScriptLoader/games``.
+    public var gameName: String
     /// The behaviour its bots run for each match.
     public var behavior: BehaviorName
     /// Seats at the table (Puck and Suns: 2; Snap: 2–4).
@@ -170,7 +175,7 @@ public struct Persona: Sendable, Hashable {
     /// A persona; the defaults are a script's (two seats, 30 Hz Puck or 2 Hz other inputs, a perfect link, match
     /// after match).
     public init(
-        name: String, weight: Int = 1, game: GameKind, behavior: BehaviorName, seats: Int = 2,
+        name: String, weight: Int = 1, game: GameKind, gameName: String? = nil, behavior: BehaviorName, seats: Int = 2,
         inputRate: Double? = nil, link: LinkProfile = .perfect, transport: Transport? = nil,
         difficulty: Opponent.Difficulty? = nil, snapReaction: ReactionSpec? = nil,
         chatEvery: ClosedRange<Duration>? = nil,
@@ -180,6 +185,7 @@ public struct Persona: Sendable, Hashable {
         self.name = name
         self.weight = weight
         self.game = game
+        self.gameName = gameName ?? game.description
         self.behavior = behavior
         self.seats = seats
         self.inputRate = inputRate ?? (game == .puck ? 30 : 2)

@@ -26,9 +26,15 @@ public struct ScriptLoader: Sendable {
     /// Behaviours a program registered besides the built-in ones, with the games each plays (empty: any).
     public var customBehaviors: [String: Set<GameKind>]
 
-    /// A loader for scripts that may also name `customBehaviors` (for example `BehaviorRegistry.scriptBehaviors`).
-    public init(customBehaviors: [String: Set<GameKind>] = [:]) {
+    /// The games a persona may name (`game: puck`), with the seats each allows: the built-in three, or a server's
+    /// registry (`GameRegistry.games`) when a program adds games of its own.
+    public var games: [GameDescription]
+
+    /// A loader for scripts that may also name `customBehaviors` (for example `BehaviorRegistry.scriptBehaviors`)
+    /// and the `games` a program registered (for example `GameRegistry.games`).
+    public init(customBehaviors: [String: Set<GameKind>] = [:], games: [GameDescription] = GameDescription.builtIn) {
         self.customBehaviors = customBehaviors
+        self.games = games
     }
 
     /// Loads the script at `path`.
@@ -77,6 +83,7 @@ public struct ScriptLoader: Sendable {
         }
         var reader = NodeReader(file: file)
         reader.customBehaviors = customBehaviors
+        reader.games = games
         return try reader.script(root)
     }
 
@@ -103,6 +110,7 @@ struct NodeReader {
     let file: String
     var visited = 0
     var customBehaviors: [String: Set<GameKind>] = [:]
+    var games = GameDescription.builtIn
 
     init(file: String) { self.file = file }
 
@@ -221,10 +229,13 @@ struct NodeReader {
         try choice(node, what, T.allCases.map { ($0.rawValue, $0) })
     }
 
-    /// A game, by the name its metrics carry (`puck`, `snap`, `suns`).
-    func game(_ node: Node) throws(ScriptError) -> GameKind {
-        try choice(node, "game", GameKind.allCases.map { ($0.description, $0) })
+    /// A game, by the name its metrics carry (`puck`, `snap`, `suns`, or one the loader was given).
+    func game(_ node: Node) throws(ScriptError) -> GameDescription {
+        try choice(node, "game", games.map { ($0.name, $0) })
     }
+
+    /// The description of a game a behaviour declared, by wire number.
+    func game(_ kind: GameKind) -> GameDescription? { games.first { $0.kind == kind } }
 
     private func choice<T>(_ node: Node, _ what: String, _ options: [(name: String, value: T)]) throws(ScriptError) -> T
     {

@@ -35,6 +35,8 @@ public enum Message: Sendable, Hashable {
     case sunsStrike(SunsStrike)
     case sunsCapture(SunsCapture)
     case sunsTally(SunsTally)
+    /// A message of a game that is not built in (`GameReliable` or `GameUnreliable`, by ``GamePayload/reliable``).
+    case game(GamePayload)
 
     /// The type code this message travels under.
     public var type: MessageType {
@@ -71,6 +73,7 @@ public enum Message: Sendable, Hashable {
         case .sunsStrike: .sunsStrike
         case .sunsCapture: .sunsCapture
         case .sunsTally: .sunsTally
+        case .game(let payload): payload.reliable ? .gameReliable : .gameUnreliable
         }
     }
 }
@@ -111,6 +114,8 @@ extension Message {
         case .sunsStrike: self = .sunsStrike(try SunsStrike(reading: &reader))
         case .sunsCapture: self = .sunsCapture(try SunsCapture(reading: &reader))
         case .sunsTally: self = .sunsTally(try SunsTally(reading: &reader))
+        case .gameReliable: self = .game(try GamePayload(reliable: true, reading: &reader))
+        case .gameUnreliable: self = .game(try GamePayload(reliable: false, reading: &reader))
         }
     }
 
@@ -140,6 +145,7 @@ extension Message {
         case .sunsStrike(let body): try body.write(to: &writer)
         case .sunsCapture(let body): try body.write(to: &writer)
         case .sunsTally(let body): try body.write(to: &writer)
+        case .game(let body): try body.write(to: &writer)
         case .signInRequest, .clientReady, .clientDealtCards, .clientTurnedCard, .playerShouldSnap, .serverQuit,
             .clientQuit:
             break

@@ -32,12 +32,15 @@ public enum MessageType: UInt16, CaseIterable, Sendable {
     case sunsStrike = 0x012D
     case sunsCapture = 0x012E
     case sunsTally = 0x012F
+    /// A game that is not built in: its bytes, reliable or not (``GamePayload``).
+    case gameReliable = 0x0400
+    case gameUnreliable = 0x0401
 
     /// How packets of this type are delivered over UDP.
     public var delivery: Delivery {
         switch self {
         case .hello, .challenge, .reject, .ack, .disconnect: .handshake
-        case .ping, .pong, .paddleState, .tableSnapshot: .unreliable
+        case .ping, .pong, .paddleState, .tableSnapshot, .gameUnreliable: .unreliable
         default: .reliable
         }
     }
@@ -52,7 +55,8 @@ public enum MessageType: UInt16, CaseIterable, Sendable {
             .playerCalledSnap, .otherClientQuit, .serverQuit, .cardTurned, .snapGameOver, .tableSnapshot,
             .goalScored, .puckMatchOver:
             .serverToClient
-        case .ack, .ping, .pong, .disconnect, .chat, .sunsStart, .sunsStrike, .sunsCapture:
+        case .ack, .ping, .pong, .disconnect, .chat, .sunsStart, .sunsStrike, .sunsCapture, .gameReliable,
+            .gameUnreliable:
             .both
         }
     }
@@ -92,6 +96,8 @@ public enum MessageType: UInt16, CaseIterable, Sendable {
         case .sunsStrike: "SunsStrike"
         case .sunsCapture: "SunsCapture"
         case .sunsTally: "SunsTally"
+        case .gameReliable: "GameReliable"
+        case .gameUnreliable: "GameUnreliable"
         }
     }
 
@@ -130,6 +136,8 @@ public enum MessageType: UInt16, CaseIterable, Sendable {
         case .sunsStrike: 29
         case .sunsCapture: 30
         case .sunsTally: 31
+        case .gameReliable: 32
+        case .gameUnreliable: 33
         }
     }
 }

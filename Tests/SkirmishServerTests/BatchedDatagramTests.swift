@@ -162,7 +162,7 @@ import Testing
         await fixture.stop()
         #expect(served == clients, "\(served) of \(clients) clients got a snapshot")
         #expect(stats.sessionsOpened == UInt64(clients))
-        #expect(stats.matchesStarted[Int(GameKind.puck.rawValue)] == UInt64(clients / 2))
+        #expect(stats.matchesStarted(.puck) == UInt64(clients / 2))
         // Most of the 600 Hellos and the inputs were read by recvmmsg, not one by one through NIO's pipeline, and
         // the replies went out in far fewer sendmmsg calls than datagrams.
         let received = stats.packetsReceived.reduce(0, +)

@@ -51,9 +51,9 @@ import Testing
                 sent: harness.core.traffic.rates(.puck, sent: true),
                 received: harness.core.traffic.rates(.puck, sent: false)
             )
-            let started = harness.core.stats.matchesStarted[Int(GameKind.puck.rawValue)]
+            let started = harness.core.stats.matchesStarted(.puck)
             harness.core.tick(now: harness.now)
-            if window == nil, harness.core.stats.matchesStarted[Int(GameKind.puck.rawValue)] > started {
+            if window == nil, harness.core.stats.matchesStarted(.puck) > started {
                 window = Window(since: harness.now)
             }
             let after = (
@@ -113,7 +113,7 @@ import Testing
         }
         #expect(harness.drain().filter { $0.packet.message.type == .welcome }.count == 2)
         harness.advance(.seconds(3), step: .nanoseconds(1_000_000_000 / 60))
-        #expect(harness.core.stats.matchesStarted[Int(GameKind.puck.rawValue)] == 1)
+        #expect(harness.core.stats.matchesStarted(.puck) == 1)
         #expect(harness.core.stats.packetsSent[MessageType.tableSnapshot.index] > 100)
         #expect(harness.core.traffic.count == 0)
         #expect(harness.core.traffic.rates(.puck, sent: true).count == 0)

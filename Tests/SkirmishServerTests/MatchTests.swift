@@ -24,7 +24,7 @@ import Testing
         #expect(winners.first?.over.myScore == PuckConstants.winningScore)
         #expect(results[0].over.myScore == results[1].over.theirScore)
         let stats = try await fixture.stats()
-        #expect(stats.matchesCompleted[Int(GameKind.puck.rawValue)] == 1)
+        #expect(stats.matchesCompleted(.puck) == 1)
         // Inputs still in flight when the match ends (or after a player said goodbye) are refused as out of state or
         // from an unknown peer: a race with the end, at most a second of inputs. A client whose process stalled (a
         // busy CI machine) sends what queued meanwhile at once, and the per-address limiter may refuse the tail of
@@ -57,7 +57,7 @@ import Testing
         #expect(Set(results.map(\.winner)).count == 1)
         #expect(results.allSatisfy { $0.turns > 0 })
         let stats = try await fixture.stats()
-        #expect(stats.matchesCompleted[Int(GameKind.snap.rawValue)] == 1)
+        #expect(stats.matchesCompleted(.snap) == 1)
         await fixture.stop()
     }
 
@@ -170,7 +170,7 @@ import Testing
         #expect(results.filter { $0.over.winner == .me }.count == 1)
         let stats = try await fixture.stats()
         #expect(stats.forfeits == 0)
-        #expect(stats.matchesCompleted[Int(GameKind.puck.rawValue)] == 1)
+        #expect(stats.matchesCompleted(.puck) == 1)
         await fixture.stop()
     }
 }

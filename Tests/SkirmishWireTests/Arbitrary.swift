@@ -59,7 +59,8 @@ struct Arbitrary {
         case .hello:
             .hello(
                 Hello(
-                    version: u16(), game: GameKind.allCases.randomElement(using: &rng)!, seats: u8(), match: u32(),
+                    version: u16(), game: GameKind(rawValue: UInt8.random(in: 1...255, using: &rng)), seats: u8(),
+                    match: u32(),
                     cookie: Cookie(high: u64(), low: u64()), resumeToken: u64(),
                     name: string(limit: WireLimits.maxName)))
         case .challenge: .challenge(Challenge(cookie: Cookie(high: u64(), low: u64())))
@@ -147,6 +148,11 @@ struct Arbitrary {
                                 ? SunsTally.Entry.unowned : UInt8.random(in: 0..<4, using: &rng),
                             time: abs(float()))
                     }))
+        case .gameReliable, .gameUnreliable:
+            .game(
+                GamePayload(
+                    reliable: type == .gameReliable,
+                    bytes: (0..<count(GamePayload.maxSize)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
         }
     }
 

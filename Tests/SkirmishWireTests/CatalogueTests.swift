@@ -4,7 +4,7 @@ import Testing
 @Suite struct CatalogueTests {
     @Test func deliveryClassesFollowTheCatalogue() {
         let handshake: Set<MessageType> = [.hello, .challenge, .reject, .ack, .disconnect]
-        let unreliable: Set<MessageType> = [.ping, .pong, .paddleState, .tableSnapshot]
+        let unreliable: Set<MessageType> = [.ping, .pong, .paddleState, .tableSnapshot, .gameUnreliable]
         for type in MessageType.allCases {
             let expected: Delivery =
                 handshake.contains(type) ? .handshake : unreliable.contains(type) ? .unreliable : .reliable

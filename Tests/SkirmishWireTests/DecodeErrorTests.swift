@@ -27,7 +27,7 @@ import Testing
         ("534e4150 00000001 012c | 0000002a 11", .tooLarge), // 17 suns
         ("534e4150 00000003 012e | 00000010 40200000", .badValue), // sun index 16
         ("534e4150 00000004 012f | 01 04 3f800000", .badValue), // owner seat 4
-        ("534e4150 00000000 0001 | 0001 04 02", .badValue), // game 4
+        ("534e4150 00000000 0001 | 0001 00 02", .badValue), // game 0 (any other number is the server's to refuse)
         (
             "534e4150 00000000 0001 | 0001 02 02 00000000 " + String(repeating: "00", count: 24) + " 6200 00",
             .truncatedPayload

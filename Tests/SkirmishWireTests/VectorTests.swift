@@ -137,6 +137,8 @@ import Testing
             ),
             "534e4150 00000004 012f | 02 | 00 3f800000 | ff 00000000"
         ),
+        (Packet(number: 5, .game(GamePayload(bytes: [1, 0x15, 0]))), "534e4150 00000005 0400 | 01 15 00"),
+        (Packet(number: 6, .game(GamePayload(reliable: false, bytes: []))), "534e4150 00000006 0401"),
     ]
 
     @Test(arguments: vectors)

@@ -24,13 +24,16 @@ package struct MatchTraffic: Sendable {
     package static let minimumWindow = TimeAmount.milliseconds(500)
 
     private var windows: [UInt32: Window] = [:]
-    /// One distribution per game and direction, at ``slot(_:sent:)``.
-    private var rates: [HistogramValue]
+    /// One distribution per game and direction: sent, then received.
+    private var rates: [GameKind: [HistogramValue]] = [:]
     private var finished: [UInt32] = []
 
-    package init() {
-        rates = Array(repeating: HistogramValue(scale: .bytesPerSecond), count: GameKind.allCases.count * 2)
+    /// Counts the matches of `games` (the server's registry); others are counted once they start.
+    package init(games: [GameKind] = GameKind.builtIn) {
+        for game in games { rates[game] = Self.empty }
     }
+
+    private static let empty = [HistogramValue](repeating: HistogramValue(scale: .bytesPerSecond), count: 2)
 
     /// Matches whose bytes are being counted.
     package var count: Int { windows.count }
@@ -64,8 +67,8 @@ package struct MatchTraffic: Sendable {
             } else if now - windows.values[index].since >= Self.minimumWindow {
                 let window = windows.values[index]
                 let seconds = (now - window.since).seconds
-                rates[Self.slot(window.game, sent: true)].record(Double(window.sent) / seconds)
-                rates[Self.slot(window.game, sent: false)].record(Double(window.received) / seconds)
+                rates[window.game, default: Self.empty][0].record(Double(window.sent) / seconds)
+                rates[window.game, default: Self.empty][1].record(Double(window.received) / seconds)
                 windows.values[index] = Window(game: window.game, since: now)
             }
             windows.formIndex(after: &index)
@@ -75,11 +78,6 @@ package struct MatchTraffic: Sendable {
 
     /// The samples of `game`'s matches in one direction (`sent` true: server to players).
     package func rates(_ game: GameKind, sent: Bool) -> HistogramValue {
-        rates[Self.slot(game, sent: sent)]
-    }
-
-    /// Sent then received for each game, in the catalogue's order of games.
-    private static func slot(_ game: GameKind, sent: Bool) -> Int {
-        (GameKind.allCases.firstIndex(of: game) ?? 0) * 2 + (sent ? 0 : 1)
+        (rates[game] ?? Self.empty)[sent ? 0 : 1]
     }
 }

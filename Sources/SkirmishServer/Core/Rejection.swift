@@ -48,6 +48,8 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
     case slowReader
     /// A TCP or WebSocket connection that took no seat within ``ServerCore/streamHandshakeLimit``.
     case handshakeTimeout
+    /// A `Hello` for a game number the server's ``GameRegistry`` does not hold.
+    case unknownGame
 
     package init(_ error: DecodeError) {
         switch error {
@@ -107,6 +109,7 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
         case .acceptBackoff: "accept_backoff"
         case .slowReader: "slow_reader"
         case .handshakeTimeout: "handshake_timeout"
+        case .unknownGame: "unknown_game"
         }
     }
 }

@@ -57,6 +57,9 @@ public struct ServerConfiguration: Sendable {
     public var reliability = ReliableEndpoint.Configuration()
     /// Turns after which a Snap table ends with the most cards winning (clients' replicas must use the same value).
     public var snapTurnLimit = SnapGame.turnLimit
+    /// The games this server plays, by wire number: the built-in three unless a program registers its own
+    /// (``GameRegistry/register(_:make:)``). A `Hello` for any other game is refused and counted as `unknown_game`.
+    public var games = GameRegistry.builtIn
     /// Seed for match shuffles; fixed seeds make Snap deals reproducible.
     public var seed: UInt64 = 0x5EED
     /// Labels put first on every exported server series: `run` and `shard`, so a collector and the dashboards'

@@ -29,13 +29,13 @@ package struct ServerCore: Sendable {
     private var lastHousekeeping: NIODeadline?
     private var delivered: [Message] = []
     private var scratchIDs: [UInt32] = []
-    private var matchOut: [MatchOutput] = []
-    private var notices: [MatchNotice] = []
+    /// What the last call into a match's rules produced; emptied (keeping its storage) by ``flushMatch(_:now:)``.
+    private var outputs = MatchOutputs()
     private var shuttingDown = false
     /// TCP and WebSocket connections without a seat yet, since when they opened.
     private var unseatedStreams: [ConnectionID: NIODeadline] = [:]
     /// Bytes per second of each running match, sampled once a second (``MatchTraffic``).
-    package private(set) var traffic = MatchTraffic()
+    package private(set) var traffic: MatchTraffic
 
     package init(configuration: ServerConfiguration, cookies: CookieJar = CookieJar()) {
         self.configuration = configuration
@@ -44,8 +44,9 @@ package struct ServerCore: Sendable {
         matchmaker = Matchmaker(
             .init(
                 maxForming: configuration.maxForming,
-                waitTimeout: UInt64(configuration.matchmakingTimeout.nanoseconds)))
+                waitTimeout: UInt64(configuration.matchmakingTimeout.nanoseconds), games: configuration.games.games))
         random = SeededRandom(seed: configuration.seed)
+        traffic = MatchTraffic(games: configuration.games.games.map(\.kind))
     }
 
     // MARK: Input
@@ -218,10 +219,16 @@ package struct ServerCore: Sendable {
             stats.reject(refusal)
             return reject(.serverFull, "your host or network holds its maximum number of sessions", to: connection)
         }
+        guard let game = configuration.games[hello.game] else {
+            stats.reject(.unknownGame)
+            return reject(.badRequest, configuration.games.refusal(for: hello.game), to: connection)
+        }
         let table = Matchmaker.Table(game: hello.game, seats: Int(hello.seats))
-        guard table.isValid else {
+        guard game.seats.contains(table.seats) else {
             stats.reject(.badRequest)
-            return reject(.badRequest, "\(hello.game) cannot be played with \(hello.seats) seats", to: connection)
+            let seats =
+                game.seats.count == 1 ? "\(game.seats.lowerBound)" : "\(game.seats.lowerBound)-\(game.seats.upperBound)"
+            return reject(.badRequest, "\(game.name) takes \(seats) seats, not \(hello.seats)", to: connection)
         }
         if hello.match == 0, matches.count >= configuration.maxMatches {
             stats.reject(.serverFull)
@@ -252,7 +259,7 @@ package struct ServerCore: Sendable {
         send(
             .welcome(
                 Welcome(
-                    peer: id, match: seated.match, seat: UInt8(seated.seat), tickRate: UInt16(PuckConstants.tickRate),
+                    peer: id, match: seated.match, seat: UInt8(seated.seat), tickRate: UInt16(game.tickRate),
                     resumeToken: token, sessionKey: key ?? .zero)),
             to: id, now: now)
         if seated.isNew {
@@ -260,7 +267,7 @@ package struct ServerCore: Sendable {
             matches[seated.match] = newMatch(table, id: seated.match)
         }
         seating[seated.match]?[seated.seat] = id
-        matches[seated.match]?.seatFilled(seated.seat, peer: id, into: &matchOut, notices: &notices)
+        matches[seated.match]?.seatFilled(seated.seat, peer: id, now: now, into: &outputs)
         flushMatch(seated.match, now: now)
         refreshGauges()
     }
@@ -311,28 +318,23 @@ package struct ServerCore: Sendable {
         send(
             .welcome(
                 Welcome(
-                    peer: id, match: peer.match, seat: UInt8(peer.seat), tickRate: UInt16(PuckConstants.tickRate),
+                    peer: id, match: peer.match, seat: UInt8(peer.seat),
+                    tickRate: UInt16(configuration.games[peer.game]?.tickRate ?? PuckConstants.tickRate),
                     resumeToken: peer.resumeToken, sessionKey: peer.key ?? .zero)),
             to: id, now: now)
         for message in backlog { send(message, to: id, now: now) }
-        matches[peer.match]?.seatAttached(peer.seat)
+        matches[peer.match]?.seatAttached(peer.seat, now: now)
         refreshGauges()
     }
 
-    private func newMatch(_ table: Matchmaker.Table, id: UInt32) -> Match {
-        switch table.game {
-        case .puck:
-            let ticks = Int(configuration.resumeWindow.nanoseconds / 1_000_000_000) * PuckConstants.tickRate
-            return .puck(
-                PuckRunner(
-                    resumeWindowTicks: max(ticks, 1),
-                    shots: configuration.shotMachine.map { ShotMachine($0, match: id) }))
-        case .snap:
-            var seed = SeededRandom(seed: configuration.seed).derived(UInt64(id))
-            return .snap(SnapRunner(seats: table.seats, seed: seed.next(), turnLimit: configuration.snapTurnLimit))
-        case .suns:
-            return .suns(SunsRelay(seats: table.seats))
-        }
+    /// The rules of a new match, from the registry (the handshake checked that it holds the game).
+    private func newMatch(_ table: Matchmaker.Table, id: UInt32) -> Match? {
+        var seed = SeededRandom(seed: configuration.seed).derived(UInt64(id))
+        let setup = MatchSetup(
+            match: id, seats: table.seats, seed: seed.next(),
+            resumeWindow: .nanoseconds(configuration.resumeWindow.nanoseconds),
+            snapTurnLimit: configuration.snapTurnLimit, shots: configuration.shotMachine)
+        return configuration.games.makeRules(table.game, setup).map(Match.init)
     }
 
     /// A resume token no session holds, from the system's CSPRNG.
@@ -367,7 +369,7 @@ package struct ServerCore: Sendable {
             for case let other? in seats where other != id { send(.chat(chat), to: other, now: now) }
         default:
             guard let index = matches.index(forKey: peer.match) else { return stats.reject(.outOfState) }
-            let verdict = matches.values[index].receive(message, from: peer.seat, into: &matchOut, notices: &notices)
+            let verdict = matches.values[index].receive(message, from: peer.seat, now: now, into: &outputs)
             switch verdict {
             case .accepted: break
             case .outOfState: stats.reject(.outOfState)
@@ -391,8 +393,8 @@ package struct ServerCore: Sendable {
         ids.append(contentsOf: matches.keys)
         for id in ids {
             guard let index = matches.index(forKey: id) else { continue }
-            matches.values[index].tick(into: &matchOut, notices: &notices)
-            if !matchOut.isEmpty || !notices.isEmpty { flushMatch(id, now: now) }
+            matches.values[index].tick(stats.ticks, now: now, into: &outputs)
+            if !outputs.isEmpty { flushMatch(id, now: now) }
         }
         ids.removeAll(keepingCapacity: true)
         var slot = peers.startIndex
@@ -436,7 +438,7 @@ package struct ServerCore: Sendable {
                     key: peer.key, close: true)
                 forget(id)
             }
-            if let game = gameOf(expired.match) { stats.matchesAbandoned[Int(game.rawValue)] &+= 1 }
+            if let game = gameOf(expired.match) { stats.games[game, default: .init()].abandoned &+= 1 }
             matches[expired.match] = nil
             seating[expired.match] = nil
         }
@@ -462,7 +464,7 @@ package struct ServerCore: Sendable {
         peer.detachedAt = now
         stats.detached += 1
         peers[id] = peer
-        matches[peer.match]?.seatDetached(peer.seat)
+        matches[peer.match]?.seatDetached(peer.seat, now: now)
         refreshGauges()
     }
 
@@ -477,7 +479,7 @@ package struct ServerCore: Sendable {
                 matches[peer.match] = nil
             }
         } else if matches[peer.match] != nil {
-            matches[peer.match]?.seatLeft(peer.seat, into: &matchOut, notices: &notices)
+            matches[peer.match]?.seatLeft(peer.seat, now: now, into: &outputs)
             seating[peer.match]?[peer.seat] = nil
         }
         let match = peer.match
@@ -510,20 +512,22 @@ package struct ServerCore: Sendable {
     // MARK: Output
 
     private mutating func flushMatch(_ match: UInt32, now: NIODeadline) {
-        for notice in notices { count(notice, match: match, now: now) }
-        notices.removeAll(keepingCapacity: true)
-        guard !matchOut.isEmpty else { return }
+        if !outputs.notices.isEmpty {
+            for notice in outputs.notices { count(notice, match: match, now: now) }
+            outputs.notices.removeAll(keepingCapacity: true)
+        }
+        guard !outputs.messages.isEmpty else { return }
         // Taken out of `self`, sent, then handed back empty with its storage: no allocation per flush.
-        var outputs = matchOut
-        matchOut = []
+        var messages = outputs.messages
+        outputs.messages = []
         if let seats = seating[match] {
-            for output in outputs {
-                guard output.seat < seats.count, let id = seats[output.seat] else { continue }
+            for output in messages {
+                guard output.seat >= 0, output.seat < seats.count, let id = seats[output.seat] else { continue }
                 send(output.message, to: id, now: now)
             }
         }
-        outputs.removeAll(keepingCapacity: true)
-        if matchOut.isEmpty { matchOut = outputs }
+        messages.removeAll(keepingCapacity: true)
+        if outputs.messages.isEmpty { outputs.messages = messages }
         if let index = matches.index(forKey: match), isOver(index) {
             matches[match] = nil
             for case let id? in seating[match] ?? [] { peers[id]?.match = 0 }
@@ -532,16 +536,16 @@ package struct ServerCore: Sendable {
     }
 
     private mutating func count(_ notice: MatchNotice, match: UInt32, now: NIODeadline) {
-        let game = Int(gameOf(match)?.rawValue ?? 0)
+        guard let game = gameOf(match) else { return }
         switch notice {
         case .started:
-            stats.matchesStarted[game] &+= 1
-            if let kind = gameOf(match), playsOverDatagrams(match) { traffic.started(match, game: kind, now: now) }
-        case .completed: stats.matchesCompleted[game] &+= 1
+            stats.games[game, default: .init()].started &+= 1
+            if playsOverDatagrams(match) { traffic.started(match, game: game, now: now) }
+        case .completed: stats.games[game, default: .init()].completed &+= 1
         case .forfeited: stats.forfeits &+= 1
-        case .tallyCompared(let agreed):
-            stats.sunsTalliesCompared &+= 1
-            if !agreed { stats.sunsDesyncs &+= 1 }
+        case .compared(let agreed):
+            stats.games[game, default: .init()].compared &+= 1
+            if !agreed { stats.games[game, default: .init()].desyncs &+= 1 }
         }
     }
 
@@ -554,14 +558,7 @@ package struct ServerCore: Sendable {
         return true
     }
 
-    private func gameOf(_ match: UInt32) -> GameKind? {
-        switch matches[match] {
-        case .puck: .puck
-        case .snap: .snap
-        case .suns: .suns
-        case nil: nil
-        }
-    }
+    private func gameOf(_ match: UInt32) -> GameKind? { matches[match]?.game.kind }
 
     /// Sends through the peer's reliability endpoint, or keeps the message for a detached peer.
     private mutating func send(_ message: Message, to id: UInt32, now: NIODeadline) {

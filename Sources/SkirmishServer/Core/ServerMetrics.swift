@@ -4,7 +4,8 @@ import SkirmishWire
 /// The server's counters as metric series (`skirmish_server_*`), for `GET /metrics` and the exporter.
 enum ServerMetrics {
     static func snapshot(
-        _ stats: ServerStats, tickDurations: HistogramValue? = nil, labels: Labels = Labels(),
+        _ stats: ServerStats, games: GameRegistry = .builtIn, tickDurations: HistogramValue? = nil,
+        labels: Labels = Labels(),
         at milliseconds: Int64 = 0, traffic: MatchTraffic? = nil
     ) -> MetricsSnapshot {
         let shard = MetricsShard(constantLabels: labels)
@@ -32,13 +33,17 @@ enum ServerMetrics {
         shard.add(shard.counter(SkirmishMetrics.serverTicks, Labels([:])), stats.ticks)
         shard.add(shard.counter(SkirmishMetrics.serverLateTicks, Labels([:])), stats.lateTicks)
         shard.add(shard.counter(SkirmishMetrics.serverForfeits, Labels([:])), stats.forfeits)
-        shard.add(shard.counter(SkirmishMetrics.serverDesyncs, Labels(["game": "suns"])), stats.sunsDesyncs)
-        for game in GameKind.allCases {
-            let labels = Labels(["game": game.description])
-            let index = Int(game.rawValue)
-            shard.add(shard.counter(SkirmishMetrics.serverMatchesStarted, labels), stats.matchesStarted[index])
-            shard.add(shard.counter(SkirmishMetrics.serverMatchesCompleted, labels), stats.matchesCompleted[index])
-            shard.add(shard.counter(SkirmishMetrics.serverMatchesAbandoned, labels), stats.matchesAbandoned[index])
+        // Every registered game's series, by its registered name, from the start (at 0).
+        for game in games.games {
+            let labels = Labels(["game": game.name])
+            let counters = stats.games[game.kind] ?? GameCounters()
+            shard.add(shard.counter(SkirmishMetrics.serverMatchesStarted, labels), counters.started)
+            shard.add(shard.counter(SkirmishMetrics.serverMatchesCompleted, labels), counters.completed)
+            shard.add(shard.counter(SkirmishMetrics.serverMatchesAbandoned, labels), counters.abandoned)
+            // Only games whose players' views the server compares (Suns' tallies) can count a desync here.
+            if game.kind == .suns || counters.compared > 0 {
+                shard.add(shard.counter(SkirmishMetrics.serverDesyncs, labels), counters.desyncs)
+            }
         }
         shard.set(shard.gauge(SkirmishMetrics.serverSessions, Labels([:])), Double(stats.sessions))
         shard.set(shard.gauge(SkirmishMetrics.serverDetachedSessions, Labels([:])), Double(stats.detached))
@@ -51,13 +56,13 @@ enum ServerMetrics {
         }
         // Every game's series exist from the start (empty), so a dashboard shows 0 samples rather than "No data".
         if let traffic {
-            for game in GameKind.allCases {
+            for game in games.games {
                 for (direction, sent) in [("sent", true), ("received", false)] {
                     snapshot.insert(
                         MetricSeries(
                             family: SkirmishMetrics.serverMatchBytesPerSecond,
-                            labels: labels.appending(Labels([("game", game.description), ("direction", direction)])),
-                            value: .histogram(traffic.rates(game, sent: sent))))
+                            labels: labels.appending(Labels([("game", game.name), ("direction", direction)])),
+                            value: .histogram(traffic.rates(game.kind, sent: sent))))
                 }
             }
         }

@@ -2,7 +2,8 @@ import SkirmishWire
 
 /// The server's own counters, kept by the loop that owns the server and copied out on read.
 ///
-/// Plain arrays indexed by dense enums: the hot path adds to an element and allocates nothing.
+/// Plain arrays indexed by dense enums: the hot path adds to an element and allocates nothing. Match counters are
+/// keyed by game (any wire number the registry holds; they change once per match, never per packet).
 package struct ServerStats: Sendable, Hashable {
     package var rejected = [UInt64](repeating: 0, count: Rejection.allCases.count)
     package var packetsReceived = [UInt64](repeating: 0, count: MessageType.allCases.count)
@@ -13,12 +14,9 @@ package struct ServerStats: Sendable, Hashable {
     package var sessionsOpened: UInt64 = 0
     package var sessionsClosed: UInt64 = 0
     package var resumes: UInt64 = 0
-    package var matchesStarted = [UInt64](repeating: 0, count: 4)
-    package var matchesCompleted = [UInt64](repeating: 0, count: 4)
-    package var matchesAbandoned = [UInt64](repeating: 0, count: 4)
+    /// Matches per game; a game absent here has counted nothing yet.
+    package var games: [GameKind: GameCounters] = [:]
     package var forfeits: UInt64 = 0
-    package var sunsDesyncs: UInt64 = 0
-    package var sunsTalliesCompared: UInt64 = 0
     package var ticks: UInt64 = 0
     package var lateTicks: UInt64 = 0
     /// When tick 0 of the current 60 Hz schedule was due (`NIODeadline` uptime nanoseconds): tick k is due at
@@ -38,4 +36,31 @@ package struct ServerStats: Sendable, Hashable {
     package func rejections(_ reason: Rejection) -> UInt64 { rejected[reason.rawValue] }
 
     package var totalRejected: UInt64 { rejected.reduce(0, &+) }
+
+    /// Matches of `game` that started.
+    package func matchesStarted(_ game: GameKind) -> UInt64 { games[game]?.started ?? 0 }
+    /// Matches of `game` that reached their end.
+    package func matchesCompleted(_ game: GameKind) -> UInt64 { games[game]?.completed ?? 0 }
+    /// Forming matches of `game` that timed out.
+    package func matchesAbandoned(_ game: GameKind) -> UInt64 { games[game]?.abandoned ?? 0 }
+    /// Matches of `game` whose players' views were compared, and of those the ones that disagreed.
+    package func compared(_ game: GameKind) -> UInt64 { games[game]?.compared ?? 0 }
+    package func desyncs(_ game: GameKind) -> UInt64 { games[game]?.desyncs ?? 0 }
+
+    /// Matches started, over every game.
+    package var totalMatchesStarted: UInt64 { games.values.reduce(0) { $0 &+ $1.started } }
+}
+
+/// One game's match counters.
+package struct GameCounters: Sendable, Hashable {
+    package var started: UInt64 = 0
+    package var completed: UInt64 = 0
+    /// Forming matches that timed out waiting for players.
+    package var abandoned: UInt64 = 0
+    /// Matches whose players' views of the end were compared (``MatchNotice/compared(agreed:)``).
+    package var compared: UInt64 = 0
+    /// Of those, the ones that disagreed.
+    package var desyncs: UInt64 = 0
+
+    package init() {}
 }

@@ -219,7 +219,7 @@ public final class ReferenceServer: Sendable {
 
     private static func snapshot(_ server: ServerLoop) -> MetricsSnapshot {
         ServerMetrics.snapshot(
-            server.core.stats, tickDurations: server.tickDurations,
+            server.core.stats, games: server.core.configuration.games, tickDurations: server.tickDurations,
             labels: server.core.configuration.metricLabels,
             at: WallTime.milliseconds(), traffic: server.core.traffic)
     }

@@ -1,10 +1,11 @@
 import Logging
 import NIOCore
 import SkirmishTelemetry
+import SkirmishWire
 
 extension ServerLoop {
-    /// Logs what the core rejected since the last look, at most one line per reason per interval, and Suns tallies
-    /// that disagreed (the desyncs the server sees).
+    /// Logs what the core rejected since the last look, at most one line per reason per interval, and the desyncs
+    /// the server itself sees (a game's rules reporting two players' accounts that disagree, e.g. Suns tallies).
     ///
     /// Runs once a second from the tick, never per packet: the core only counts (as it does for the metrics), and
     /// this compares the counters with the last look. A line carries the reason, how many rejections it stands for
@@ -21,11 +22,14 @@ extension ServerLoop {
             }
         }
         loggedRejections = counts
-        let desyncs = core.stats.sunsDesyncs
-        if desyncs > loggedSunsDesyncs {
+        for (game, counters) in core.stats.games where counters.desyncs > loggedDesyncs[game, default: 0] {
             logger.warning(
-                "desync: Suns tallies disagree", metadata: ["count": "\(desyncs - loggedSunsDesyncs)", "game": "suns"])
-            loggedSunsDesyncs = desyncs
+                "desync: players' accounts disagree",
+                metadata: [
+                    "count": "\(counters.desyncs - loggedDesyncs[game, default: 0])",
+                    "game": "\(core.configuration.games[game]?.name ?? game.description)",
+                ])
+            loggedDesyncs[game] = counters.desyncs
         }
         // At shutdown every count still owed is written, whether or not its interval is over.
         for (reason, count) in rejectionLog.due(now: final ? instant + rejectionLog.interval : instant) {

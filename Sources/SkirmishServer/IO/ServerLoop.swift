@@ -48,8 +48,8 @@ final class ServerLoop {
     var rejectionLog: LogRateLimiter<Rejection>
     /// The rejection counters as of the last ``logRejections(now:)``.
     var loggedRejections: [UInt64]
-    /// Suns tallies that disagreed, as of the last look (a desync the server sees: `skirmish_server_desyncs_total`).
-    var loggedSunsDesyncs: UInt64 = 0
+    /// Per game, the desyncs its rules reported as of the last look (`skirmish_server_desyncs_total`; e.g. Suns tallies).
+    var loggedDesyncs: [GameKind: UInt64] = [:]
     /// Ticks since rejections were last looked at (they are looked at once a second).
     private var ticksSinceRejectionCheck = 0
 

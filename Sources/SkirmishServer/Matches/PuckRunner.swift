@@ -39,13 +39,13 @@ package struct PuckRunner: Sendable {
     }
 
     /// A player left for good: it forfeits a running match, or leaves a waiting one.
-    package mutating func seatLeft(_ seat: Int, into out: inout [MatchOutput], notices: inout [MatchNotice]) {
+    package mutating func seatLeft(_ seat: Int, into out: inout MatchOutputs) {
         present[seat] = false
         detachedTicks[seat] = nil
         guard match.phase != .over, match.phase != .waiting else { return }
         _ = match.forfeit(loser: seat)
-        notices.append(.forfeited(seat: seat))
-        announceOver(winner: 1 - seat, into: &out, notices: &notices)
+        out.report(.forfeited(seat: seat))
+        announceOver(winner: 1 - seat, into: &out)
     }
 
     package mutating func receive(_ message: Message, from seat: Int) -> MatchVerdict {
@@ -61,11 +61,11 @@ package struct PuckRunner: Sendable {
     }
 
     /// One 60 Hz server tick.
-    package mutating func tick(into out: inout [MatchOutput], notices: inout [MatchNotice]) {
+    package mutating func tick(into out: inout MatchOutputs) {
         serverTicks &+= 1
         if match.phase == .waiting, present[0], present[1] {
             match.start()
-            notices.append(.started)
+            out.report(.started)
         }
         var paused = false
         for seat in 0..<2 {
@@ -75,8 +75,8 @@ package struct PuckRunner: Sendable {
             if away + 1 >= resumeWindowTicks, match.phase != .over {
                 detachedTicks[seat] = nil
                 _ = match.forfeit(loser: seat)
-                notices.append(.forfeited(seat: seat))
-                announceOver(winner: 1 - seat, into: &out, notices: &notices)
+                out.report(.forfeited(seat: seat))
+                announceOver(winner: 1 - seat, into: &out)
                 return
             }
         }
@@ -97,7 +97,7 @@ package struct PuckRunner: Sendable {
                 }
             }
             if let winner = events.winner {
-                announceOver(winner: winner, into: &out, notices: &notices)
+                announceOver(winner: winner, into: &out)
                 return
             }
         }
@@ -111,7 +111,7 @@ package struct PuckRunner: Sendable {
         }
     }
 
-    private mutating func announceOver(winner: Int, into out: inout [MatchOutput], notices: inout [MatchNotice]) {
+    private mutating func announceOver(winner: Int, into out: inout MatchOutputs) {
         for seat in 0..<2 where present[seat] {
             let view = match.snapshot(for: seat, lastInputStep: lastInputStep[seat])
             out.append(MatchOutput(seat: seat, .tableSnapshot(view)))
@@ -121,6 +121,6 @@ package struct PuckRunner: Sendable {
                     seat: seat,
                     .puckMatchOver(PuckMatchOver(winner: side, myScore: view.myScore, theirScore: view.theirScore))))
         }
-        notices.append(.completed)
+        out.report(.completed)
     }
 }

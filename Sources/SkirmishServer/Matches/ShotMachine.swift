@@ -50,7 +50,7 @@ package struct ShotMachine: Sendable {
     }
 
     /// Before the match steps: serves the next shot when it is due.
-    mutating func beforeStep(_ match: inout PuckMatch, into out: inout [MatchOutput]) {
+    mutating func beforeStep(_ match: inout PuckMatch, into out: inout MatchOutputs) {
         guard case .waiting(let ticks) = state else { return }
         guard ticks >= configuration.gapTicks else {
             state = .waiting(ticks: ticks + 1)
@@ -67,7 +67,7 @@ package struct ShotMachine: Sendable {
     }
 
     /// After the match stepped: ends the shot in play when it was scored, cleared or held long enough.
-    mutating func afterStep(_ match: PuckMatch, events: PuckEvents, into out: inout [MatchOutput]) {
+    mutating func afterStep(_ match: PuckMatch, events: PuckEvents, into out: inout MatchOutputs) {
         guard case .inFlight(let ticks) = state else { return }
         let defender = configuration.defender
         var saved: Bool?

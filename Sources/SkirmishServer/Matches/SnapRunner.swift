@@ -28,7 +28,7 @@ package struct SnapRunner: Sendable {
     package var isOver: Bool { stage == .over }
 
     /// A player took `seat`; once every seat is taken, sign-in begins.
-    package mutating func seatFilled(_ seat: Int, peer: UInt32, into out: inout [MatchOutput]) {
+    package mutating func seatFilled(_ seat: Int, peer: UInt32, into out: inout MatchOutputs) {
         peers[seat] = peer
         guard stage == .forming, !peers.contains(0) else { return }
         stage = .signingIn
@@ -36,7 +36,7 @@ package struct SnapRunner: Sendable {
     }
 
     package mutating func receive(
-        _ message: Message, from seat: Int, into out: inout [MatchOutput], notices: inout [MatchNotice]
+        _ message: Message, from seat: Int, into out: inout MatchOutputs
     ) -> MatchVerdict {
         switch (stage, message) {
         case (.signingIn, .signInResponse(let response)):
@@ -61,7 +61,7 @@ package struct SnapRunner: Sendable {
             stage = .dealing
             let hands = peers.indices.map { DealCards.Hand(peer: peers[$0], cards: game.hands[$0]) }
             for viewer in peers.indices { out.append(MatchOutput(seat: viewer, .dealCards(DealCards(hands: hands)))) }
-            notices.append(.started)
+            out.report(.started)
         case (.dealing, .clientDealtCards):
             guard !dealt[seat] else { return .outOfState }
             dealt[seat] = true
@@ -76,7 +76,7 @@ package struct SnapRunner: Sendable {
                 return .outOfTurn
             }
             broadcast(.cardTurned(CardTurned(peer: peers[seat], card: card, stateHash: game.stateHash)), into: &out)
-            advance(into: &out, notices: &notices)
+            advance(into: &out)
         case (.playing, .playerShouldSnap):
             let outcome: SnapOutcome
             do throws(SnapError) {
@@ -87,7 +87,7 @@ package struct SnapRunner: Sendable {
             broadcast(
                 .playerCalledSnap(PlayerCalledSnap(peer: peers[seat], outcome: outcome, stateHash: game.stateHash)),
                 into: &out)
-            advance(into: &out, notices: &notices)
+            advance(into: &out)
         default:
             return .outOfState
         }
@@ -97,7 +97,7 @@ package struct SnapRunner: Sendable {
     /// A player quit or dropped. Before the deal the table cannot go on and ends; once cards are dealt, the quitter's
     /// cards pass on as ``SnapGame/quit(seat:)`` says (exactly what every replica does on `OtherClientQuit`), and play
     /// continues among the others until one holds every card.
-    package mutating func seatLeft(_ seat: Int, into out: inout [MatchOutput], notices: inout [MatchNotice]) {
+    package mutating func seatLeft(_ seat: Int, into out: inout MatchOutputs) {
         guard !gone[seat] else { return }
         gone[seat] = true
         guard stage != .over else { return }
@@ -118,20 +118,20 @@ package struct SnapRunner: Sendable {
             guard !dealt.enumerated().contains(where: { !$0.element && !gone[$0.offset] }) else { return }
             stage = .playing
         }
-        advance(into: &out, notices: &notices)
+        advance(into: &out)
     }
 
-    private mutating func advance(into out: inout [MatchOutput], notices: inout [MatchNotice]) {
+    private mutating func advance(into out: inout MatchOutputs) {
         if let winner = game.winner {
             stage = .over
             broadcast(.snapGameOver(SnapGameOver(winner: peers[winner], stateHash: game.stateHash)), into: &out)
-            notices.append(.completed)
+            out.report(.completed)
         } else {
             broadcast(.activatePlayer(PeerRef(peer: peers[game.turn])), into: &out)
         }
     }
 
-    private func broadcast(_ message: Message, into out: inout [MatchOutput]) {
+    private func broadcast(_ message: Message, into out: inout MatchOutputs) {
         for seat in peers.indices where !gone[seat] { out.append(MatchOutput(seat: seat, message)) }
     }
 }

@@ -10,7 +10,7 @@ package struct SunsRelay: Sendable {
     private var peers: [UInt32]
     private var heldStarts: [SunsStart?]
     private var tallies: [SunsTally?]
-    private(set) var isOver = false
+    package private(set) var isOver = false
     private var started = false
 
     package init(seats: Int = 2) {
@@ -21,13 +21,13 @@ package struct SunsRelay: Sendable {
     }
 
     package mutating func seatFilled(
-        _ seat: Int, peer: UInt32, into out: inout [MatchOutput], notices: inout [MatchNotice]
+        _ seat: Int, peer: UInt32, into out: inout MatchOutputs
     ) {
         present[seat] = true
         peers[seat] = peer
         guard !started, !present.contains(false) else { return }
         started = true
-        notices.append(.started)
+        out.report(.started)
         for (from, start) in heldStarts.enumerated() {
             guard let start else { continue }
             relay(.sunsStart(start), from: from, into: &out)
@@ -36,7 +36,7 @@ package struct SunsRelay: Sendable {
     }
 
     package mutating func receive(
-        _ message: Message, from seat: Int, into out: inout [MatchOutput], notices: inout [MatchNotice]
+        _ message: Message, from seat: Int, into out: inout MatchOutputs
     ) -> MatchVerdict {
         guard !isOver else { return .outOfState }
         switch message {
@@ -55,8 +55,8 @@ package struct SunsRelay: Sendable {
             let all = tallies.compactMap { $0 }
             guard all.count == tallies.count else { return .accepted }
             let agreed = zip(all, all.dropFirst()).allSatisfy { SunsTallyComparison.agree($0, $1) }
-            notices.append(.tallyCompared(agreed: agreed))
-            notices.append(.completed)
+            out.report(.compared(agreed: agreed))
+            out.report(.completed)
             isOver = true
         default:
             return .outOfState
@@ -65,7 +65,7 @@ package struct SunsRelay: Sendable {
     }
 
     /// A player left. One that already sent its tally is done, not gone: the race waits for the other tally.
-    package mutating func seatLeft(_ seat: Int, into out: inout [MatchOutput], notices: inout [MatchNotice]) {
+    package mutating func seatLeft(_ seat: Int, into out: inout MatchOutputs) {
         present[seat] = false
         guard !isOver, tallies[seat] == nil else { return }
         isOver = true
@@ -74,7 +74,7 @@ package struct SunsRelay: Sendable {
         }
     }
 
-    private func relay(_ message: Message, from seat: Int, into out: inout [MatchOutput]) {
+    private func relay(_ message: Message, from seat: Int, into out: inout MatchOutputs) {
         for other in present.indices where other != seat && present[other] {
             out.append(MatchOutput(seat: other, message))
         }

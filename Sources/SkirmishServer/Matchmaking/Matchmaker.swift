@@ -14,14 +14,18 @@ package struct Matchmaker: Sendable {
         /// Match ids are `firstID`, `firstID + idStride`, … so several matchmakers (one per event loop) never collide.
         package var firstID: UInt32
         package var idStride: UInt32
+        /// The seats each game allows (its ``GameDescription/seats``); a table of any other game is refused.
+        package var seats: [GameKind: ClosedRange<Int>]
 
         package init(
-            maxForming: Int = 10_000, waitTimeout: UInt64 = 30_000_000_000, firstID: UInt32 = 1, idStride: UInt32 = 1
+            maxForming: Int = 10_000, waitTimeout: UInt64 = 30_000_000_000, firstID: UInt32 = 1, idStride: UInt32 = 1,
+            games: [GameDescription] = GameDescription.builtIn
         ) {
             self.maxForming = maxForming
             self.waitTimeout = waitTimeout
             self.firstID = firstID
             self.idStride = idStride
+            seats = Dictionary(games.map { ($0.kind, $0.seats) }, uniquingKeysWith: { first, _ in first })
         }
     }
 
@@ -33,14 +37,6 @@ package struct Matchmaker: Sendable {
         package init(game: GameKind, seats: Int) {
             self.game = game
             self.seats = seats
-        }
-
-        /// Whether the protocol allows this table: Puck and Suns have 2 seats, Snap 2–4.
-        package var isValid: Bool {
-            switch game {
-            case .puck, .suns: seats == 2
-            case .snap: (2...4).contains(seats)
-            }
         }
     }
 
@@ -82,7 +78,7 @@ package struct Matchmaker: Sendable {
     package mutating func seat(peer: UInt32, at table: Table, requested: UInt32 = 0, now: UInt64) -> Result<
         Seating, RejectReason
     > {
-        guard table.isValid else { return .failure(.badRequest) }
+        guard configuration.seats[table.game]?.contains(table.seats) == true else { return .failure(.badRequest) }
         if requested != 0 {
             guard var match = forming[requested] else { return .failure(.noSuchMatch) }
             guard match.table == table, let seat = match.seats.firstIndex(of: nil) else {

@@ -68,17 +68,19 @@ public struct BehaviorRegistry: Sendable {
         return registry
     }()
 
+    /// A built-in game's own player; a game a program added has none here, so its chatter or reconnector sits idle.
     private static func player(for game: GameKind, context: inout AgentContext) -> any Agent {
         switch game {
         case .puck: PuckPlayer(context: &context, style: .chaser, inputRate: context.persona.inputRate)
         case .snap: SnapPlayer(context: &context)
         case .suns: SunsPlayer()
+        default: IdlePlayer()
         }
     }
 }
 
 extension BehaviorRegistry {
-    /// The registered behaviours that are not built in, with their games, for ``ScriptLoader/init(customBehaviors:)``.
+    /// The registered behaviours that are not built in, with their games, for ``ScriptLoader/init(customBehaviors:games:)``.
     public var scriptBehaviors: [String: Set<GameKind>] {
         var custom: [String: Set<GameKind>] = [:]
         for (name, entry) in entries where !BehaviorName.allCases.contains(BehaviorName(rawValue: name)) {

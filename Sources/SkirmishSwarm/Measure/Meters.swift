@@ -73,7 +73,7 @@ final class Meters {
         self.game = game
         self.persona = persona
         self.isLegit = isLegit
-        let base = Labels(["game": game.description, "persona": persona])
+        let base = Labels(["game": self.spec.gameName, "persona": persona])
         // Only the types this game's client can send or receive exist from the start (at 0); anything else (a
         // rogue's wrong-direction packet) gets its series the first time it happens.
         packetsSent = MessageType.allCases.map { type in
@@ -140,7 +140,7 @@ final class Meters {
         switch game {
         case .puck: ["hash", "score", "phase"]
         case .snap: ["hash", "deck", "turn", "outcome", "deal"]
-        case .suns: []
+        default: []
         }
     }
 
@@ -155,7 +155,9 @@ final class Meters {
         case ..<0x0064: return true
         case 0x0064..<0x00C8: return game == .snap
         case 0x00C8..<0x012C: return game == .puck
-        default: return game == .suns
+        case 0x012C..<0x0190: return game == .suns
+        // A game added by a program speaks only in `GamePayload`s.
+        default: return !GameKind.builtIn.contains(game)
         }
     }
 
@@ -177,7 +179,7 @@ final class Meters {
     func desync(part: String) {
         if desyncs[part] == nil {
             desyncs[part] = shard.counter(
-                SkirmishMetrics.desyncs, Labels(["game": game.description, "persona": persona, "part": part]))
+                SkirmishMetrics.desyncs, Labels(["game": spec.gameName, "persona": persona, "part": part]))
         }
         shard.add(desyncs[part]!)
     }
@@ -186,7 +188,7 @@ final class Meters {
     func error(_ kind: String) {
         if errors[kind] == nil {
             errors[kind] = shard.counter(
-                SkirmishMetrics.errors, Labels(["game": game.description, "persona": persona, "kind": kind]))
+                SkirmishMetrics.errors, Labels(["game": spec.gameName, "persona": persona, "kind": kind]))
         }
         shard.add(errors[kind]!)
     }
@@ -214,7 +216,7 @@ final class Meters {
             if let other = checks[label] {
                 ids = other
             } else {
-                let labels = Labels(["game": game.description, "persona": persona, "check": label])
+                let labels = Labels(["game": spec.gameName, "persona": persona, "check": label])
                 ids = (
                     shard.counter(SkirmishMetrics.checks, labels), shard.counter(SkirmishMetrics.checksFailed, labels)
                 )
@@ -229,7 +231,7 @@ final class Meters {
     func roguePacket(_ kind: String) {
         if rogue[kind] == nil {
             rogue[kind] = shard.counter(
-                SkirmishMetrics.roguePackets, Labels(["game": game.description, "persona": persona, "kind": kind]))
+                SkirmishMetrics.roguePackets, Labels(["game": spec.gameName, "persona": persona, "kind": kind]))
         }
         shard.add(rogue[kind]!)
     }
@@ -243,7 +245,7 @@ extension Meters {
         } else {
             let id = shard.counter(
                 SkirmishMetrics.packetsSent,
-                Meters.sentLabels(type, Labels(["game": game.description, "persona": persona])))
+                Meters.sentLabels(type, Labels(["game": spec.gameName, "persona": persona])))
             packetsSent[type.index] = id
             shard.add(id)
         }
@@ -260,7 +262,7 @@ extension Meters {
         } else {
             let id = shard.counter(
                 SkirmishMetrics.packetsReceived,
-                Labels(["game": game.description, "persona": persona, "type": type.name]))
+                Labels(["game": spec.gameName, "persona": persona, "type": type.name]))
             packetsReceived[type.index] = id
             shard.add(id)
         }

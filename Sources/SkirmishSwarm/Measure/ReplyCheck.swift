@@ -39,6 +39,8 @@ public enum ReplyCheck: Int, CaseIterable, Sendable {
         case .puck: [.replyType, .welcomeTickRate, .scoreMonotonic]
         case .snap: [.replyType, .replyState, .welcomeTickRate, .snapOutcome]
         case .suns: [.replyType, .welcomeTickRate]
+        // A game added by a program announces its own tick rate; its behaviour makes its own checks.
+        default: [.replyType]
         }
     }
 }

@@ -308,7 +308,7 @@ extension RunSummary {
             SkirmishMetrics.roguePackets, by: "kind")
 
         var games: [String: Game] = [:]
-        for game in Set(script.personas.filter(\.isLegit).map(\.game.description)) {
+        for game in Set(script.personas.filter(\.isLegit).map(\.gameName)) {
             let only = ["game": game]
             games[game] = Game(
                 matchesStarted: reader.total(SkirmishMetrics.matchesStarted, where: only),
@@ -325,7 +325,7 @@ extension RunSummary {
             let only = ["persona": persona.name]
             let all = SnapshotReader(snapshot: outcome.snapshot, legit: nil)
             return Persona(
-                name: persona.name, game: persona.game.description, behavior: persona.behavior.rawValue,
+                name: persona.name, game: persona.gameName, behavior: persona.behavior.rawValue,
                 peakBots: peaks[index],
                 matchesCompleted: all.total(SkirmishMetrics.matchesCompleted, where: only),
                 packetsPerSecond: Double(all.total(SkirmishMetrics.packetsSent, where: only)) / seconds,

@@ -473,7 +473,9 @@ final class Bot {
     // MARK: Session events
 
     private func didConnect(_ welcome: Welcome, resumed: Bool, now: NIODeadline, in group: BotGroup) {
-        meters.check(.welcomeTickRate, passed: welcome.tickRate == ReplyCheck.expectedTickRate)
+        if GameKind.builtIn.contains(meters.game) {
+            meters.check(.welcomeTickRate, passed: welcome.tickRate == ReplyCheck.expectedTickRate)
+        }
         match = welcome.match
         if !counted {
             meters.shard.add(meters.botsConnected, 1)

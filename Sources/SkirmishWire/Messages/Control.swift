@@ -1,15 +1,33 @@
-/// Which game a client asks for in `Hello`.
-public enum GameKind: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case snap = 1
-    case puck = 2
-    case suns = 3
+/// Which game a client asks for in `Hello`: the game's wire number.
+///
+/// An open set: the three built-in games have numbers here (``snap``, ``puck``, ``suns``), and a program that adds a
+/// game of its own picks an unused number (``GameDescription/kind``) and registers it with the server and the swarm,
+/// without a change to this module. Number 0 means no game and never decodes.
+public struct GameKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The `u8` the game travels under in `Hello`.
+    public let rawValue: UInt8
 
-    /// The label value used in metrics (`game="puck"`) and scripts (`game: puck`).
+    /// The game under wire number `rawValue` (whether a server plays it is its registry's decision).
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// Snap, the turn-based card game (1).
+    public static let snap = GameKind(rawValue: 1)
+    /// Puck, real-time air hockey (2).
+    public static let puck = GameKind(rawValue: 2)
+    /// Suns, the relayed race (3).
+    public static let suns = GameKind(rawValue: 3)
+
+    /// The built-in games, in wire-number order.
+    public static let builtIn: [GameKind] = [.snap, .puck, .suns]
+
+    /// The built-in games' metric label (`game="puck"`); any other number reads `game-<n>` here, and its registered
+    /// ``GameDescription/name`` wherever a registry is at hand (metrics, scripts, summaries).
     public var description: String {
-        switch self {
-        case .snap: "snap"
-        case .puck: "puck"
-        case .suns: "suns"
+        switch rawValue {
+        case 1: "snap"
+        case 2: "puck"
+        case 3: "suns"
+        default: "game-\(rawValue)"
         }
     }
 }
@@ -75,8 +93,10 @@ extension Hello: Payload {
     init(reading reader: inout WireReader) throws(DecodeError) {
         let start = reader.offset
         version = try reader.u16()
-        guard let game = GameKind(rawValue: try reader.u8()) else { throw .badValue }
-        self.game = game
+        let game = try reader.u8()
+        // Any other number decodes: whether the server plays it is its registry's decision (`unknown_game`).
+        guard game != 0 else { throw .badValue }
+        self.game = GameKind(rawValue: game)
         seats = try reader.u8()
         match = try reader.u32()
         cookie = Cookie(high: try reader.u64(), low: try reader.u64())
