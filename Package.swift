@@ -157,6 +157,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(name: "SkirmishWireTests", dependencies: ["SkirmishWire"]),

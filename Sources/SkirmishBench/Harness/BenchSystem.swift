@@ -51,6 +51,6 @@ package enum BenchSystem {
 
     /// A duration in seconds.
     package static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        duration.seconds
     }
 }

@@ -43,10 +43,9 @@ package struct Measurement: Sendable, Equatable {
         let elapsed = start.duration(to: clock.now)
         let cpu = BenchSystem.threadCPUNanoseconds() - cpuStart
         let allocations = environment.threadAllocations() - allocationsBefore
-        let (seconds, attoseconds) = elapsed.components
         return Measurement(
             iterations: iterations,
-            nanoseconds: Double(seconds) * 1e9 + Double(attoseconds) / 1e9,
+            nanoseconds: Double(elapsed.nanoseconds),
             cpuNanoseconds: Double(cpu),
             allocations: allocations)
     }

@@ -157,7 +157,7 @@ package enum NetBenchmark {
         let wall = wallStart.duration(to: ContinuousClock.now)
         try await loop.submit { driver.value.stopAndClose() }.get()
 
-        let seconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+        let seconds = wall.seconds
         let roundTrips = Double(clientEnd.roundTrips - clientStart.roundTrips)
         let packets = max(2 * roundTrips, 1)
         let clientCPU = Double(clientEnd.cpu - clientStart.cpu)

@@ -99,7 +99,7 @@ package final class PingDriver: DatagramDelegate, StreamDelegate {
     private func ping(_ index: Int) {
         counts[index] &+= 1
         let now = NIODeadline.now()
-        let ping = Ping(player: UInt32(index), count: counts[index], sendTime: Double(now.uptimeNanoseconds) / 1e9)
+        let ping = Ping(player: UInt32(index), count: counts[index], sendTime: now.seconds)
         // A Ping is unreliable: sending it can produce no event, only the packet.
         sessions[index].send(.ping(ping), now: now, into: &sending)
         sessions[index].write(sending.packets, on: loop, now: now)

@@ -74,7 +74,7 @@ package enum HotPathProbe {
         await server.shutdown()
         try? await group.shutdownGracefully()
         return Result(
-            bots: bots, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            bots: bots, seconds: elapsed.seconds,
             botTicks: after.inputs &- before.inputs, snapshots: after.snapshots &- before.snapshots,
             allocations: after.allocations &- before.allocations, matches: after.matches &- before.matches,
             perMetricsRead: readsAfter &- readsBefore)

@@ -306,7 +306,7 @@ package enum EmbeddedTargets {
 /// Human formats for durations in notes.
 package enum RunFormat {
     package static func duration(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.seconds
         if seconds < 120 { return "\(Int(seconds.rounded())) s" }
         if seconds < 7_200 { return String(format: "%.1f min", seconds / 60) }
         return String(format: "%.1f h", seconds / 3_600)

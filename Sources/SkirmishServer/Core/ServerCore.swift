@@ -432,7 +432,7 @@ package struct ServerCore: Sendable {
             for id in expired.peers {
                 guard let peer = peers[id] else { continue }
                 let text =
-                    "no other player joined within \(configuration.matchmakingTimeout.nanoseconds / 1_000_000_000) s"
+                    "no other player joined within \(Int(configuration.matchmakingTimeout.seconds)) s"
                 send(
                     control: .reject(Reject(reason: .matchmakingTimeout, text: text)), to: peer.connection,
                     key: peer.key, close: true)

@@ -187,7 +187,7 @@ public final class ReferenceServer: Sendable {
             "max.connections": "\(configuration.connections.maxConnections)",
             "max.connections.per.host": "\(configuration.connections.maxConnectionsPerHost)",
             "host.limits": "\(configuration.hostLimits == ServerConfiguration.HostLimits.none ? "off" : "on")",
-            "matchmaking.timeout.seconds": "\(configuration.matchmakingTimeout.nanoseconds / 1_000_000_000)",
+            "matchmaking.timeout.seconds": "\(Int(configuration.matchmakingTimeout.seconds))",
         ]
         if let udp = addresses.udp { settings["listen.udp"] = "\(Addresses.hostPort(udp))" }
         if let tcp = addresses.tcp { settings["listen.tcp"] = "\(Addresses.hostPort(tcp))" }

@@ -1,4 +1,5 @@
 import SkirmishScript
+import SkirmishWire
 
 extension Comparison.Options {
     /// A comparison option that cannot be read: the text names the option, the value and what to write instead.
@@ -27,8 +28,7 @@ extension Comparison.Options {
         }
         self.confidence = confidenceValue
         self.tolerance = toleranceValue
-        self.minimumLatencyChange =
-            Double(latency.components.seconds) + Double(latency.components.attoseconds) / 1e18
+        self.minimumLatencyChange = latency.seconds
         self.resamples = resamples
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SkirmishBench
+import UnixSignals
 
 /// `skirmish bench swarm`: how many 30 Hz Puck bots one core drives, and how many idle bots one process holds.
 struct SwarmBench: AsyncParsableCommand {
@@ -99,11 +100,12 @@ struct SwarmBench: AsyncParsableCommand {
         // whatever runs next on its core.
         let temporary = keep == nil ? folder : nil
         let watcher = Task.detached {
-            guard let name = await Signals.firstTermination() else { return }
-            BenchProcess.terminateAll()
-            if let temporary { try? FileManager.default.removeItem(at: temporary) }
-            Console.note("\(name): stopped the benchmark and its server and swarm processes")
-            Self.exit(withError: ExitCode(130))
+            for await signal in await UnixSignalsSequence(trapping: .sigint, .sigterm) {
+                BenchProcess.terminateAll()
+                if let temporary { try? FileManager.default.removeItem(at: temporary) }
+                Console.note("\(signal == .sigint ? "SIGINT" : "SIGTERM"): stopped the benchmark and its processes")
+                Self.exit(withError: ExitCode(signal == .sigint ? 130 : 143))
+            }
         }
         defer { watcher.cancel() }
         let result = try await SwarmBenchmark.run(configuration, folder: folder, environment: .skirmish)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NIOCore
 import NIOPosix
+import SkirmishNet
 import SkirmishRun
 import SkirmishServer
 import SkirmishSwarm
@@ -209,10 +210,10 @@ struct ConnectionLimitOptions: ParsableArguments {
     var maxConnectionsPerHost = ServerConfiguration.ConnectionLimits.standard.maxConnectionsPerHost
 
     @Option(help: "Seconds a connection may send nothing before it is closed (half-open connections).")
-    var idleTimeout = Int(ServerConfiguration.ConnectionLimits().idleTimeout.nanoseconds / 1_000_000_000)
+    var idleTimeout = Int(ServerConfiguration.ConnectionLimits().idleTimeout.seconds)
 
     @Option(help: "Seconds a started frame or HTTP request head may stay incomplete before the connection closes.")
-    var frameTimeout = Int(ServerConfiguration.ConnectionLimits().frameTimeout.nanoseconds / 1_000_000_000)
+    var frameTimeout = Int(ServerConfiguration.ConnectionLimits().frameTimeout.seconds)
 
     func check() throws {
         for (name, value) in [

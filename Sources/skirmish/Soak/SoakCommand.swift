@@ -3,6 +3,7 @@ import SkirmishRun
 import SkirmishScript
 import SkirmishSwarm
 import SkirmishTelemetry
+import SkirmishWire
 
 /// `skirmish soak SCRIPT`: a swarm for hours, with health checks every minute and a checkpointed summary.
 struct SoakCommand: AsyncParsableCommand {
@@ -106,11 +107,5 @@ struct SoakCommand: AsyncParsableCommand {
             throw InputError("\(option) \(text): not a duration; write it like 10s, 1m or 5ms")
         }
         return parsed
-    }
-}
-
-extension Duration {
-    fileprivate var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

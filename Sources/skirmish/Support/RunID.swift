@@ -14,13 +14,3 @@ enum RunID {
         return "\(String(safe))-\(formatter.string(from: date))-\(suffix)"
     }
 }
-
-/// Human formats for durations and counts in notes.
-enum Format {
-    static func duration(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        if seconds < 120 { return "\(Int(seconds.rounded())) s" }
-        if seconds < 7_200 { return String(format: "%.1f min", seconds / 60) }
-        return String(format: "%.1f h", seconds / 3_600)
-    }
-}
