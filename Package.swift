@@ -160,6 +160,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // What several test targets share: a loopback collector stand-in that records pushes (not a product).
+        .target(name: "SkirmishTestSupport", path: "Tests/Support"),
         .testTarget(name: "SkirmishWireTests", dependencies: ["SkirmishWire"]),
         .testTarget(name: "SkirmishGamesTests", dependencies: ["SkirmishGames", "SkirmishWire"]),
         .testTarget(
@@ -184,7 +186,8 @@ let package = Package(
         .testTarget(
             name: "SkirmishSwarmTests",
             dependencies: [
-                "SkirmishSwarm", "SkirmishScript", "SkirmishWire", "SkirmishServer", "SkirmishNet",
+                "SkirmishTestSupport", "SkirmishSwarm", "SkirmishScript", "SkirmishWire", "SkirmishServer",
+                "SkirmishNet",
                 "SkirmishTelemetry", "SkirmishOpponent", "SkirmishGames",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -216,7 +219,8 @@ let package = Package(
         .testTarget(
             name: "SkirmishRunTests",
             dependencies: [
-                "SkirmishRun", "SkirmishServer", "SkirmishSwarm", "SkirmishScript", "SkirmishTelemetry", "SkirmishNet",
+                "SkirmishTestSupport", "SkirmishRun", "SkirmishServer", "SkirmishSwarm", "SkirmishScript",
+                "SkirmishTelemetry", "SkirmishNet",
                 "SkirmishPractice", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -248,12 +252,13 @@ let package = Package(
     ]
 )
 
-// Test targets and the bench keep ExistentialAny but not MemberImportVisibility: with it, the compiler attributes the
+// Test targets, their support and the bench keep ExistentialAny but not MemberImportVisibility: with it, the compiler attributes the
 // members of C structs such as `sockaddr_in` to whichever Clang module first loaded the system header (NIO's CNIOLinux
 // in some build orders), so code that fills socket addresses itself (test helpers, the bench's load generator and
 // HTTP client) failed to build or not depending on the module cache.
 for target in package.targets where target.type != .system {
     target.swiftSettings =
         (target.swiftSettings ?? [])
-        + (target.type == .test || target.name == "SkirmishBench" ? testStrictness : strictness)
+        + (target.type == .test || ["SkirmishBench", "SkirmishTestSupport"].contains(target.name)
+            ? testStrictness : strictness)
 }

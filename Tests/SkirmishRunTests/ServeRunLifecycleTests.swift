@@ -2,6 +2,7 @@ import Foundation
 import SkirmishRun
 import SkirmishServer
 import SkirmishTelemetry
+import SkirmishTestSupport
 import Testing
 
 /// `skirmish serve` as one service group, in-process on loopback.

@@ -4,6 +4,7 @@ import SkirmishScript
 import SkirmishServer
 import SkirmishSwarm
 import SkirmishTelemetry
+import SkirmishTestSupport
 import Testing
 
 /// `skirmish swarm` and `skirmish soak` as one service group, in-process on loopback: a part that cannot start stops

@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishTestSupport
 import Testing
 
 #if canImport(Glibc)

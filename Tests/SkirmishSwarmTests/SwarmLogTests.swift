@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import SkirmishNet
 import SkirmishTelemetry
+import SkirmishTestSupport
 import SkirmishWire
 import Synchronization
 import Testing

@@ -5,12 +5,12 @@ import Synchronization
     import Glibc
 #endif
 
-/// A collector stand-in on 127.0.0.1: it records every request body and answers 204, or 503 while it is "down".
+/// A collector stand-in on 127.0.0.1, shared by the test targets that push (`SkirmishTestSupport`): it records every request body and answers 204, or 503 while it is "down".
 ///
 /// One blocking thread, one request per connection (the exporter's libcurl handle reconnects as needed). A
 /// ``blackHole()`` instead listens and never accepts: connections queue in the kernel and every request times out,
 /// which is what a hung collector looks like.
-final class PushSink: Sendable {
+package final class PushSink: Sendable {
     private struct State {
         var bodies: [String] = []
         var down = false
@@ -18,11 +18,11 @@ final class PushSink: Sendable {
         var closed = false
     }
 
-    let port: Int
+    package let port: Int
     private let socket: Int32
     private let state = Mutex(State())
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    package var url: String { "http://127.0.0.1:\(port)" }
 
     /// Binds a listener on a free loopback port; `serve` starts the answering thread.
     private init(serve: Bool, fixedPort: Int = 0) throws {
@@ -56,21 +56,21 @@ final class PushSink: Sendable {
     }
 
     /// A sink that answers.
-    static func start() throws -> PushSink { try PushSink(serve: true) }
+    package static func start() throws -> PushSink { try PushSink(serve: true) }
 
     /// A sink that answers on `port` (one a test reserved and closed: a collector coming up where one was down).
-    static func start(port: Int) throws -> PushSink { try PushSink(serve: true, fixedPort: port) }
+    package static func start(port: Int) throws -> PushSink { try PushSink(serve: true, fixedPort: port) }
 
     /// A listener that never answers.
-    static func blackHole() throws -> PushSink { try PushSink(serve: false) }
+    package static func blackHole() throws -> PushSink { try PushSink(serve: false) }
 
     /// While down, every request is answered 503 and its body is not kept.
-    func setDown(_ down: Bool) { state.withLock { $0.down = down } }
+    package func setDown(_ down: Bool) { state.withLock { $0.down = down } }
 
-    var bodies: [String] { state.withLock { $0.bodies } }
-    var refused: Int { state.withLock { $0.refused } }
+    package var bodies: [String] { state.withLock { $0.bodies } }
+    package var refused: Int { state.withLock { $0.refused } }
 
-    func close() {
+    package func close() {
         state.withLock { $0.closed = true }
         shutdown(socket, Int32(SHUT_RDWR))
         Glibc.close(socket)
