@@ -5,14 +5,6 @@ import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// All the bots one event loop owns, the clock that wakes them, and that loop's metrics.
 ///
 /// A group ticks every millisecond on deadlines fixed in advance and wakes the bots whose time has come: a min-heap
@@ -104,11 +96,7 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
     ///
     /// Compared with the wall clock it tells whether the generator kept up: a loop busy nearly all the time delays
     /// its own sends and reads, whatever the server does.
-    func threadCPUSeconds() -> Double {
-        var spec = timespec()
-        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec) == 0 else { return 0 }
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
+    func threadCPUSeconds() -> Double { WallTime.threadCPUSeconds() }
 
     // MARK: Clock
 
