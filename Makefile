@@ -88,8 +88,8 @@ fuzz-wire:
 	.build/fuzz/wire-fuzz -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=1300 \
 		-print_final_stats=1 .build/fuzz/wire-corpus
 
-# The script loader needs Yams (with its C parser), so it is built by a fuzz-only package that links the loader's
-# sources in, with every target instrumented; the shipped scripts seed the corpus.
+# The script loader needs Yams (with its C parser), so it is built by a fuzz-only package that depends on this
+# package's SkirmishScript library, with every target instrumented; the shipped scripts seed the corpus.
 fuzz-script:
 	$(SWIFT) build --package-path Tests/Fuzz/ScriptFuzz --scratch-path .build/fuzz/script \
 		--sanitize fuzzer --sanitize address

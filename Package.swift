@@ -76,7 +76,7 @@ let package = Package(
             name: "SkirmishPractice",
             dependencies: [
                 "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishOpponent", "SkirmishSwarm",
-                "SkirmishScript", .product(name: "NIOCore", package: "swift-nio"),
+                "SkirmishScript", "SkirmishTelemetry", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ]
         ),

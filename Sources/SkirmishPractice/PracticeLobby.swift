@@ -6,6 +6,7 @@ import SkirmishOpponent
 import SkirmishScript
 import SkirmishServer
 import SkirmishSwarm
+import SkirmishTelemetry
 import SkirmishWire
 
 /// Hands each practice page a fresh AI opponent: `GET /play/match` starts one and answers with its match.
@@ -63,6 +64,8 @@ package actor PracticeLobby {
     private var queue: Task<Void, Never>?
     private var closed = false
     private let logger: Logger
+    /// At most one "could not offer" line per 10 s: a page that polls, or a hostile client, asks again and again.
+    private var refusals = LogRateLimiter<String>(interval: .seconds(10))
 
     /// - Parameters:
     ///   - joinTimeout: how long an opponent waits for its page before leaving.
@@ -120,7 +123,12 @@ package actor PracticeLobby {
         do {
             return try await work.value
         } catch {
-            logger.warning("could not offer a practice match", metadata: ["error": "\(error)"])
+            let now = Duration(NIODeadline.now() - NIODeadline.uptimeNanoseconds(0))
+            if let count = refusals.record("open", now: now) {
+                logger.warning(
+                    "could not offer a practice match",
+                    metadata: ["error": "\(error)", "count": "\(count)", "suppressed": "\(count - 1)"])
+            }
             throw error
         }
     }

@@ -133,9 +133,10 @@ import Testing
                 #expect(line.metadata["suppressed"].flatMap(Int.init) == line.metadata["count"].flatMap(Int.init)! - 1)
                 #expect(line.metadata["window.seconds"] == "3")
             }
-            // At most one line per reason per window.
+            // At most one line per reason per window. The limiter judges on the tick's clock and `at` is when a line
+            // was written, which a busy machine may delay by up to the once-a-second check: hence 3 s less 1.1 s.
             for (earlier, later) in zip(lines, lines.dropFirst()) {
-                #expect(earlier.at.duration(to: later.at) >= .milliseconds(2_900), "\(lines)")
+                #expect(earlier.at.duration(to: later.at) >= .milliseconds(1_900), "\(lines)")
             }
         }
         // 45 bad-magic datagrams in two floods well within 30 s: two lines at most, not 45.

@@ -8,10 +8,15 @@ import SkirmishWire
 package struct LinkEmulator: Sendable {
     package let profile: LinkProfile
     private var random: SeededRandom
+    /// The profile's latency and jitter in nanoseconds, converted once: `Duration`'s are 128-bit, read per packet.
+    private let latency: Int64
+    private let jitter: Int64
 
     package init(profile: LinkProfile, seed: UInt64) {
         self.profile = profile
         random = SeededRandom(seed: seed)
+        latency = profile.latency.nanoseconds
+        jitter = profile.jitter.nanoseconds
     }
 
     /// The delays after which this packet arrives: empty when lost, two entries when duplicated.
@@ -24,14 +29,13 @@ package struct LinkEmulator: Sendable {
     }
 
     private mutating func delay() -> TimeAmount {
-        var nanos = profile.latency.nanoseconds
-        let spread = profile.jitter.nanoseconds
+        var nanos = latency
+        let spread = jitter
         if spread > 0 { nanos += Int64.random(in: -spread...spread, using: &random) }
         if profile.reorder > 0, Double.random(in: 0..<1, using: &random) < profile.reorder {
             // Held back by up to one more latency (at least 5 ms), so packets sent after it arrive first.
             nanos +=
-                max(profile.latency.nanoseconds, 5_000_000) / 2
-                + Int64.random(in: 0...max(profile.latency.nanoseconds, 5_000_000) / 2, using: &random)
+                max(latency, 5_000_000) / 2 + Int64.random(in: 0...max(latency, 5_000_000) / 2, using: &random)
         }
         return .nanoseconds(max(nanos, 0))
     }

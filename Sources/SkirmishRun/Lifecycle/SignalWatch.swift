@@ -11,6 +11,14 @@ import UnixSignals
     import Darwin
 #endif
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Which termination signal stopped a command, and the way out for a user who does not want to wait.
 ///
 /// The command's ``ServiceGroup`` turns SIGINT and SIGTERM into a graceful shutdown (final push, report, `ServerQuit`
@@ -49,7 +57,9 @@ package final class SignalWatch: Service, Sendable {
                 received = signal
                 return true
             }
-            guard first else { exit(130) }
+            // A second signal ends the process at once: `_exit`, because `exit` would run atexit handlers on this
+            // thread while the loops are still running.
+            guard first else { _exit(128 + signal.rawValue) }
             onFirst(Self.name(signal))
         }
     }

@@ -68,10 +68,8 @@ public struct AgentContext {
     public let rttSamples: Int
     let meters: Meters
     var outbox: [Outgoing]
-    /// The match the player is seated in (0 before its Welcome) and the server tick of the message being handled,
-    /// for the desync log line.
+    /// The match the player is seated in (0 before its Welcome), for the desync log line.
     let match: UInt32
-    let tick: UInt32?
 
     enum Outgoing {
         case message(Message)
@@ -81,10 +79,9 @@ public struct AgentContext {
     init(
         now: NIODeadline, random: SeededRandom, botNumber: Int, smoothedRTT: Double,
         minimumRTT: Double, latestRTT: Double = 0, rttSamples: Int = 0, meters: Meters, outbox: [Outgoing],
-        match: UInt32 = 0, tick: UInt32? = nil
+        match: UInt32 = 0
     ) {
         self.match = match
-        self.tick = tick
         self.latestRTT = latestRTT
         self.rttSamples = rttSamples
         self.now = now
@@ -119,15 +116,16 @@ public struct AgentContext {
 
     /// Counts a desync: two views of state that must agree do not. `part` names what differs (`puck`, `piles`, ...).
     ///
-    /// Each call is also a warning in the run's log, with the bot, its match and the tick: call it once per episode
-    /// (``check(_:episode:)`` does), not on every message that still disagrees.
-    public func recordDesync(part: String) {
+    /// Each call is also a warning in the run's log, with the bot, its match and `tick` (the server tick of the
+    /// message that disagreed, when it names one): call it once per episode (``check(_:episode:tick:)`` does), not on
+    /// every message that still disagrees.
+    public func recordDesync(part: String, tick: UInt32? = nil) {
         meters.desync(part: part)
-        logDesync(part: part)
+        logDesync(part: part, tick: tick)
     }
 
     /// One warning per desync episode: which bot, match, tick and part (the persona and game are the logger's).
-    private func logDesync(part: String) {
+    private func logDesync(part: String, tick: UInt32?) {
         meters.logger.warning(
             "desync: the replica disagrees with the server",
             metadata: [
@@ -154,13 +152,14 @@ public struct AgentContext {
     /// Judges one reply against a built-in check (``ReplyCheck``).
     public func check(_ check: ReplyCheck, passed: Bool) { meters.check(check, passed: passed) }
 
-    /// Records one replica check; a run of failed checks is one desync episode, counted when it starts.
-    public func check(_ result: ReplicaCheck, episode: inout Bool) {
+    /// Records one replica check; a run of failed checks is one desync episode, counted when it starts. `tick` is
+    /// the server tick of the message checked, for the episode's log line.
+    public func check(_ result: ReplicaCheck, episode: inout Bool, tick: UInt32? = nil) {
         switch result {
         case .ok:
             episode = false
         case .desync(let part):
-            if !episode { recordDesync(part: part) }
+            if !episode { recordDesync(part: part, tick: tick) }
             episode = true
         }
     }

@@ -73,7 +73,7 @@ struct SnapPlayer: Agent {
             do {
                 replica = try SnapReplica(ready: ready, deal: deal)
             } catch {
-                context.meters.desync(part: "deal")
+                context.recordDesync(part: "deal")
             }
             context.meters.shard.add(context.meters.matchesStarted)
             context.send(.clientDealtCards)

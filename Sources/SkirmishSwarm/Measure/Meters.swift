@@ -64,10 +64,12 @@ final class Meters {
         shard: MetricsShard, persona: String, game: GameKind, isLegit: Bool, spec: Persona? = nil,
         logger: Logger = Logger(label: "skirmish.swarm")
     ) {
-        self.spec = spec ?? Persona(name: persona, game: game, behavior: isLegit ? .idle : .rogue)
+        let spec = spec ?? Persona(name: persona, game: game, behavior: isLegit ? .idle : .rogue)
+        self.spec = spec
         var logger = logger
         logger[metadataKey: "persona"] = "\(persona)"
-        logger[metadataKey: "game"] = "\(game.description)"
+        // The registered name, as in the metric labels (`count`, not `game-4`).
+        logger[metadataKey: "game"] = "\(spec.gameName)"
         self.logger = logger
         self.shard = shard
         self.game = game

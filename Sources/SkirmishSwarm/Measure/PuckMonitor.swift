@@ -61,7 +61,7 @@ struct PuckMonitor {
                 context.meters.record(context.meters.predictionError, value: error)
                 if error > 2 { context.meters.shard.add(context.meters.mispredictions) }
             }
-            context.check(replica.apply(snapshot), episode: &desyncEpisode)
+            context.check(replica.apply(snapshot), episode: &desyncEpisode, tick: snapshot.tick)
             if !started, snapshot.phase == .playing {
                 started = true
                 context.meters.shard.add(context.meters.matchesStarted)
@@ -78,7 +78,7 @@ struct PuckMonitor {
             context.check(
                 .scoreMonotonic, passed: goal.myScore >= goalScore.me && goal.theirScore >= goalScore.them)
             goalScore = (max(goalScore.me, goal.myScore), max(goalScore.them, goal.theirScore))
-            context.check(replica.apply(goal), episode: &desyncEpisode)
+            context.check(replica.apply(goal), episode: &desyncEpisode, tick: goal.tick)
         case .puckMatchOver(let over):
             context.check(replica.apply(over), episode: &desyncEpisode)
             if !isMatchOver { context.meters.shard.add(context.meters.matchesCompleted) }

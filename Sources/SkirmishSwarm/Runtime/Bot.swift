@@ -400,14 +400,14 @@ final class Bot {
 
     // MARK: The agent
 
-    private func makeContext(now: NIODeadline, in group: BotGroup, tick: UInt32? = nil) -> AgentContext {
+    private func makeContext(now: NIODeadline, in group: BotGroup) -> AgentContext {
         // The group's outbox is lent to the context (and given back in `runAgent`), so its storage is reused.
         let outbox = group.outbox
         group.outbox = []
         return AgentContext(
             now: now, random: random, botNumber: number, smoothedRTT: smoothedRTT,
             minimumRTT: minimumRTT, latestRTT: latestRTT, rttSamples: rttSamples, meters: meters, outbox: outbox,
-            match: match, tick: tick)
+            match: match)
     }
 
     /// Calls the agent in place with a fresh context, then sends what it sent.
@@ -437,9 +437,7 @@ final class Bot {
 
     private func runAgent(now: NIODeadline, in group: BotGroup, _ call: AgentCall) {
         guard agent != nil else { return }
-        var tick: UInt32?
-        if case .received(let message) = call { tick = message.gameTick }
-        var context = makeContext(now: now, in: group, tick: tick)
+        var context = makeContext(now: now, in: group)
         (agentWake, agentOver) = Self.perform(call, on: &agent!, context: &context)
         random = context.random
         for outgoing in context.outbox {

@@ -79,10 +79,11 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         logger.warning(message, metadata: fields)
     }
 
-    /// Writes what ``warnLimited(_:_:now:metadata:)`` still owes (at the end of a run).
-    private func flushLimitedWarnings(now: NIODeadline) {
-        let later = Duration.nanoseconds(Int64(now.uptimeNanoseconds)) + botEvents.interval
-        for (kind, count) in botEvents.due(now: later) {
+    /// Writes what ``warnLimited(_:_:now:metadata:)`` owes for windows that have ended: once a second from the
+    /// tick, and at the end of a run (`final`) for every window, ended or not, so the counts add up to the counters.
+    private func flushLimitedWarnings(now: NIODeadline, final: Bool = true) {
+        let instant = Duration.nanoseconds(Int64(now.uptimeNanoseconds))
+        for (kind, count) in botEvents.due(now: final ? instant + botEvents.interval : instant) {
             logger.warning(
                 "bot events since the last line",
                 metadata: ["event": "\(kind)", "count": "\(count)", "suppressed": "\(count)"])
@@ -130,6 +131,7 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         }
         if now - lastCompaction >= .seconds(1) {
             lastCompaction = now
+            flushLimitedWarnings(now: now, final: false)
             if queue.count > 4 * max(bots.count, 256) {
                 queue.compact { [bots] entry in
                     Int(entry.slot) < bots.count && bots[Int(entry.slot)]?.generation == entry.generation

@@ -193,6 +193,9 @@ final class ExporterCore: @unchecked Sendable {
         let client = HTTPClient()
         let target = targets[index]
         var failuresInARow = 0
+        // Log lines are written with the lock released: a stalled stderr (a full pipe to a log collector) must not
+        // hold up `stats`, which the progress line reads, nor the other targets.
+        var gaveUp = false
         condition.lock()
         while true {
             while queues[index].isEmpty && !closing { condition.wait() }
@@ -200,12 +203,7 @@ final class ExporterCore: @unchecked Sendable {
             if closing, let closingDeadline, clock.now >= closingDeadline {
                 stats.failures[ExporterStats.FailureKey(target: target.name, reason: "gave_up"), default: 0] += 1
                 stats.lastError = "\(target.name): the final push did not land within the shutdown window"
-                logger.warning(
-                    "final push gave up: the collector did not accept it within the shutdown window",
-                    metadata: [
-                        "target": "\(target.name)",
-                        "window.seconds": "\(configuration.finalPushTimeout.components.seconds)",
-                    ])
+                gaveUp = true
                 break
             }
             let payload = queues[index][0]
@@ -218,6 +216,7 @@ final class ExporterCore: @unchecked Sendable {
                 method: target.method, url: endpoints[index], body: payload, contentType: target.format.contentType,
                 auth: target.auth, timeout: timeout)
             condition.lock()
+            var line: (level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata)?
             switch outcome {
             case .accepted:
                 stats.pushesByTarget[target.name, default: 0] += 1
@@ -226,13 +225,14 @@ final class ExporterCore: @unchecked Sendable {
                 if let outage = outages[index] {
                     outages[index] = nil
                     let seconds = outage.since.duration(to: clock.now)
-                    logger.info(
-                        "collector recovered",
-                        metadata: [
+                    line = (
+                        .info, "collector recovered",
+                        [
                             "target": "\(target.name)", "failed.attempts": "\(failuresInARow)",
                             "outage.seconds": "\(Self.seconds(seconds))",
                             "buffered.points": "\(outage.collected)",
-                        ])
+                        ]
+                    )
                 }
                 failuresInARow = 0
             case .failed(let reason, let detail):
@@ -242,19 +242,39 @@ final class ExporterCore: @unchecked Sendable {
                 stats.failing[target.name] = ExporterStats.Streak(attempts: failuresInARow, reason: reason)
                 if outages[index] == nil {
                     outages[index] = (clock.now, 0)
-                    logger.warning(
-                        "collector unreachable: keeping the latest points and retrying with backoff",
-                        metadata: ["target": "\(target.name)", "reason": "\(reason)", "error": "\(detail)"])
+                    line = (
+                        .warning, "collector unreachable: keeping the latest points and retrying with backoff",
+                        ["target": "\(target.name)", "reason": "\(reason)", "error": "\(detail)"]
+                    )
+                }
+                if let pending = line {
+                    line = nil
+                    condition.unlock()
+                    logger.log(level: pending.level, pending.message, metadata: pending.metadata)
+                    condition.lock()
                 }
                 if queues[index].count == 1 { backOff(index, failuresInARow: failuresInARow) }
                 // A newer payload carries every cumulative total: the failed one is superseded.
                 if queues[index].count > 1 { queues[index].removeFirst() }
             }
             condition.broadcast()
+            if let pending = line {
+                condition.unlock()
+                logger.log(level: pending.level, pending.message, metadata: pending.metadata)
+                condition.lock()
+            }
         }
         threadsAlive -= 1
         condition.broadcast()
         condition.unlock()
+        if gaveUp {
+            logger.warning(
+                "final push gave up: the collector did not accept it within the shutdown window",
+                metadata: [
+                    "target": "\(target.name)",
+                    "window.seconds": "\(configuration.finalPushTimeout.components.seconds)",
+                ])
+        }
     }
 
     /// Waits (lock held) for the retry delay, a newer payload, or the end of the final-push window.

@@ -22,16 +22,26 @@ enum Console {
     /// too, so that stderr holds one JSON object per line for a log collector.
     static let notesAreLogs = Atomic<Bool>(false)
 
+    /// The run these notes belong to, once the command has made its id (`LogOptions.logger(_:run:)` records it): as
+    /// log events, notes carry it as `run` like every other line.
+    static let run = Mutex<String?>(nil)
+
     /// A note for the person watching: what the tool decided or noticed.
     static func note(_ text: String) {
-        if notesAreLogs.load(ordering: .relaxed) { return Logger(label: "skirmish").notice("\(text)") }
+        if notesAreLogs.load(ordering: .relaxed) { return logger("skirmish").notice("\(text)") }
         error("skirmish: \(text)\n")
     }
 
     /// A progress line written whole when stderr is not a terminal (a log, CI).
     static func progress(_ line: String) {
-        if notesAreLogs.load(ordering: .relaxed) { return Logger(label: "skirmish.progress").info("\(line)") }
+        if notesAreLogs.load(ordering: .relaxed) { return logger("skirmish.progress").info("\(line)") }
         error(line + "\n")
+    }
+
+    private static func logger(_ label: String) -> Logger {
+        var logger = Logger(label: label)
+        if let run = run.withLock({ $0 }) { logger[metadataKey: "run"] = "\(run)" }
+        return logger
     }
 
     /// Writes to stderr unbuffered (a `write(2)`: safe from any thread, in order).
@@ -50,8 +60,9 @@ enum Console {
     /// The progress line drawn in place on the terminal, while there is one.
     private static let liveLine = Mutex<String?>(nil)
 
-    /// Draws `line` as the live progress line (rewritten in place, no newline).
+    /// Draws `line` as the live progress line (rewritten in place, no newline); with JSON logs, a progress event.
     static func live(_ line: String) {
+        if notesAreLogs.load(ordering: .relaxed) { return progress(line) }
         liveLine.withLock { live in
             live = line
             error("\r\u{1B}[2K" + line)

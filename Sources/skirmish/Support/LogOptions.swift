@@ -41,7 +41,10 @@ struct LogOptions: ParsableArguments {
     /// A logger labelled `label` whose lines carry the run's id (`run`).
     func logger(_ label: String, run: String? = nil) -> Logger {
         var logger = Logger(label: label)
-        if let run { logger[metadataKey: "run"] = "\(run)" }
+        if let run {
+            logger[metadataKey: "run"] = "\(run)"
+            Console.run.withLock { $0 = run }
+        }
         return logger
     }
 

@@ -18,7 +18,8 @@ final class ProgressPrinter: Sendable {
     private let lastStatus = Mutex<String?>(nil)
 
     init(plain: Bool) {
-        live = !plain && Console.isTerminal
+        // With JSON logs stderr holds only JSON objects, even on a terminal: no live line redrawn in place.
+        live = !plain && Console.isTerminal && !Console.notesAreLogs.load(ordering: .relaxed)
     }
 
     /// Shows `progress`, with `condition` after the figures while it lasts (a collector failing right now); `nil`
