@@ -165,7 +165,9 @@ import Testing
 
     /// The finding's blind sweep, with forged source addresses: a raw socket (root only) sends a `Disconnect` to the
     /// server from 127.0.0.1 and every port from 1,024 to 65,535 — the players' among them. Returns datagrams sent.
-    static func rawSweep(serverPort: Int) throws -> Int {
+    /// `between` runs every 1,000 datagrams: the players go on playing during the sweep, as real ones would (on a busy
+    /// machine the sweep takes seconds, and players silent that long would be taken for gone).
+    static func rawSweep(serverPort: Int, between: () -> Void = {}) throws -> Int {
         let fd = Glibc.socket(AF_INET, Int32(SOCK_RAW.rawValue), Int32(IPPROTO_RAW))
         guard fd >= 0 else { throw Failure("raw socket: errno \(errno)") }
         defer { close(fd) }
@@ -190,6 +192,7 @@ import Testing
             datagram[20] = UInt8(source >> 8)
             datagram[21] = UInt8(source & 0xFF)
             if sendRaw(fd, datagram, to: &server) { sent += 1 }
+            if source % 1_000 == 0 { between() }
         }
         return sent
     }
@@ -232,7 +235,11 @@ import Testing
         try pumpUntil { victim.seated && other.seated && victim.lastApplied > 0 }
         let stepAtAttack = victim.step
         if raw {
-            guard try rawSweep(serverPort: serverPort) > 60_000 else { throw Failure("the raw sweep was not sent") }
+            let sent = try rawSweep(serverPort: serverPort) {
+                victim.pump()
+                other.pump()
+            }
+            guard sent > 60_000 else { throw Failure("the raw sweep was not sent") }
         } else {
             try attack(serverPort: serverPort, sourcePort: sameAddress ? victim.port : 0)
         }
