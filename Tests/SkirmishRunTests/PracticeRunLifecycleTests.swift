@@ -6,7 +6,7 @@ import SkirmishServer
 import Testing
 
 /// `skirmish practice` as one service group, in-process on loopback.
-@Suite(.timeLimit(.minutes(2))) struct PracticeRunLifecycleTests {
+@Suite(.timeLimit(.minutes(5))) struct PracticeRunLifecycleTests {
     /// The page's port taken (embedded server, or the page server beside a `--target`): the run throws the typed
     /// error naming `--http`, the lobby never opened and no line for scripts was printed.
     @Test(arguments: [false, true])

@@ -6,7 +6,7 @@ import SkirmishTestSupport
 import Testing
 
 /// `skirmish serve` as one service group, in-process on loopback.
-@Suite(.timeLimit(.minutes(2))) struct ServeRunLifecycleTests {
+@Suite(.timeLimit(.minutes(5))) struct ServeRunLifecycleTests {
     /// The HTTP listener on a port someone holds, after the UDP and TCP listeners bound: the run throws the typed
     /// error naming `--http`, and the ports bound before it are free again.
     @Test func aTakenHTTPPortLeavesNoListenerBehind() async throws {

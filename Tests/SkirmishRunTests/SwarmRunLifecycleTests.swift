@@ -9,7 +9,7 @@ import Testing
 
 /// `skirmish swarm` and `skirmish soak` as one service group, in-process on loopback: a part that cannot start stops
 /// everything already started, and a graceful shutdown still runs the final steps.
-@Suite(.timeLimit(.minutes(3))) struct SwarmRunLifecycleTests {
+@Suite(.timeLimit(.minutes(5))) struct SwarmRunLifecycleTests {
     static let script = """
         name: lifecycle
         profile: [{ramp: {to: 6, over: 1s}}, {hold: {for: 10m}}]
@@ -116,7 +116,7 @@ import Testing
         let run = SwarmRun(settings, console: recorder.console)
         let running = Task { try await run.run() }
 
-        #expect(await Loopback.eventually(within: .seconds(60)) { recorder.updates >= 2 }, "\(recorder.notes)")
+        #expect(await Loopback.eventually(within: .seconds(120)) { recorder.updates >= 2 }, "\(recorder.notes)")
         let server = try #require(run.server.current)
         let endpoint = try #require(run.endpoint.current)
         weak let swarm = run.swarm.current
