@@ -127,6 +127,8 @@ import Testing
             options: Comparison.Options())
         let verdicts = Self.verdicts(comparison)
         #expect(verdicts["rtt_p99"] == .notCompared && verdicts["packets_per_second"] == .notCompared)
+        #expect(verdicts["mispredictions_per_bot_hour"] == .notCompared)
+        #expect(verdicts["matches_completed_per_bot_hour"] == .notCompared)
         #expect(verdicts["errors_per_bot_hour"] == .noChange)
         #expect(comparison.notes.contains { $0.contains("limited by its own generator") })
     }

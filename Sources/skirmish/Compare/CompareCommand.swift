@@ -26,7 +26,8 @@ struct CompareCommand: ParsableCommand {
             comparison to the printed summary and to report.html.
 
             A run whose own generator could not keep its schedule (its summary warns so) measured the generator: \
-            its latencies and throughput are left out, and the comparison says why.
+            its latencies, throughput, mispredictions and completed matches are left out, and the comparison \
+            says why.
 
             Exit status: 0, or 1 when --fail-on worse and something got worse; 2 for unreadable input or when \
             nothing could be compared (summaries from before 0.17 keep no samples).
