@@ -37,7 +37,6 @@ struct SnapPlayer: Agent {
     }
 
     mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
-        let now = context.now
         me = welcome.peer
     }
 

@@ -34,7 +34,6 @@ struct SunsPlayer: Agent {
     }
 
     mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
-        let now = context.now
         seat = Int(welcome.seat)
         game = SunsGame(seat: seat)
         propose(context: &context)
