@@ -1,3 +1,5 @@
+import NIOPosix
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,7 @@
 #endif
 
 /// What the network benchmarks ask of the operating system: a thread's CPU time, the process's resident memory and
-/// the load average. (Threads are pinned to cores with NIO's `MultiThreadedEventLoopGroup(pinnedCPUIDs:)`.)
+/// the load average, and event loops pinned to a core.
 package enum BenchSystem {
     /// Cores this process may run on.
     package static var onlineCores: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
@@ -52,5 +54,14 @@ package enum BenchSystem {
     /// A duration in seconds.
     package static func seconds(_ duration: Duration) -> Double {
         duration.seconds
+    }
+
+    /// One event loop pinned to `core` (on Linux; elsewhere unpinned), so a benchmark's two sides do not share one.
+    package static func pinnedGroup(core: Int) -> MultiThreadedEventLoopGroup {
+        #if os(Linux)
+            MultiThreadedEventLoopGroup(pinnedCPUIDs: [core])
+        #else
+            MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        #endif
     }
 }

@@ -63,7 +63,7 @@ package enum NetBenchmark {
     package static func run(_ configuration: Configuration, environment: BenchEnvironment) async throws -> Outcome {
         let clients = configuration.clients
         let pinned = configuration.pin && BenchSystem.onlineCores >= 2
-        let responderGroup = pinned ? Self.pinnedGroup(core: 0) : MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let responderGroup = pinned ? BenchSystem.pinnedGroup(core: 0) : MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let responderLoop = responderGroup.next()
         let clientLoop = try ClientLoop(name: "skirmish-bench-clients")
         if pinned { try await clientLoop.submit { try clientLoop.pinThread(toCore: 1) }.get() }
@@ -96,14 +96,6 @@ package enum NetBenchmark {
         withExtendedLifetime(driver) {}
         try await responderGroup.shutdownGracefully()
         return Outcome(clients: clients, single: single, many: many, rssBefore: rssBefore, causes: causes)
-    }
-
-    private static func pinnedGroup(core: Int) -> MultiThreadedEventLoopGroup {
-        #if os(Linux)
-            MultiThreadedEventLoopGroup(pinnedCPUIDs: [core])
-        #else
-            MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        #endif
     }
 
     package struct Result: Sendable, Equatable {

@@ -118,8 +118,8 @@ package enum ServerBenchmark {
         var result = Result(inputRate: inputRate, profile: profile, steps: [], search: Search(), seconds: 0)
         guard !configuration.coreOnly else { return result }
         let pinned = configuration.pin && BenchSystem.onlineCores >= 2
-        let serverGroup = pinned ? Self.pinnedGroup(core: 0) : MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let generatorGroup = pinned ? Self.pinnedGroup(core: 1) : MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let serverGroup = pinned ? BenchSystem.pinnedGroup(core: 0) : MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let generatorGroup = pinned ? BenchSystem.pinnedGroup(core: 1) : MultiThreadedEventLoopGroup(numberOfThreads: 1)
         environment.output(
             "server: Puck matches on one server event loop \(pinned ? "pinned to core 0" : "(unpinned)"); "
                 + "load generator \(pinned ? "pinned to core 1" : "(unpinned)"); inputs \(inputRate) Hz per client, "
@@ -152,14 +152,6 @@ package enum ServerBenchmark {
         try await serverGroup.shutdownGracefully()
         try await generatorGroup.shutdownGracefully()
         return result
-    }
-
-    private static func pinnedGroup(core: Int) -> MultiThreadedEventLoopGroup {
-        #if os(Linux)
-            MultiThreadedEventLoopGroup(pinnedCPUIDs: [core])
-        #else
-            MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        #endif
     }
 
     /// Doubles until a failure, then bisects to within 5 % (at least 10 matches).
