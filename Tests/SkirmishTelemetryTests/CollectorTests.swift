@@ -6,10 +6,10 @@ import Testing
 /// Pushes to real collectors from Debian packages on loopback and reads the numbers back.
 @Suite(.serialized) struct CollectorTests {
     /// Pushgateway → Prometheus (honor_labels): PromQL returns the run's counters and a consistent quantile.
-    @Test func pushgatewayScrapedByPrometheusGivesBackTheRun() throws {
-        let run = try PrometheusRun()
+    @Test func pushgatewayScrapedByPrometheusGivesBackTheRun() async throws {
+        let run = try await PrometheusRun()
         let query = "sum(skirmish_packets_sent_total{run=\"\(run.source.runID)\"})"
-        #expect(run.prometheus.query(query) == 2_000)
+        await #expect(run.prometheus.query(query) == 2_000)
         let group = try #require(run.pushgateway.get("/api/v1/metrics"))
         #expect(group.body.contains(run.source.runID))
         // Prometheus interpolates inside one bucket; the run's own HDR median must fall in that same bucket.
@@ -26,8 +26,8 @@ import Testing
 
     /// Each Pushgateway the tests start begins empty and leaves nothing behind: a group pushed to one is gone
     /// from the next (Debian's default would persist it to /var/lib and hand it to every later run).
-    @Test func pushgatewayKeepsNoGroupAcrossInstances() throws {
-        let first = try Collector(.pushgateway)
+    @Test func pushgatewayKeepsNoGroupAcrossInstances() async throws {
+        let first = try await Collector(.pushgateway)
         let source = RunSource()
         let exporter = source.exporter([try PushTarget(parsing: first.base, format: .prom)])
         exporter.start()
@@ -37,7 +37,7 @@ import Testing
         #expect(first.get("/api/v1/metrics")?.body.contains(source.runID) == true)
         first.stop()
         #expect(!FileManager.default.fileExists(atPath: first.directory.path), "the data directory stays behind")
-        let second = try Collector(.pushgateway)
+        let second = try await Collector(.pushgateway)
         let groups = try #require(second.get("/api/v1/metrics"))
         #expect(groups.status == 200)
         #expect(!groups.body.contains(source.runID), "a new Pushgateway still holds the last run's group")
@@ -45,8 +45,8 @@ import Testing
 
     /// VictoriaMetrics: Prometheus text with timestamps, JSON lines and Influx lines all read back exactly, under
     /// the names the dashboards use.
-    @Test func victoriaMetricsReadsBackExactTotalsWithNoInvalidRows() throws {
-        let vm = try Collector(.victoriaMetrics)
+    @Test func victoriaMetricsReadsBackExactTotalsWithNoInvalidRows() async throws {
+        let vm = try await Collector(.victoriaMetrics)
         for (format, path) in [(MetricsFormat.vm, ""), (.json, ""), (.influx, "/influx/write")] {
             let source = RunSource()
             let exporter = source.exporter([try PushTarget(parsing: vm.base + path, format: format)])
@@ -58,14 +58,14 @@ import Testing
             #expect(exporter.stats.totalFailures == 0, "\(format): \(exporter.stats.summary)")
             // Influx lines keep the name too: the field is the name's last part (VictoriaMetrics joins them).
             let name = "skirmish_packets_sent_total"
-            let latest = Collector.poll { () -> Double? in
+            let latest = await Collector.poll { () -> Double? in
                 _ = vm.get("/internal/force_flush")
                 return vm.exportedLatest(name: name, run: source.runID).flatMap { $0 == 2_000 ? $0 : nil }
             }
             #expect(
                 latest == 2_000, "\(format): \(vm.get("/api/v1/export?match[]={run=\"\(source.runID)\"}")?.body ?? "")")
             // The dashboards' percentile query works on every format's series, Influx lines included.
-            let median = Collector.poll(timeout: 10) {
+            let median = await Collector.poll(timeout: 10) {
                 vm.queryValues(
                     "histogram_quantile(0.5, sum by (le) (skirmish_rtt_seconds_bucket{run=\"\(source.runID)\"}))")?
                     .first
@@ -80,8 +80,8 @@ import Testing
     }
 
     /// InfluxDB 1.x: line protocol with precision=ms reads back the exact final counters and histogram counts.
-    @Test func influxDBReadsBackExactTotals() throws {
-        let influx = try Collector(.influxdb)
+    @Test func influxDBReadsBackExactTotals() async throws {
+        let influx = try await Collector(.influxdb)
         guard case .accepted = influx.post("/query", body: "q=CREATE%20DATABASE%20skirmish") else {
             Issue.record("could not create the database: \(influx.log)")
             return
@@ -94,11 +94,11 @@ import Testing
         source.set(scale: 2)
         exporter.stop()
         #expect(exporter.stats.totalFailures == 0, "\(exporter.stats.summary)")
-        let sent = influx.influxLast("skirmish_packets_sent_total", run: source.runID)
+        let sent = await influx.influxLast("skirmish_packets_sent_total", run: source.runID)
         #expect(sent == 2_000)
-        #expect(influx.influxLast("skirmish_rtt_seconds_count", run: source.runID) == 200)
+        await #expect(influx.influxLast("skirmish_rtt_seconds_count", run: source.runID) == 200)
         // Timestamps are milliseconds: the point is from today, not from 1970.
-        let time = influx.influxLastTime("skirmish_packets_sent_total", run: source.runID)
+        let time = await influx.influxLastTime("skirmish_packets_sent_total", run: source.runID)
         #expect(time.map { abs($0.timeIntervalSinceNow) < 600 } == true, "\(String(describing: time))")
     }
 
@@ -136,7 +136,7 @@ import Testing
     }
 
     /// A collector down for the first pushes: failures are counted, the final totals still arrive whole.
-    @Test func collectorDownForPartOfTheRunLosesNothing() throws {
+    @Test func collectorDownForPartOfTheRunLosesNothing() async throws {
         let port = try Collector.freePort()
         let source = RunSource()
         let exporter = source.exporter([try PushTarget(parsing: "http://127.0.0.1:\(port)", format: .vm)])
@@ -147,14 +147,14 @@ import Testing
             exporter.waitForStats(timeout: .seconds(10)) { ($0.failures[key] ?? 0) >= 2 }, "\(exporter.stats.summary)")
         // While it fails the live line says so; the first accepted push clears it.
         #expect(exporter.stats.liveStatus?.contains("vm@127.0.0.1:\(port) connect") == true)
-        let vm = try Collector(.victoriaMetrics, port: port)
+        let vm = try await Collector(.victoriaMetrics, port: port)
         exporter.pushNow()
         #expect(exporter.waitForStats(timeout: .seconds(20)) { $0.pushes >= 1 }, "\(exporter.stats.summary)")
         #expect(exporter.stats.liveStatus == nil, "\(exporter.stats.liveStatus ?? "")")
         source.set(scale: 3)
         exporter.stop()
         #expect(exporter.stats.pushes >= 1, "\(exporter.stats.summary)")
-        let latest = Collector.poll { () -> Double? in
+        let latest = await Collector.poll { () -> Double? in
             _ = vm.get("/internal/force_flush")
             return vm.exportedLatest(name: "skirmish_packets_sent_total", run: source.runID).flatMap {
                 $0 == 3_000 ? $0 : nil
@@ -167,8 +167,8 @@ import Testing
     }
 
     /// A collector that answers 500: the answer is read and reported, retries land the cumulative totals.
-    @Test func collectorAnswering500IsRetriedAndReported() throws {
-        let stub = try StubCollector(failures: 2)
+    @Test func collectorAnswering500IsRetriedAndReported() async throws {
+        let stub = try await StubCollector(failures: 2)
         let source = RunSource()
         let exporter = source.exporter([try PushTarget(parsing: "http://127.0.0.1:\(stub.port)", format: .prom)])
         exporter.start()
@@ -185,8 +185,8 @@ import Testing
     }
 
     /// A collector that never answers: the caller never waits, timeouts are counted, stop is bounded.
-    @Test func slowCollectorNeverBlocksTheCaller() throws {
-        let stub = try StubCollector(failures: 0, slow: true)
+    @Test func slowCollectorNeverBlocksTheCaller() async throws {
+        let stub = try await StubCollector(failures: 0, slow: true)
         let source = RunSource()
         let target = try PushTarget(parsing: "http://127.0.0.1:\(stub.port)", format: .vm, timeout: .milliseconds(300))
         let exporter = source.exporter(

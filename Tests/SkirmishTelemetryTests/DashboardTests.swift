@@ -139,8 +139,8 @@ import Testing
 
     /// The InfluxDB RTT panels add every persona up: two personas' buckets pushed to a real InfluxDB read back as
     /// their sum, not as whichever series InfluxQL's `last` happened to pick.
-    @Test func influxRTTPanelsSumEveryPersona() throws {
-        let influx = try Collector(.influxdb)
+    @Test func influxRTTPanelsSumEveryPersona() async throws {
+        let influx = try await Collector(.influxdb)
         guard case .accepted = influx.post("/query", body: "q=CREATE%20DATABASE%20skirmish") else {
             Issue.record("could not create the database: \(influx.log)")
             return
@@ -165,7 +165,7 @@ import Testing
         let query = try #require(panel.queries.first).replacingOccurrences(of: "$timeFilter", with: "time > now() - 5m")
             .replacingOccurrences(of: "$__interval", with: "1m").replacingOccurrences(of: "$run", with: runID)
             .replacingOccurrences(of: "$shard", with: ".*")
-        let largest = Collector.poll(timeout: 10) { influx.influxValues(query).max() }
+        let largest = await Collector.poll(timeout: 10) { influx.influxValues(query).max() }
         #expect(largest == 400, "\(query) → \(influx.influxValues(query))")
     }
 
@@ -183,9 +183,9 @@ import Testing
     /// has data over the run; the panels that should move are non-zero; desyncs, failed checks and exporter failures
     /// exist and are 0; errors, rejections and reconnects exist.
     @Test func everyPanelHasDataAfterARealRun() async throws {
-        let pushgateway = try Collector(.pushgateway)
-        let prometheus = try Collector(.prometheus, scrapeTarget: pushgateway.port)
-        let influx = try Collector(.influxdb)
+        let pushgateway = try await Collector(.pushgateway)
+        let prometheus = try await Collector(.prometheus, scrapeTarget: pushgateway.port)
+        let influx = try await Collector(.influxdb)
         guard case .accepted = influx.post("/query", body: "q=CREATE%20DATABASE%20skirmish") else {
             Issue.record("could not create the database: \(influx.log)")
             return
@@ -200,7 +200,7 @@ import Testing
         // The final push has reached Prometheus once the exporter's own success counter is scraped at its last value.
         let pushes = try #require(
             (try run.summary()["exporter"] as? [String: Any])?["pushes"] as? Int, "no exporter figures in summary.json")
-        let scraped = Collector.poll(timeout: 30) { () -> Bool? in
+        let scraped = await Collector.poll(timeout: 30) { () -> Bool? in
             let total = prometheus.queryValues("sum(skirmish_packets_sent_total{run=\"\(runID)\"})")?.first ?? 0
             return total > 0 && (prometheus.queryValues("count(skirmish_exporter_pushes_total)")?.first ?? 0) > 0
                 ? true : nil
@@ -249,7 +249,7 @@ import Testing
                 let query = raw.replacingOccurrences(of: "$timeFilter", with: "time > now() - 10m")
                     .replacingOccurrences(of: "$__interval", with: "1s").replacingOccurrences(of: "$run", with: runID)
                     .replacingOccurrences(of: "$shard", with: ".*")
-                let values = Collector.poll(timeout: 10) { () -> [Double]? in
+                let values = await Collector.poll(timeout: 10) { () -> [Double]? in
                     let values = influx.influxValues(query)
                     return values.isEmpty ? nil : values
                 }

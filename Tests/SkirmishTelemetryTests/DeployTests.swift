@@ -61,7 +61,7 @@ import Testing
             ], timeout: 300)
         try #require(built.status == 0, "\(built.output)")
 
-        let server = try HostServer()
+        let server = try await HostServer()
         defer { server.stop() }
         let results = work.appendingPathComponent("results")
         try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
@@ -131,7 +131,7 @@ final class HostServer {
     private let process = Process()
     private let log: URL
 
-    init() throws {
+    init() async throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-serve-\(UUID())")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = try RealRun.executable()
@@ -146,7 +146,7 @@ final class HostServer {
             else { return nil }
             return line.split(separator: ":").last.flatMap { Int($0) }
         }
-        let ports = Collector.poll(timeout: 30) { () -> (Int, Int)? in
+        let ports = await Collector.poll(timeout: 30) { () -> (Int, Int)? in
             guard let udp = port("udp"), let http = port("http") else { return nil }
             return (udp, http)
         }

@@ -10,7 +10,7 @@ import Testing
     @Test func aScraperSeesTheFinalFiguresOfARun() async throws {
         let port = try Collector.freePort()
         // A generous scrape timeout: on a loaded machine a one-second one can expire on the run's final answer.
-        let prometheus = try Collector(.prometheus, scrapeTarget: port, scrapeSeconds: 3)
+        let prometheus = try await Collector(.prometheus, scrapeTarget: port, scrapeSeconds: 3)
         let run = try await RealRun.run(["--metrics", "127.0.0.1:\(port)", "--metrics-linger", "30"])
         defer { run.remove() }
         try #require(run.status == 0, "exit \(run.status): \(run.stderr)")
@@ -22,7 +22,7 @@ import Testing
         #expect(sent > 0)
         // The target is gone once the run ends, so Prometheus marks its series stale: read the last scraped values.
         let query = "sum(last_over_time(skirmish_packets_sent_total{run=\"\(runID)\"}[5m]))"
-        let scraped = Collector.poll(timeout: 15) { () -> Double? in
+        let scraped = await Collector.poll(timeout: 15) { () -> Double? in
             prometheus.queryValues(query)?.first.flatMap { $0 == Double(sent) ? $0 : nil }
         }
         let targets = prometheus.get("/api/v1/targets")?.body ?? ""
@@ -46,7 +46,7 @@ import Testing
     /// Against an external server (`skirmish serve`), `--server-metrics` reads its `/metrics` at the end: the
     /// summary and the report carry the server's own figures, marked as scraped.
     @Test func anExternalServersFiguresAreScrapedIntoTheReport() async throws {
-        let server = try HostServer()
+        let server = try await HostServer()
         defer { server.stop() }
         let metrics = "http://127.0.0.1:\(server.httpPort)/metrics"
         let run = try await RealRun.run([

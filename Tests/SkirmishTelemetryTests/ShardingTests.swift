@@ -15,9 +15,9 @@ import Testing
     /// of the same quantile of the shards' HDR histograms merged from their summary.json.
     @Test(arguments: [1, 3])
     func shardsOfOneRunAddUpInEveryCollector(shards: Int) async throws {
-        let vm = try Collector(.victoriaMetrics)
-        let pushgateway = try Collector(.pushgateway)
-        let prometheus = try Collector(.prometheus, scrapeTarget: pushgateway.port)
+        let vm = try await Collector(.victoriaMetrics)
+        let pushgateway = try await Collector(.pushgateway)
+        let prometheus = try await Collector(.prometheus, scrapeTarget: pushgateway.port)
         let runID = "shards\(shards)-" + UUID().uuidString.prefix(8).lowercased()
         let processes = try (0..<shards).map { index in
             try ShardProcess(
@@ -66,7 +66,7 @@ import Testing
                     ? selector.replacingOccurrences(of: "}", with: ",run=\"\(runID)\"}")
                     : selector + "{run=\"\(runID)\"}"
                 let query = "sum(\(inRun))"
-                let read = Collector.poll(timeout: 30) { () -> Double? in
+                let read = await Collector.poll(timeout: 30) { () -> Double? in
                     if collector === vm { _ = vm.get("/internal/force_flush") }
                     return collector.queryValues(query)?.first.flatMap { $0 == value ? $0 : nil }
                 }

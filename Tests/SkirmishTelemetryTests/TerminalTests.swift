@@ -77,7 +77,7 @@ import Testing
     }
 
     /// The plain progress line says a collector is failing while it fails, and stops saying so once a push lands.
-    @Test func theLiveLineShowsCollectorFailuresUntilAPushLands() throws {
+    @Test func theLiveLineShowsCollectorFailuresUntilAPushLands() async throws {
         let port = try Collector.freePort()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-live-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -104,14 +104,14 @@ import Testing
         func lines() -> [String] {
             ((try? String(contentsOf: stderrFile, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
-        let failing = Collector.poll(timeout: 60) { () -> Bool? in
+        let failing = await Collector.poll(timeout: 60) { () -> Bool? in
             lines().contains { $0.contains("collector failing: vm@127.0.0.1:\(port) connect") } ? true : nil
         }
         #expect(failing == true, "\(lines())")
-        let collector = try Collector(.victoriaMetrics, port: port)
+        let collector = try await Collector(.victoriaMetrics, port: port)
         defer { collector.stop() }
         // A progress line after the failing ones that no longer mentions the collector.
-        let cleared = Collector.poll(timeout: 60) { () -> Bool? in
+        let cleared = await Collector.poll(timeout: 60) { () -> Bool? in
             let all = lines()
             guard let lastFailing = all.lastIndex(where: { $0.contains("collector failing") }) else { return nil }
             return all[(lastFailing + 1)...].contains { $0.contains("bots") && !$0.contains("collector") } ? true : nil

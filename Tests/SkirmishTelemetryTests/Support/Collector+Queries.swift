@@ -30,8 +30,8 @@ extension Collector {
     }
 
     /// Prometheus: the first value of an instant query, polled until it is non-nil (scrapes are periodic).
-    func query(_ promQL: String, timeout: TimeInterval = 5) -> Double? {
-        Collector.poll(timeout: timeout) { queryValues(promQL)?.first }
+    func query(_ promQL: String, timeout: TimeInterval = 5) async -> Double? {
+        await Collector.poll(timeout: timeout) { queryValues(promQL)?.first }
     }
 
     /// VictoriaMetrics: the latest exported value of a metric for one run.
@@ -52,10 +52,10 @@ extension Collector {
     }
 
     /// InfluxDB: `last(value)` and its time for one measurement and run.
-    private func influxLastRow(_ measurement: String, run: String) -> [Any]? {
+    private func influxLastRow(_ measurement: String, run: String) async -> [Any]? {
         let query = "SELECT last(\"value\") FROM \"\(measurement)\" WHERE \"run\"='\(run)'"
         guard let encoded = query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) else { return nil }
-        return Collector.poll(timeout: 10) { () -> [Any]? in
+        return await Collector.poll(timeout: 10) { () -> [Any]? in
             guard let answer = get("/query?db=skirmish&epoch=ms&q=\(encoded)"), answer.status == 200,
                 let json = try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any],
                 let results = json["results"] as? [[String: Any]],
@@ -78,12 +78,12 @@ extension Collector {
             .compactMap { ($0 as? NSNumber)?.doubleValue }
     }
 
-    func influxLast(_ measurement: String, run: String) -> Double? {
-        (influxLastRow(measurement, run: run)?.last as? NSNumber)?.doubleValue
+    func influxLast(_ measurement: String, run: String) async -> Double? {
+        await (influxLastRow(measurement, run: run)?.last as? NSNumber)?.doubleValue
     }
 
-    func influxLastTime(_ measurement: String, run: String) -> Date? {
-        (influxLastRow(measurement, run: run)?.first as? NSNumber).map {
+    func influxLastTime(_ measurement: String, run: String) async -> Date? {
+        await (influxLastRow(measurement, run: run)?.first as? NSNumber).map {
             Date(timeIntervalSince1970: $0.doubleValue / 1_000)
         }
     }
@@ -96,19 +96,19 @@ struct PrometheusRun {
     let source = RunSource(everything: true)
     let exporter: Exporter
 
-    init() throws {
-        pushgateway = try Collector(.pushgateway)
-        prometheus = try Collector(.prometheus, scrapeTarget: pushgateway.port)
+    init() async throws {
+        pushgateway = try await Collector(.pushgateway)
+        prometheus = try await Collector(.prometheus, scrapeTarget: pushgateway.port)
         exporter = source.exporter([try PushTarget(parsing: pushgateway.base, format: .prom)])
         let query = "sum(skirmish_packets_sent_total{run=\"\(source.runID)\"})"
         exporter.start()
         exporter.pushNow()
-        guard prometheus.query(query, timeout: 30) == 1_000 else {
+        guard await prometheus.query(query, timeout: 30) == 1_000 else {
             throw Collector.Failure(description: "first push not scraped: \(exporter.stats.summary)")
         }
         source.set(scale: 2)
         exporter.stop()
-        let landed = Collector.poll(timeout: 30) { prometheus.queryValues(query)?.first == 2_000 ? true : nil }
+        let landed = await Collector.poll(timeout: 30) { prometheus.queryValues(query)?.first == 2_000 ? true : nil }
         guard landed == true else {
             throw Collector.Failure(description: "final push not scraped: \(exporter.stats.summary)")
         }

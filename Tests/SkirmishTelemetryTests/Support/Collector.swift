@@ -32,7 +32,7 @@ final class Collector {
 
     /// Starts a collector; `port` defaults to a free one, `scrapeTarget` configures Prometheus, which scrapes it
     /// every `scrapeSeconds` (also its scrape timeout: give a loaded target more than the default second).
-    init(_ kind: Kind, port: Int? = nil, scrapeTarget: Int? = nil, scrapeSeconds: Int = 1) throws {
+    init(_ kind: Kind, port: Int? = nil, scrapeTarget: Int? = nil, scrapeSeconds: Int = 1) async throws {
         self.kind = kind
         self.port = try port ?? Collector.freePort()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-\(kind)-\(UUID())")
@@ -48,7 +48,7 @@ final class Collector {
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        try waitUntilReady()
+        try await waitUntilReady()
     }
 
     deinit {
@@ -86,16 +86,20 @@ final class Collector {
 
     /// Polls `probe` every 50 ms until it returns a value or `timeout` passes (collectors apply data
     /// asynchronously, so reading back is polling with a deadline).
-    static func poll<T>(timeout: TimeInterval = 20, _ probe: () -> T?) -> T? {
+    ///
+    /// It sleeps with `Task.sleep`, never `usleep`: a test waiting here gives its cooperative thread back. Blocking
+    /// waits of up to a minute held both threads of a 2-core machine's pool, and every other test in the process
+    /// stalled (a swarm's 8 s plan ran out before its first bot started).
+    static func poll<T>(timeout: TimeInterval = 20, _ probe: () throws -> T?) async rethrows -> T? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let value = probe() { return value }
-            usleep(50_000)
+            if let value = try probe() { return value }
+            try? await Task.sleep(for: .milliseconds(50))
         }
-        return probe()
+        return try probe()
     }
 
-    private func waitUntilReady() throws {
+    private func waitUntilReady() async throws {
         let path: String
         switch kind {
         case .pushgateway, .prometheus: path = "/-/ready"
@@ -103,7 +107,7 @@ final class Collector {
         case .influxdb: path = "/ping"
         case .promtool: return
         }
-        let ready = Collector.poll(timeout: 30) { () -> Bool? in
+        let ready = await Collector.poll(timeout: 30) { () -> Bool? in
             guard process.isRunning else { return false }
             guard let answer = get(path), (200..<300).contains(answer.status) else { return nil }
             return true

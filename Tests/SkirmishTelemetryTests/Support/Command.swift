@@ -66,7 +66,7 @@ final class StubCollector {
     let lastBody: URL
     private let process: Process
 
-    init(failures: Int, slow: Bool = false) throws {
+    init(failures: Int, slow: Bool = false) async throws {
         port = try Collector.freePort()
         lastBody = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-stub-\(UUID())")
         process = Process()
@@ -75,7 +75,7 @@ final class StubCollector {
             "python3", "-c", StubCollector.script, String(port), String(failures), slow ? "slow" : "ok", lastBody.path,
         ]
         try process.run()
-        let ready = Collector.poll(timeout: 10) { () -> Bool? in
+        let ready = await Collector.poll(timeout: 10) { () -> Bool? in
             let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(socketFD) }
             var address = sockaddr_in()
