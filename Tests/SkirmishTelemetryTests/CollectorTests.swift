@@ -13,7 +13,7 @@ import Testing
         let group = try #require(run.pushgateway.get("/api/v1/metrics"))
         #expect(group.body.contains(run.source.runID))
         // Prometheus interpolates inside one bucket; the run's own HDR median must fall in that same bucket.
-        let promMedian = try #require(
+        let promMedian = try await #require(
             run.prometheus.query(
                 "histogram_quantile(0.5, sum by (le) (skirmish_rtt_seconds_bucket{run=\"\(run.source.runID)\"}))"))
         let ownMedian = try #require(run.source.collect().histogramQuantile(SkirmishMetrics.rtt, 0.5))
