@@ -87,7 +87,9 @@ enum HTTPGet {
             address.sin_family = sa_family_t(AF_INET)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             address.sin_port = UInt16(port).bigEndian
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            // The routes answer from the cooperative pool, which other suites can keep busy for tens of seconds on a
+            // loaded 2-core machine: the wait is for an answer, not a speed.
+            var timeout = timeval(tv_sec: 60, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
