@@ -121,7 +121,9 @@ import Testing
         #expect(results.filter { $0.over.winner == Side.me }.count == 1)
         let stats = try await fixture.stats()
         for (reason, _) in bad { #expect(stats.rejections(reason) == 20, "\(reason)") }
-        #expect(stats.rejections(.unknownPeer) == 20)
+        // Every spoofed packet is counted; on a busy machine a player's packets that arrive after the server closed its
+        // finished session are unknown too, so the spoofed 20 are a floor.
+        #expect(stats.rejections(.unknownPeer) >= 20)
         // The replays (sealed by the attacker's own session, so they reach the endpoint) are counted, not silent.
         #expect(stats.rejections(.duplicate) >= 19)
         try await spoofer.close()
