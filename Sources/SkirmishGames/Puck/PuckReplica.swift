@@ -60,6 +60,8 @@ public struct PuckReplica: Sendable {
         if goals.contains(goal) { return .ok }
         let before = goals.last
         if goals.count >= Self.maxGoals { goals.removeFirst() }
+        // Room for a whole match at the first goal: one allocation per match, not one per goal as the array grows.
+        if goals.capacity < Self.maxGoals { goals.reserveCapacity(Self.maxGoals) }
         goals.append(goal)
         if let before {
             let grew = Int(goal.myScore) + Int(goal.theirScore) == Int(before.myScore) + Int(before.theirScore) + 1

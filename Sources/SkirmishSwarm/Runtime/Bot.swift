@@ -351,25 +351,20 @@ final class Bot {
             meters.resent(Int(counts.resends - reportedResends))
             reportedResends = counts.resends
         }
-        handleEvents(of: \.actions, now: now, in: group)
+        handleEvents(of: .received, now: now, in: group)
     }
 
-    /// Hands the events of `actions` (one of the group's reused buffers) to ``handle(_:now:in:)`` in order, then
-    /// empties it. The buffer is taken out of the group while its events are handled — a handler may start the next
-    /// match, which uses the group's buffers again — and moved, not copied, so its storage is reused and nothing is
-    /// allocated. An event of a session this bot has since replaced or closed is not delivered.
-    private func handleEvents(
-        of buffer: ReferenceWritableKeyPath<BotGroup, ClientConnection.Actions>, now: NIODeadline, in group: BotGroup
-    ) {
-        guard !group[keyPath: buffer].events.isEmpty else { return group[keyPath: buffer].removeAll() }
-        var current = group[keyPath: buffer]
-        group[keyPath: buffer] = ClientConnection.Actions()
+    /// Hands the events of `buffer` (one of the group's reused action buffers) to ``handle(_:now:in:)`` in order,
+    /// then empties it. The buffer is taken out of the group while its events are handled — a handler may start the
+    /// next match, which uses the group's buffers again — and moved, not copied, so its storage is reused and nothing
+    /// is allocated. An event of a session this bot has since replaced or closed is not delivered.
+    private func handleEvents(of buffer: BotGroup.ActionBuffer, now: NIODeadline, in group: BotGroup) {
+        guard var current = group.take(buffer) else { return }
         let epoch = sessionEpoch
         while sessionEpoch == epoch, session != nil, let event = session!.nextEvent(from: &current) {
             handle(event, now: now, in: group)
         }
-        current.removeAll()
-        if group[keyPath: buffer].packets.capacity < current.packets.capacity { group[keyPath: buffer] = current }
+        group.giveBack(&current, to: buffer)
     }
 
     private func handle(_ event: ClientConnection.Event, now: NIODeadline, in group: BotGroup) {
@@ -465,7 +460,7 @@ final class Bot {
         session!.send(message, now: now, into: &group.sending)
         session!.write(group.sending.packets, on: group.loop, now: now) { [self] in countSent($0, bytes: $1) }
         // A send can end the connection (its reliable queue is full): handled like any other end.
-        handleEvents(of: \.sending, now: now, in: group)
+        handleEvents(of: .sending, now: now, in: group)
     }
 
     // MARK: Session events

@@ -40,6 +40,35 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
     var actions = ClientConnection.Actions()
     /// What a bot's sends produce while it handles ``actions``.
     var sending = ClientConnection.Actions()
+    /// Names one of the reused action buffers: ``actions`` (what the sessions' calls produce) or ``sending``.
+    ///
+    /// A bot takes a buffer out while it handles its events and gives it back after. This is a plain switch, not a
+    /// key path: writing through a `ReferenceWritableKeyPath` allocates a box on every call, four per bot-tick.
+    enum ActionBuffer { case received, sending }
+
+    /// Takes `buffer` out of the group, leaving an empty one, or empties it and returns nil when it has no events.
+    func take(_ buffer: ActionBuffer) -> ClientConnection.Actions? {
+        var taken = ClientConnection.Actions()
+        switch buffer {
+        case .received:
+            guard !actions.events.isEmpty else { actions.removeAll(); return nil }
+            swap(&taken, &actions)
+        case .sending:
+            guard !sending.events.isEmpty else { sending.removeAll(); return nil }
+            swap(&taken, &sending)
+        }
+        return taken
+    }
+
+    /// Empties `used` and puts it back as `buffer` if its storage is larger than what took its place.
+    func giveBack(_ used: inout ClientConnection.Actions, to buffer: ActionBuffer) {
+        used.removeAll()
+        switch buffer {
+        case .received: if actions.packets.capacity < used.packets.capacity { swap(&actions, &used) }
+        case .sending: if sending.packets.capacity < used.packets.capacity { swap(&sending, &used) }
+        }
+    }
+
     /// Lent to each agent call for what the agent sends (see ``AgentContext``).
     var outbox: [AgentContext.Outgoing] = []
     let behaviors: BehaviorRegistry
