@@ -180,6 +180,10 @@ import Testing
         trial.bots = 1_000
         trial.peakKiB = 11_240
         #expect(trial.microsecondsPerBotTick == 20)
+        trial.swarmKernelCPU = 0.45
+        #expect(trial.kernelMicrosecondsPerBotTick == 15)
+        let best = SwarmBenchmark.sustainedLines(best: trial, failed: nil, baseKiB: 1_000, upTo: 8_000)
+        #expect(best[0].contains("20.00 µs of swarm CPU per bot-tick (15.00 µs of it in the kernel)"))
         #expect(abs(trial.botsPerCore - 1_666.67) < 0.01)
         #expect(trial.kibPerBot(baseKiB: 1_000) == 10.24)
         #expect(!trial.passed)

@@ -89,14 +89,18 @@ package final class BenchProcess {
     }
 
     /// CPU seconds (user + system, every thread) so far; `nil` once the process is gone.
-    package func cpuSeconds() -> Double? {
+    package func cpuSeconds() -> Double? { cpuTimes().map { $0.user + $0.system } }
+
+    /// The process's CPU time so far, in seconds, split into user space and the kernel (`utime`, `stime`).
+    package func cpuTimes() -> (user: Double, system: Double)? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = text.lastIndex(of: ")")
         else { return nil }
         // Fields after the command name: state is field 3, utime 14, stime 15.
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return (user / ticks, system / ticks)
     }
 
     /// A `/proc/<pid>/status` figure in KiB (`VmRSS`, `VmHWM`).

@@ -148,7 +148,8 @@ package enum SwarmBenchmark {
             results.append(
                 "sustained: \(best.bots) bots at 30 Hz on one core (budget: at least the C client of "
                     + "shared/peers on the same machine in the same hour), "
-                    + "\(fixed(best.microsecondsPerBotTick, 2)) µs of swarm CPU per bot-tick, "
+                    + "\(fixed(best.microsecondsPerBotTick, 2)) µs of swarm CPU per bot-tick "
+                    + "(\(fixed(best.kernelMicrosecondsPerBotTick, 2)) µs of it in the kernel), "
                     + "\(fixed(best.kibPerBot(baseKiB: baseKiB), 1)) KiB per bot; "
                     + "limited by \(failed?.limit ?? "--up-to \(upTo)")")
         }

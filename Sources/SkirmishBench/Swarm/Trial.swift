@@ -23,6 +23,8 @@ package struct Trial: Sendable {
     package var serverSocketDrops: UInt64
     /// Share of one core over the hold.
     package var swarmCPU: Double
+    /// The part of ``swarmCPU`` spent in the kernel (system time: sending, receiving, polling its sockets).
+    package var swarmKernelCPU: Double = 0
     package var serverCPU: Double
     package var peakKiB: Int
     package var exitStatus: Int32
@@ -52,6 +54,14 @@ package struct Trial: Sendable {
 
     /// The swarm's CPU time per bot-tick (one 30 Hz input out, one snapshot in, and everything around them), in µs.
     package var microsecondsPerBotTick: Double { bots > 0 ? swarmCPU * 1e6 / (Double(bots) * 30) : 0 }
+
+    /// The kernel's part of ``microsecondsPerBotTick``: the datagram's way through the network stack, each way.
+    ///
+    /// A plain C client pays nearly only this (≈ 96 % of its CPU is kernel time), so it is the floor a swarm's
+    /// per-bot-tick cost can approach; what lies above it is the swarm's own work in user space.
+    package var kernelMicrosecondsPerBotTick: Double {
+        bots > 0 ? swarmKernelCPU * 1e6 / (Double(bots) * 30) : 0
+    }
 
     /// Which process ran out of CPU first: the one above 90 % of its core (the swarm when both are).
     package var saturated: String? {
@@ -91,7 +101,8 @@ package struct Trial: Sendable {
     package static let header =
         pad("bots", 7, left: true) + pad("on time", 9, left: true) + pad("late p99", 10, left: true)
         + pad("replies", 9, left: true) + pad("delivered", 10, left: true) + pad("swarm cpu", 10, left: true)
-        + pad("bots/core", 10, left: true) + pad("µs/tick", 8, left: true) + pad("server cpu", 11, left: true)
+        + pad("bots/core", 10, left: true) + pad("µs/tick", 8, left: true) + pad("kernel", 8, left: true)
+        + pad("server cpu", 11, left: true)
         + pad("RSS MiB", 9, left: true) + pad("KiB/bot", 8, left: true) + "  verdict"
 
     package func row(baseKiB: Int) -> String {
@@ -110,6 +121,7 @@ package struct Trial: Sendable {
             + pad("\(Int((swarmCPU * 100).rounded())) %", 10, left: true)
             + pad("\(Int(botsPerCore.rounded()))", 10, left: true)
             + pad(fixed(microsecondsPerBotTick, 2), 8, left: true)
+            + pad(fixed(kernelMicrosecondsPerBotTick, 2), 8, left: true)
             + pad("\(Int((serverCPU * 100).rounded())) %", 11, left: true)
             + pad(fixed(Double(peakKiB) / 1_024, 1), 9, left: true)
             + pad(fixed(kibPerBot(baseKiB: baseKiB), 2), 8, left: true)

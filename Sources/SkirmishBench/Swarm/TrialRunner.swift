@@ -50,6 +50,7 @@ package struct TrialRunner {
         let holdStart = started + .seconds(ramp) + .milliseconds(500)
         let holdEnd = started + .seconds(ramp + hold)
         var swarmCPU: (start: Double, end: Double)?
+        var swarmKernel: (start: Double, end: Double)?
         var serverCPU: (start: Double, end: Double)?
         var peakKiB = 0
         var sessionsPeak = 0
@@ -59,14 +60,18 @@ package struct TrialRunner {
             try await Task.sleep(for: .milliseconds(200))
             let now = ContinuousClock.now
             peakKiB = max(peakKiB, swarm.statusKiB("VmHWM") ?? 0)
-            if now >= holdStart, swarmCPU == nil, let swarmNow = swarm.cpuSeconds(),
+            if now >= holdStart, swarmCPU == nil, let swarmNow = swarm.cpuTimes(),
                 let serverNow = server.process.cpuSeconds()
             {
-                swarmCPU = (swarmNow, swarmNow)
+                swarmCPU = (swarmNow.user + swarmNow.system, swarmNow.user + swarmNow.system)
+                swarmKernel = (swarmNow.system, swarmNow.system)
                 serverCPU = (serverNow, serverNow)
             }
             if now >= holdStart, now <= holdEnd {
-                if let swarmNow = swarm.cpuSeconds() { swarmCPU?.end = swarmNow }
+                if let swarmNow = swarm.cpuTimes() {
+                    swarmCPU?.end = swarmNow.user + swarmNow.system
+                    swarmKernel?.end = swarmNow.system
+                }
                 if let serverNow = server.process.cpuSeconds() { serverCPU?.end = serverNow }
                 if now - lastSessionsPoll >= .seconds(1) {
                     lastSessionsPoll = now
@@ -97,7 +102,7 @@ package struct TrialRunner {
             serverLateTicks: delta("skirmish_server_late_ticks_total"), serverSessionsPeak: sessionsPeak,
             kernelDrops: UDPKernelCounters.receiveBufferErrors() &- dropsBefore,
             serverSocketDrops: UDPKernelCounters.socketDrops(localPort: server.udpPort) &- serverDropsBefore,
-            swarmCPU: share(swarmCPU),
+            swarmCPU: share(swarmCPU), swarmKernelCPU: share(swarmKernel),
             serverCPU: share(serverCPU), peakKiB: peakKiB, exitStatus: swarm.process.terminationStatus)
     }
 }
