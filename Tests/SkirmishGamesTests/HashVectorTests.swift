@@ -68,6 +68,7 @@ import Testing
         #expect(ArticleVectors.hex(try again.encoded()) == ArticleVectors.hex(try vector("puck.\(sequence).0").bytes))
         var states = [first.snapshot]
         var tick = 1
+        var events = PuckEvents()
         while let expected = try Self.article.get()["puck.\(sequence).\(tick)"] {
             var targets: [PuckTarget?] = [nil, nil]
             for seat in 0..<2 {
@@ -78,7 +79,7 @@ import Testing
                 }
                 targets[seat] = PuckTarget(state)
             }
-            _ = match.step(targets: targets)
+            events = match.step(targets: targets)
             let decoded = try Packet.decode(expected.bytes)
             guard case .tableSnapshot(let want) = decoded.message else {
                 Issue.record("puck.\(sequence).\(tick) is not a TableSnapshot")
@@ -108,6 +109,13 @@ import Testing
         case "goal":
             #expect(states[1].phase == .playing && states[1].puck.y < PuckConstants.puckRadius, "the puck in the mouth")
             #expect(last.phase == .goalPause && last.puck.angle == 60 && last.myScore == first.snapshot.myScore + 1)
+            let goal = try #require(events.goal, "the last tick scores")
+            for seat in 0..<2 {
+                let label = "puck.goal.\(states.count - 1).goal-scored.seat\(seat)"
+                let packet = try packet(label)
+                #expect(packet.message == .goalScored(goal.message(for: seat)), "\(label)")
+                #expect(try packet.encoded() == vector(label).bytes)
+            }
         default:
             #expect(states[1].phase == .goalPause && states[1].puck.angle == 1)
             #expect(last.phase == .playing && last.puck.angle == 0)
