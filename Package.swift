@@ -160,10 +160,12 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        // What several test targets share: a loopback collector stand-in that records pushes (not a product).
+        // What several test targets share: a loopback collector stand-in that records pushes, and the reader of the byte
+        // vectors in the DocC articles (not a product).
         .target(name: "SkirmishTestSupport", path: "Tests/Support"),
-        .testTarget(name: "SkirmishWireTests", dependencies: ["SkirmishWire"]),
-        .testTarget(name: "SkirmishGamesTests", dependencies: ["SkirmishGames", "SkirmishWire"]),
+        .testTarget(name: "SkirmishWireTests", dependencies: ["SkirmishWire", "SkirmishTestSupport"]),
+        .testTarget(
+            name: "SkirmishGamesTests", dependencies: ["SkirmishGames", "SkirmishWire", "SkirmishTestSupport"]),
         .testTarget(
             name: "SkirmishServerTests",
             dependencies: [

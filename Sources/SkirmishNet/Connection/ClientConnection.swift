@@ -310,7 +310,7 @@ package struct ClientConnection: Sendable {
             }
             return receive(packet, now: now, into: &actions)
         }
-        // The trailer does not count against the packet's limit (WireProtocol.md, "Sessions over UDP").
+        // The trailer does not count against the packet's limit (WireProtocol.md, "Session trailer").
         guard bytes.count <= WireLimits.maxDatagram + SessionKey.trailerSize else {
             return counters.decodeErrors.count(.tooLarge)
         }
