@@ -51,10 +51,16 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         var taken = ClientConnection.Actions()
         switch buffer {
         case .received:
-            guard !actions.events.isEmpty else { actions.removeAll(); return nil }
+            guard !actions.events.isEmpty else {
+                actions.removeAll()
+                return nil
+            }
             swap(&taken, &actions)
         case .sending:
-            guard !sending.events.isEmpty else { sending.removeAll(); return nil }
+            guard !sending.events.isEmpty else {
+                sending.removeAll()
+                return nil
+            }
             swap(&taken, &sending)
         }
         return taken
