@@ -86,4 +86,23 @@ import Testing
         #expect(toBAfterTheDrop.isEmpty, "sent to a dropped peer: \(toBAfterTheDrop)")
         #expect(harness.core.stats.sessions == 2, "its seat is held for a resume")
     }
+
+    /// `WireProtocol.md`, "Timeouts and leaving": Snap's `ClientQuit` is reliable, so the server acknowledges it (sealed)
+    /// before it frees the seat; the client stops resending.
+    @Test func clientQuitIsAcknowledgedBeforeTheSeatIsFreed() throws {
+        var harness = ServerCoreTests.Harness()
+        let a = try ServerCoreTests.address(47_010)
+        let b = try ServerCoreTests.address(47_011)
+        _ = try harness.join(a, game: .snap)
+        _ = try harness.join(b, game: .snap)
+        _ = harness.drain()
+        harness.send(Packet(number: 1, .clientQuit), from: a)
+        let toA = harness.drain().filter { $0.connection == a }
+        let acks = toA.compactMap { outgoing -> Ack? in
+            guard case .ack(let ack) = outgoing.packet.message, outgoing.key != nil else { return nil }
+            return ack
+        }
+        #expect(acks == [Ack(cumulative: 1, bitfield: 0)], "sent to a: \(toA.map(\.packet.message.type.name))")
+        #expect(harness.core.stats.sessions == 1, "a's session is gone")
+    }
 }

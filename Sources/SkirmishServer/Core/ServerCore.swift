@@ -159,7 +159,8 @@ package struct ServerCore: Sendable {
             handshake(hello, from: connection, proof: proof, now: now)
             return
         }
-        if case .hello = packet.message { return } // a Hello resent before our Welcome arrived: Welcome is resent
+        // A Hello resent before our Welcome arrived: ignored; the Welcome is resent by its own retransmission timer.
+        if case .hello = packet.message { return }
         guard let slot = peers.index(forKey: id) else { return }
         traffic.received(size, match: peek(slot) { $0.match })
         // Taken out of `self` (not copied), so clearing it keeps its storage: no allocation per packet.
@@ -362,7 +363,12 @@ package struct ServerCore: Sendable {
             send(.pong(ping), to: id, now: now)
         case .pong:
             break
-        case .disconnect, .clientQuit:
+        case .disconnect:
+            leave(id, now: now)
+        case .clientQuit:
+            // Reliable, unlike Disconnect: acknowledged before the session is forgotten, or the client would resend
+            // it into a session that no longer exists until its ack timeout.
+            acknowledgeNow(slot)
             leave(id, now: now)
         case .chat(let chat):
             guard let seats = seating[peer.match] else { return stats.reject(.outOfState) }
@@ -378,6 +384,14 @@ package struct ServerCore: Sendable {
             }
             flushMatch(peer.match, now: now)
         }
+    }
+
+    /// Sends the Ack a peer is owed now, rather than with the next tick (over UDP; a stream owes none).
+    private mutating func acknowledgeNow(_ slot: Dictionary<UInt32, Peer>.Index) {
+        guard peek(slot, { $0.endpoint.owesAck }) else { return }
+        let (connection, match, key) = peek(slot) { ($0.connection, $0.match, $0.key) }
+        let ack = peek(slot) { $0.endpoint.currentAck }
+        write(Outgoing(connection, Packet(number: 0, .ack(ack)), match: match, key: key))
     }
 
     // MARK: Time
