@@ -105,4 +105,95 @@ import Testing
         #expect(acks == [Ack(cumulative: 1, bitfield: 0)], "sent to a: \(toA.map(\.packet.message.type.name))")
         #expect(harness.core.stats.sessions == 1, "a's session is gone")
     }
+
+    /// `WireProtocol.md`, "Handshake": a Hello from an address that holds a session triggers nothing; the Welcome is
+    /// resent only by its own retransmission timer (200 ms at first).
+    @Test func aRepeatedHelloTriggersNothingAndTheWelcomeIsResentOnItsTimer() throws {
+        var harness = ServerCoreTests.Harness()
+        let a = try ServerCoreTests.address(47_020)
+        let welcome = try harness.join(a)
+        harness.send(Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2))), from: a)
+        #expect(harness.drain().isEmpty, "a repeated Hello is answered with nothing")
+        func welcomes(_ outgoing: [Outgoing]) -> [UInt32] {
+            outgoing.filter { $0.packet.message == .welcome(welcome) }.map(\.packet.number)
+        }
+        harness.advance(.milliseconds(190), step: .milliseconds(10))
+        #expect(welcomes(harness.drain()).isEmpty, "not before the 200 ms retransmission timeout")
+        harness.advance(.milliseconds(20), step: .milliseconds(10))
+        #expect(welcomes(harness.drain()) == [1], "resent with its number at 200 ms")
+    }
+
+    /// `WireProtocol.md`, "Transports and framing": the 1,200-byte limit is the packet's; the 8 trailer bytes are
+    /// allowed only on a datagram that carries a trailer.
+    @Test func theDatagramLimitIsThePacketsAndTheTrailerComesOnTop() throws {
+        var harness = ServerCoreTests.Harness()
+        let stranger = try ServerCoreTests.address(47_030)
+        func count(_ reason: Rejection) -> UInt64 { harness.core.stats.rejections(reason) }
+        // No session at the address, so no trailer: 1,208 bytes are too many, whatever they hold.
+        harness.sendUnsealed(
+            encode(Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2)))) + [UInt8](repeating: 0, count: 1_134),
+            from: stranger)
+        #expect(count(.tooLarge) == 1)
+        // Size comes first: a 1,300-byte datagram with a bad magic is tooLarge, a 1,200-byte one badMagic.
+        harness.sendUnsealed([UInt8](repeating: 0xFF, count: 1_300), from: stranger)
+        #expect(count(.tooLarge) == 2 && count(.badMagic) == 0)
+        harness.sendUnsealed([UInt8](repeating: 0xFF, count: 1_200), from: stranger)
+        #expect(count(.tooLarge) == 2 && count(.badMagic) == 1)
+        // A session's sealed datagram: a 1,200-byte packet plus its trailer is within the limit (the packet is then
+        // refused for what it holds), a 1,201-byte one is not.
+        let player = try ServerCoreTests.address(47_031)
+        _ = try harness.join(player)
+        let ping = encode(Packet(number: 1, .ping(Ping(player: 0, count: 1, sendTime: 0))))
+        harness.sendRaw(ping + [UInt8](repeating: 0, count: 1_200 - ping.count), from: player)
+        #expect(count(.tooLarge) == 2 && count(.trailingBytes) == 1)
+        harness.sendRaw(ping + [UInt8](repeating: 0, count: 1_201 - ping.count), from: player)
+        #expect(count(.tooLarge) == 3)
+    }
+
+    /// `GameRules.md`, "Snapshots and events": once a Puck match is over no more snapshots are sent; the session stays
+    /// open (Pings answered) and a PaddleState is counted `out_of_state`.
+    @Test func snapshotsStopWhenTheMatchIsOverAndTheSessionStaysOpen() throws {
+        var harness = ServerCoreTests.Harness()
+        let a = try ServerCoreTests.address(47_040)
+        let b = try ServerCoreTests.address(47_041)
+        _ = try harness.join(a)
+        _ = try harness.join(b)
+        harness.advance(.milliseconds(200), step: .milliseconds(10))
+        #expect(harness.drain().contains { $0.connection == a && $0.packet.message.type == .tableSnapshot })
+        // b leaves: a wins by forfeit and hears PuckMatchOver; the match is over.
+        harness.send(Packet(.disconnect(Disconnect(reason: .quit))), from: b)
+        #expect(harness.drain().contains { $0.connection == a && $0.packet.message.type == .puckMatchOver })
+        var toA: [String] = []
+        for step in 1...20 {
+            harness.advance(.milliseconds(100), step: .milliseconds(10))
+            harness.send(
+                Packet(number: UInt32(step), .ping(Ping(player: 1, count: UInt32(step), sendTime: 0))), from: a)
+            toA += harness.drain().filter { $0.connection == a }.map(\.packet.message.type.name)
+            harness.send(Packet(.ack(Ack(cumulative: harness.newestReliable[a] ?? 0, bitfield: 0))), from: a)
+        }
+        #expect(!toA.contains("TableSnapshot"), "no snapshot after the match is over")
+        #expect(toA.filter { $0 == "Pong" }.count == 20, "Pings are still answered")
+        #expect(harness.core.stats.sessions == 1, "a's session stays open")
+        let before = harness.core.stats.rejections(.outOfState)
+        harness.send(
+            Packet(number: 100, .paddleState(PaddleState(inputStep: 1, x: 160, y: 400, vx: 0, vy: 0))), from: a)
+        #expect(harness.core.stats.rejections(.outOfState) == before + 1)
+    }
+
+    /// `WireProtocol.md`, "Transports and framing": over a stream the cookie is ignored, and a client's
+    /// `Disconnect(1)` frees the seat without the server closing the connection.
+    @Test func overAStreamTheCookieIsIgnoredAndDisconnectDoesNotClose() throws {
+        var harness = ServerCoreTests.Harness()
+        let stream = ConnectionID.stream(7)
+        harness.core.streamOpened(stream, from: nil, now: harness.now)
+        let cookie = Cookie(high: 1, low: 2)
+        harness.core.receive(
+            Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2, cookie: cookie))), from: stream,
+            now: harness.now)
+        #expect(harness.drain().contains { $0.connection == stream && $0.packet.message.type == .welcome })
+        harness.core.receive(Packet(.disconnect(Disconnect(reason: .quit))), from: stream, now: harness.now)
+        harness.advance(.milliseconds(500))
+        #expect(harness.core.stats.sessions == 0)
+        #expect(!harness.drain().contains { $0.connection == stream && $0.closeAfter }, "the server does not close")
+    }
 }

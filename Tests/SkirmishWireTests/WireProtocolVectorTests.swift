@@ -16,8 +16,8 @@ import Testing
 
     /// What each `packet.*` vector must decode to.
     static let expected: [String: Packet] = [
-        "packet.sign-in-request": Packet(.signInRequest),
-        "packet.sign-in-response": Packet(.signInResponse(SignInResponse(name: "crazy joe"))),
+        "packet.sign-in-request": Packet(number: 2, .signInRequest),
+        "packet.sign-in-response": Packet(number: 1, .signInResponse(SignInResponse(name: "crazy joe"))),
         "packet.ack": Packet(.ack(Ack(cumulative: 5, bitfield: 0b1010))),
         "packet.hello": Packet(.hello(Hello(game: .puck, seats: 2, name: "bo"))),
         "packet.hello.longest-name": Packet(
@@ -189,5 +189,51 @@ import Testing
         ).encoded()
         #expect(shortest.count == 74)
         #expect(challenge.count == 26 && longestReject.count == 73)
+    }
+
+    /// The article's order of checks ("Errors"): size, tooShort, magic, type, a numbered handshake or control
+    /// packet, the payload's fields in order, then trailing bytes. Each input fails two checks; the earlier one wins.
+    @Test func decodeChecksRunInTheArticlesOrder() throws {
+        func decoding(_ bytes: [UInt8]) -> DecodeError? {
+            do {
+                _ = try Packet.decode(bytes, maxSize: WireLimits.maxDatagram)
+                return nil
+            } catch { return error }
+        }
+        let snap: [UInt8] = [0x53, 0x4E, 0x41, 0x50]
+        let junk: [UInt8] = [0xDE, 0xAD, 0xBE, 0xEF]
+        // Size, before anything is read: 1,201 bytes with a bad magic.
+        #expect(decoding(junk + [UInt8](repeating: 0, count: 1_197)) == .tooLarge)
+        #expect(decoding(junk + [UInt8](repeating: 0, count: 1_196)) == .badMagic)
+        // tooShort before the magic: 9 bytes, not SNAP.
+        #expect(decoding(junk + [0, 0, 0, 0, 0]) == .tooShort)
+        // The magic before the type.
+        #expect(decoding(junk + [0, 0, 0, 0, 0xFF, 0xFF]) == .badMagic)
+        // The type before the number: an unknown type numbered 1.
+        #expect(decoding(snap + [0, 0, 0, 1, 0xFF, 0xFF]) == .unknownType)
+        // A numbered control packet before its payload: Ack #3 with 2 of its 8 payload bytes.
+        #expect(decoding(snap + [0, 0, 0, 3, 0x00, 0x05, 0, 0]) == .badValue)
+        // Payload fields in order: PaddleState x NaN, then a truncated y.
+        #expect(decoding(snap + [0, 0, 0, 5, 0x00, 0xC8, 0, 0, 0, 4, 0x7F, 0xC0, 0, 0, 0x43]) == .badValue)
+        // Fields before trailing bytes: PaddleState with a NaN x and one byte too many.
+        let nan: [UInt8] =
+            snap + [0, 0, 0, 5, 0x00, 0xC8, 0, 0, 0, 4, 0x7F, 0xC0, 0, 0] + [UInt8](repeating: 0, count: 12)
+        #expect(decoding(nan) == .badValue && decoding(nan + [0]) == .badValue)
+        // Within a string: its NUL (or limit) before its UTF-8.
+        let response: [UInt8] = snap + [0, 0, 0, 1, 0x00, 0x65]
+        #expect(decoding(response + [0xFF, 0xFE]) == .truncatedPayload)
+        #expect(decoding(response + [0xFF, 0xFE, 0]) == .badString)
+        #expect(decoding(response + [UInt8](repeating: 0xFF, count: WireLimits.maxName + 1)) == .tooLarge)
+    }
+
+    /// The article's rule for a string with no NUL ("Field encodings"): `tooLarge` once limit + 1 bytes are present
+    /// and none is NUL, `truncatedPayload` when fewer are.
+    @Test(arguments: 0...(WireLimits.maxName + 3))
+    func aNameWithoutANulIsTooLargeFromLimitPlusOneBytes(length: Int) throws {
+        let hello = try Packet(.hello(Hello(game: .snap, seats: 3, name: ""))).encoded()
+        let fixed = Array(hello[0..<(PacketHeader.size + 32)])
+        let bytes = fixed + [UInt8](repeating: 0x6E, count: length)
+        let expected: DecodeError = length > WireLimits.maxName ? .tooLarge : .truncatedPayload
+        #expect(throws: expected) { try Packet.decode(bytes, maxSize: WireLimits.maxDatagram) }
     }
 }
