@@ -122,6 +122,40 @@ import Testing
         }
     }
 
+    /// The π and 2π the article states (`puck.constants`) are the ones the angle wraps by: `puck.wall` wraps, and its
+    /// angle is (3 + spin) − 2π with the article's 2π, bit for bit.
+    @Test func theAngleWrapsByTheArticlesTwoPi() throws {
+        let constants = try vector("puck.constants")
+        let pi = try #require(hash(constants.fields["pi"]))
+        let twoPi = try #require(hash(constants.fields["two-pi"]))
+        #expect(pi == Float.pi.bitPattern && twoPi == (2 * Float.pi).bitPattern)
+        let first = try snapshot("puck.wall.0").snapshot
+        var match = PuckMatch(snapshot: first, seat: 0)
+        _ = match.step(targets: [nil, nil])
+        let wrapped = (first.puck.angle + match.puck.spin) - Float(bitPattern: twoPi)
+        #expect(first.puck.angle + match.puck.spin > Float(bitPattern: pi), "the sequence wraps")
+        #expect(match.puck.angle.bitPattern == wrapped.bitPattern)
+    }
+
+    /// `GameRules.md`, "A goal": the puck rests at the centre (velocity and spin 0, angle 60); paddles, their targets,
+    /// the tick and the other score stay as they were.
+    @Test func aGoalResetsOnlyThePuck() throws {
+        var match = PuckMatch(snapshot: try snapshot("puck.goal.0").snapshot, seat: 0)
+        _ = match.step(targets: [PuckTarget(x: 100, y: 300), PuckTarget(x: 200, y: 300)])
+        let before = (p0: match.paddle(of: 0), p1: match.paddle(of: 1), tick: match.tick)
+        #expect(before.p0.vx != 0 && before.p1.vx != 0, "both paddles are moving")
+        let events = match.step(targets: [nil, nil])
+        #expect(events.goal != nil, "the second tick scores")
+        #expect(match.phase == .goalPause && match.tick == before.tick + 1)
+        #expect(match.puck == .init(x: 160, y: 240, vx: 0, vy: 0, angle: 60, spin: 0))
+        // The paddles moved in the scoring step, toward the targets they had, and keep their velocities.
+        #expect(match.paddle(of: 0).vx != 0 && match.paddle(of: 1).vx != 0)
+        // The targets survive the goal: the first pause tick brings both paddles onto them (36.6 and 27.7 px left).
+        _ = match.step(targets: [nil, nil])
+        #expect(match.paddle(of: 0).x == 100 && match.paddle(of: 0).y == 300)
+        #expect(match.paddle(of: 1).x == 120 && match.paddle(of: 1).y == 180, "seat 1's (200, 300), mirrored")
+    }
+
     @Test func seatOnesViewIsTheMirrorImageWithTheSameHash() throws {
         let seat0 = try snapshot("puck.play.0")
         let seat1 = try snapshot("puck.play.0.seat1")
