@@ -196,4 +196,24 @@ import Testing
         #expect(harness.core.stats.sessions == 0)
         #expect(!harness.drain().contains { $0.connection == stream && $0.closeAfter }, "the server does not close")
     }
+
+    /// `WireProtocol.md`, "Timeouts and leaving" (timer tolerance): the matchmaking timeout is checked by the
+    /// once-a-second housekeeping, so its `Reject(9)` comes 30–31 s after the first player, never before 30 s.
+    @Test func theMatchmakingRejectComesBetweenThirtyAndThirtyOneSeconds() throws {
+        var harness = ServerCoreTests.Harness()
+        let a = try ServerCoreTests.address(47_050)
+        _ = try harness.join(a)
+        var rejectedAfter: Int?
+        for step in 1...320 where rejectedAfter == nil {
+            harness.advance(.milliseconds(100), step: .milliseconds(100))
+            let rejects = harness.drain().filter { $0.connection == a && $0.packet.message.type == .reject }
+            if !rejects.isEmpty {
+                rejectedAfter = step
+                #expect(rejects.first?.key != nil, "sealed")
+            }
+            harness.keepAlive(a, number: UInt32(step))
+        }
+        let step = try #require(rejectedAfter, "a forming match times out")
+        #expect((300...310).contains(step), "Reject(9) after \(step * 100) ms")
+    }
 }
