@@ -117,20 +117,37 @@ import Testing
         var changes: [Change]
     }
 
-    /// Runs `bots` bots of `personas` for `seconds` through a proxy that rewrites each connection with `tamper`.
+    /// Runs `bots` bots of `personas` for `seconds` through a proxy that rewrites each connection with `tamper`, over
+    /// UDP (the proxy re-seals what it changes under the session key) or TCP.
     static func run(
-        seconds: Int, bots: Int, personas: String,
+        seconds: Int, bots: Int, personas: String, transport: Transport = .udp,
         tamper: @escaping @Sendable (Changes) -> (Message) -> [Message]
     ) async throws -> Run {
         let capture = LogCapture()
         let changes = Changes()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         var serverConfiguration = ServerConfiguration()
-        serverConfiguration.udp = nil
         serverConfiguration.http = nil
+        if transport == .udp {
+            serverConfiguration.udp = .init(host: "127.0.0.1", port: 0)
+            serverConfiguration.tcp = nil
+        } else {
+            serverConfiguration.udp = nil
+        }
         let server = try await ReferenceServer.start(configuration: serverConfiguration, group: group)
-        let serverAddress = try #require(server.addresses.tcp)
-        let proxy = try await TamperingProxy.start(to: serverAddress, group: group) { tamper(changes) }
+        let port: Int
+        let close: () async -> Void
+        if transport == .udp {
+            let proxy = try await UDPTamperingProxy.start(
+                to: try #require(server.addresses.udp), group: group, perClient: { tamper(changes) })
+            port = proxy.port
+            close = { await proxy.close() }
+        } else {
+            let proxy = try await TamperingProxy.start(
+                to: try #require(server.addresses.tcp), group: group, perConnection: { tamper(changes) })
+            port = proxy.port
+            close = { await proxy.close() }
+        }
         let script = try ScriptLoader().parse(
             """
             name: desyncs
@@ -139,12 +156,12 @@ import Testing
             """, file: "desyncs.yaml")
         let plan = try LoadPlan(script: script, overrides: .init(duration: .seconds(seconds)))
         let configuration = SwarmConfiguration(
-            script: script, plan: plan, target: Target(transport: .tcp, host: "127.0.0.1", port: proxy.port), seed: 9,
+            script: script, plan: plan, target: Target(transport: transport, host: "127.0.0.1", port: port), seed: 9,
             runID: "desyncs", loops: 1)
         let swarm = try await Swarm(
             configuration: configuration, group: group, logger: capture.logger("skirmish.swarm"))
         let outcome = await swarm.run()
-        await proxy.close()
+        await close()
         await server.shutdown()
         try await group.shutdownGracefully()
         // Through the file, as `skirmish report` and a CI job read it.
@@ -204,11 +221,12 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(3)))
-    func aSnapServerThatTurnsTheWrongCardIsCaughtEveryTime() async throws {
+    @Test(.timeLimit(.minutes(3)), arguments: [Transport.udp, .tcp])
+    func aSnapServerThatTurnsTheWrongCardIsCaughtEveryTime(transport: Transport) async throws {
         let run = try await Self.run(
             seconds: 10, bots: 3,
-            personas: "[{name: snap, game: snap, seats: 3, snap_reaction: {mean: 200ms, stddev: 50ms}}]"
+            personas: "[{name: snap, game: snap, seats: 3, snap_reaction: {mean: 200ms, stddev: 50ms}}]",
+            transport: transport
         ) { changes in Self.snapTamper(into: changes) }
         let changes = run.changes
         #expect(changes.count >= 3)
