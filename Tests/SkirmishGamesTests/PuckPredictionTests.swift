@@ -170,6 +170,9 @@ import Testing
             compared.paddles += outcome.compared.paddles
             compared.score += outcome.compared.score
         }
+        print(
+            "PuckPredictionTests: \(link): seat 0 compared puck \(compared.puck), paddle \(compared.paddles), score \(compared.score) times"
+        )
         // The check is not vacuous: it compared the puck, the paddle and the score many times.
         #expect(compared.puck > 500, "\(compared)")
         #expect(compared.paddles > 500, "\(compared)")

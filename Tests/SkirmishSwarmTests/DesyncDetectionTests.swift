@@ -205,6 +205,11 @@ import Testing
             #expect(episode.expected != episode.observed && !episode.observed.isEmpty, "\(episode)")
             #expect(episode.game == "puck" && episode.persona == "defender" && episode.match != 0)
         }
+        let worst = episodes.compactMap(\.detectionSeconds).max() ?? 0
+        print(
+            "DesyncDetectionTests: \(change.part): \(episodes.count) of \(changes.count) changes detected, "
+                + "slowest detection \(Int(worst * 1_000)) ms (bot RTT up to "
+                + "\(Int((episodes.map(\.rttSeconds).max() ?? 0) * 1_000)) ms)")
         let delays = run.outcome.snapshot.histogram(SkirmishMetrics.desyncDetection)
         #expect(delays?.count == UInt64(changes.count))
         // One warning per episode, carrying the same record.
