@@ -217,4 +217,25 @@ import Testing
         #expect(replica.apply(match.snapshot(for: 0, lastInputStep: 0)) == .ok)
         #expect(replica.divergence == nil)
     }
+
+    @Test func aStepSentTwiceWithDifferentTargetsIsNotPredicted() {
+        var match = PuckMatch()
+        match.start()
+        var replica = PuckReplica(seat: 0)
+        _ = match.step(nil, nil)
+        _ = match.step(nil, nil)
+        #expect(replica.apply(match.snapshot(for: 0, lastInputStep: 0)) == .ok)
+        // The bot sends step 1 twice with different targets; the server keeps the first (the copy is not newer).
+        let first = PaddleState(inputStep: 1, x: 100, y: 380, vx: 0, vy: 0)
+        let second = PaddleState(inputStep: 1, x: 220, y: 380, vx: 0, vy: 0)
+        replica.sent(first)
+        replica.sent(second)
+        _ = match.step(PuckTarget(first), nil)
+        _ = match.step(nil, nil)
+        #expect(replica.apply(match.snapshot(for: 0, lastInputStep: 1)) == .ok)
+        _ = match.step(nil, nil)
+        _ = match.step(nil, nil)
+        #expect(replica.apply(match.snapshot(for: 0, lastInputStep: 1)) == .ok)
+        #expect(replica.compared.paddles == 0)
+    }
 }

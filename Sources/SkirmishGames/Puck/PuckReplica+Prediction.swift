@@ -24,17 +24,31 @@ extension PuckReplica {
     static let inputCapacity = 32
 
     /// Records an input this client sent (own frame), so the replica knows where its own paddle was heading.
+    ///
+    /// A step sent twice with different targets is ambiguous (the server keeps whichever arrived first): the replica
+    /// then does not predict its paddle across it.
     public mutating func sent(_ input: PaddleState) {
         guard input.inputStep != 0, input.x.isFinite, input.y.isFinite else { return }
-        inputs[Int(input.inputStep % UInt32(Self.inputCapacity))] = SentInput(
-            step: input.inputStep, x: input.x, y: input.y)
+        let slot = Int(input.inputStep % UInt32(Self.inputCapacity))
+        let previous = inputs[slot]
+        var entry = SentInput(step: input.inputStep, x: input.x, y: input.y)
+        if previous.step == input.inputStep {
+            entry.conflicted = previous.conflicted || previous.x != input.x || previous.y != input.y
+        }
+        inputs[slot] = entry
         if newestSent == 0 || SerialNumber.follows(input.inputStep, newestSent) { newestSent = input.inputStep }
     }
 
     /// The target of the input numbered `step`, if this replica still remembers sending it.
     func sentTarget(_ step: UInt32) -> PuckTarget? {
         let entry = inputs[Int(step % UInt32(Self.inputCapacity))]
-        return entry.step == step ? PuckTarget(x: entry.x, y: entry.y) : nil
+        return entry.step == step && !entry.conflicted ? PuckTarget(x: entry.x, y: entry.y) : nil
+    }
+
+    /// Whether the input numbered `step` was sent more than once with different targets.
+    func conflicted(_ step: UInt32) -> Bool {
+        let entry = inputs[Int(step % UInt32(Self.inputCapacity))]
+        return entry.step == step && entry.conflicted
     }
 
     /// Whether every input numbered `from` to `newestSent` is still remembered (none overwritten), so a step in that
@@ -80,6 +94,14 @@ extension PuckReplica {
             } else {
                 firstSteps = (s1, s2 &- s1 &+ 1)
                 then = last
+            }
+        }
+        if ownKnown, firstSteps.count > 1 {
+            // A step in between sent twice with different targets could have taken effect with either.
+            var step = firstSteps.from
+            for _ in 0..<firstSteps.count {
+                if conflicted(step) { ownKnown = false }
+                step &+= 1
             }
         }
         if !ownKnown { firstSteps = (0, 1) }
@@ -249,6 +271,8 @@ struct SentInput: Sendable, Hashable {
     var step: UInt32
     var x: Float
     var y: Float
+    /// Sent again with another target: which one the server applied is unknown.
+    var conflicted = false
 
     static let empty = SentInput(step: 0, x: 0, y: 0)
 }
