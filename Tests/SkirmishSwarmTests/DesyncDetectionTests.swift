@@ -205,6 +205,8 @@ import Testing
             #expect(episode.expected != episode.observed && !episode.observed.isEmpty, "\(episode)")
             #expect(episode.game == "puck" && episode.persona == "defender" && episode.match != 0)
         }
+        // The end-of-run table names the first episode.
+        #expect(run.summary.table().contains("first desync: bot "), "\(run.summary.table())")
         let worst = episodes.compactMap(\.detectionSeconds).max() ?? 0
         print(
             "DesyncDetectionTests: \(change.part): \(episodes.count) of \(changes.count) changes detected, "
