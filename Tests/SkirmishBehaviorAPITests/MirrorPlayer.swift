@@ -48,7 +48,10 @@ struct MirrorPlayer: Agent {
         guard let due = next, due <= context.now else { return }
         step &+= 1
         let x = min(max(puckX, Self.box.x.lowerBound), Self.box.x.upperBound)
-        context.send(.paddleState(PaddleState(inputStep: step, x: x, y: Self.box.y.upperBound, vx: 0, vy: 0)))
+        let input = PaddleState(inputStep: step, x: x, y: Self.box.y.upperBound, vx: 0, vy: 0)
+        // The replica predicts each snapshot from the one before; with the inputs sent it predicts the own paddle.
+        replica.sent(input)
+        context.send(.paddleState(input))
         // Send times stay on the schedule fixed at seating; inputs missed while the loop was late are skipped.
         let missed = (context.now - due).nanoseconds / period.nanoseconds
         next = due + .nanoseconds(period.nanoseconds * (missed + 1))
@@ -57,7 +60,8 @@ struct MirrorPlayer: Agent {
     mutating func received(_ message: Message, context: inout AgentContext) {
         switch message {
         case .tableSnapshot(let snapshot):
-            context.check(replica.apply(snapshot), episode: &desyncEpisode)
+            let result = replica.apply(snapshot)
+            context.check(result, episode: &desyncEpisode, divergence: replica.divergence, tick: snapshot.tick)
             puckX = replica.latest?.puck.x ?? puckX
             tally.add(.snapshots)
             guard snapshot.phase == .playing else { return }

@@ -113,7 +113,8 @@ import Testing
         for _ in 0..<3_000 where match.phase != .over {
             let events = match.step(inputs.target(seat: 0, match: match), inputs.target(seat: 1, match: match))
             if let goal = events.goal { goals.append(goal.message(for: 1)) }
-            if match.tick % 2 == 0 { snapshots.append(match.snapshot(for: 1, lastInputStep: 0)) }
+            // The inputs came from elsewhere: a step this replica never sent, so it does not predict its own paddle.
+            if match.tick % 2 == 0 { snapshots.append(match.snapshot(for: 1, lastInputStep: match.tick)) }
         }
         #expect(goals.count >= 2)
         // Deliver the reliable goals late, interleaved with snapshots, some of them reordered.
@@ -168,7 +169,8 @@ import Testing
             let events = match.step(inputs.target(seat: 0, match: match), inputs.target(seat: 1, match: match))
             if let goal = events.goal { goals.append(goal.message(for: 1)) }
             if match.tick % 2 == 0 || match.phase == .over {
-                snapshots.append(match.snapshot(for: 1, lastInputStep: 0))
+                // Steps this replica never sent (the inputs came from elsewhere): its own paddle is not predicted.
+                snapshots.append(match.snapshot(for: 1, lastInputStep: match.tick))
             }
         }
         return (snapshots, goals, match.matchOver(for: 1))

@@ -66,7 +66,9 @@ import Testing
         client = clients[1]
         let other = Card(rawValue: (card.rawValue + 1) % 52)!
         stale = CardTurned(peer: 100, card: other, stateHash: server.stateHash)
-        #expect(client.apply(stale) == .desync(part: "deck"))
+        #expect(client.apply(stale) == .desync(part: "piles"))
+        #expect(client.divergence?.expected == "seat 0 card=\(card)")
+        #expect(client.divergence?.observed == "seat 0 card=\(other)")
         client = clients[1]
         stale = CardTurned(peer: 200, card: card, stateHash: server.stateHash)
         #expect(client.apply(stale) == .desync(part: "turn"))

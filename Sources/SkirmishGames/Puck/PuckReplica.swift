@@ -1,11 +1,18 @@
 import SkirmishWire
 
-/// What a Puck client keeps: the latest exact table from the server's snapshots, checked against their hashes and
-/// against the reliable goal and match-over messages.
+/// What a Puck client keeps: the latest exact table from the server's snapshots, each one predicted from the one
+/// before with the shared physics and compared bit for bit, and checked against the reliable goal and match-over
+/// messages.
+///
+/// A snapshot's own hash only proves it arrived intact; the desync check is the prediction (see
+/// `PuckReplica+Prediction.swift`): the replica runs the physics from the previous exact snapshot to the new one's
+/// tick, with the inputs this client sent (``sent(_:)``), and names the part that differs (`puck`, `paddles`,
+/// `score`, `phase`) wherever the outcome cannot depend on the other player's unknown moves. After a desync it
+/// re-syncs: the next snapshot is adopted without comparison.
 ///
 /// Network faults never make it report a desync: stale, duplicated and reordered snapshots are ignored (only a
-/// snapshot with a newer tick is adopted), and the score checks allow `GoalScored` to arrive before or after the
-/// snapshots of the same ticks. A desync means the server's message disagrees with itself or with the replica.
+/// snapshot with a newer tick is adopted), a lost snapshot only widens what is not predicted, and the score checks
+/// allow `GoalScored` to arrive before or after the snapshots of the same ticks.
 public struct PuckReplica: Sendable {
     /// The seat this replica views the table from.
     public let seat: Int
@@ -22,6 +29,17 @@ public struct PuckReplica: Sendable {
     /// Snapshots ignored because they were not newer than the last one adopted (stale or duplicate).
     public private(set) var stale = 0
 
+    /// The last desync found, in detail (part, tick, expected and observed values); set only when a check fails.
+    public internal(set) var divergence: ReplicaDivergence?
+    /// The inputs this client sent, by step modulo ``inputCapacity`` (fixed size: no allocation per input).
+    var inputs = InlineArray<32, SentInput>(repeating: .empty)
+    /// The newest input step sent (0 before the first).
+    var newestSent: UInt32 = 0
+    /// How many snapshots were compared, by part.
+    package internal(set) var compared = ComparedParts()
+    /// Set by a desync: the next newer snapshot is adopted without comparison.
+    private var resync = false
+
     /// More goals than a match can have (13); beyond this a broken server cannot grow the replica.
     public static let maxGoals = 2 * Int(PuckConstants.winningScore)
 
@@ -32,31 +50,57 @@ public struct PuckReplica: Sendable {
 
     /// Adopts a newer authoritative snapshot (in this seat's frame) after checking it.
     ///
-    /// Returns `.desync(part: "hash")` when the snapshot's fields do not reproduce its `stateHash` (the snapshot is
-    /// then not adopted) and `.desync(part: "score")` when its scores contradict a known goal or the match-over
-    /// message. Stale or duplicate snapshots are ignored and return `.ok`.
+    /// Returns `.desync(part: "hash")` when the snapshot's fields do not reproduce its `stateHash` (a transport
+    /// integrity failure; the snapshot is then not adopted); `.desync(part:)` with `puck`, `paddles`, `score` or
+    /// `phase` when it differs from the replica's prediction (``divergence`` then says where and by how much); and
+    /// `.desync(part: "score")` when its scores contradict a known goal or the match-over message. Stale or
+    /// duplicate snapshots are ignored and return `.ok`.
     public mutating func apply(_ snapshot: TableSnapshot) -> ReplicaCheck {
+        divergence = nil
         if let latest, !Self.newer(snapshot, than: latest) {
             stale += 1
             return .ok
         }
         let table = PuckMatch(snapshot: snapshot, seat: seat)
-        guard table.stateHash == snapshot.stateHash else { return .desync(part: "hash") }
+        guard table.stateHash == snapshot.stateHash else {
+            divergence = ReplicaDivergence(
+                part: "hash", tick: snapshot.tick, expected: "stateHash=\(table.stateHash)",
+                observed: "stateHash=\(snapshot.stateHash)")
+            return .desync(part: "hash")
+        }
+        let result = predictionCheck(
+            base: resync ? nil : match, baseInputStep: latest?.lastInputStep ?? 0, observed: table, snapshot: snapshot)
+        resync = !result.isOK
         latest = snapshot
         match = table
         adopted += 1
+        guard result.isOK else { return result }
         for goal in goals where !Self.consistent(snapshot, goal) {
-            return .desync(part: "score")
+            return scoreDesync(snapshot.tick, expected: goal, observed: snapshot)
         }
         if let over, snapshot.phase == .over, snapshot.myScore != over.myScore || snapshot.theirScore != over.theirScore
         {
+            divergence = ReplicaDivergence(
+                part: "score", tick: snapshot.tick, expected: "my=\(over.myScore) their=\(over.theirScore)",
+                observed: "my=\(snapshot.myScore) their=\(snapshot.theirScore)")
             return .desync(part: "score")
         }
         return .ok
     }
 
+    private mutating func scoreDesync(_ tick: UInt32, expected goal: GoalScored, observed: TableSnapshot)
+        -> ReplicaCheck
+    {
+        divergence = ReplicaDivergence(
+            part: "score", tick: tick,
+            expected: "goal at tick \(goal.tick): my=\(goal.myScore) their=\(goal.theirScore)",
+            observed: "my=\(observed.myScore) their=\(observed.theirScore)")
+        return .desync(part: "score")
+    }
+
     /// Records a goal and checks it against the other goals and the latest snapshot.
     public mutating func apply(_ goal: GoalScored) -> ReplicaCheck {
+        divergence = nil
         if goals.contains(goal) { return .ok }
         let before = goals.last
         if goals.count >= Self.maxGoals { goals.removeFirst() }
@@ -81,6 +125,7 @@ public struct PuckReplica: Sendable {
     /// Records the end of the match and checks its scores against the goals (which, being reliable and earlier,
     /// have all arrived) and the latest snapshot.
     public mutating func apply(_ over: PuckMatchOver) -> ReplicaCheck {
+        divergence = nil
         self.over = over
         let last = goals.last
         guard over.myScore == last?.myScore ?? 0, over.theirScore == last?.theirScore ?? 0 else {

@@ -118,20 +118,43 @@ public struct AgentContext {
     ///
     /// Each call is also a warning in the run's log, with the bot, its match and `tick` (the server tick of the
     /// message that disagreed, when it names one): call it once per episode (``check(_:episode:tick:)`` does), not on
-    /// every message that still disagrees.
+    /// every message that still disagrees. ``recordDesync(_:detectionSeconds:)`` records the values too.
     public func recordDesync(part: String, tick: UInt32? = nil) {
-        meters.desync(part: part)
-        logDesync(part: part, tick: tick)
+        recordDesync(ReplicaDivergence(part: part, tick: tick, expected: "", observed: ""))
     }
 
-    /// One warning per desync episode: which bot, match, tick and part (the persona and game are the logger's).
-    private func logDesync(part: String, tick: UInt32?) {
-        meters.logger.warning(
-            "desync: the replica disagrees with the server",
-            metadata: [
-                "bot.id": "\(botNumber)", "match.id": "\(match)", "tick": "\(tick.map { "\($0)" } ?? "none")",
-                "part": "\(part)",
-            ])
+    /// Counts one desync episode in detail: `divergence` says which part, from which tick, and the replica's and the
+    /// server's values; `detectionSeconds` is the time from that tick (on the server's clock) to now, when known.
+    ///
+    /// The episode is counted in `skirmish_desyncs_total{part}`, its delay in `skirmish_desync_detection_seconds`,
+    /// written as one warning line in the run's log, and kept in full in `summary.json` (the run's first 100).
+    /// Call it once per episode.
+    public func recordDesync(_ divergence: ReplicaDivergence, detectionSeconds: Double? = nil) {
+        meters.desync(part: divergence.part)
+        if let detectionSeconds { meters.record(meters.desyncDetection, seconds: detectionSeconds) }
+        let episode = DesyncEpisode(
+            bot: botNumber, persona: meters.persona, game: meters.spec.gameName, match: match, part: divergence.part,
+            tick: divergence.tick, since: divergence.since, detectionSeconds: detectionSeconds,
+            rttSeconds: smoothedRTT, expected: divergence.expected, observed: divergence.observed)
+        if meters.isLegit { meters.episodes.record(episode) }
+        logDesync(episode)
+    }
+
+    /// One warning per desync episode: which bot, match, tick and part, the two values and the detection delay (the
+    /// persona and game are the logger's).
+    private func logDesync(_ episode: DesyncEpisode) {
+        var metadata: Logger.Metadata = [
+            "bot.id": "\(episode.bot)", "match.id": "\(episode.match)",
+            "tick": "\(episode.tick.map { "\($0)" } ?? "none")", "part": "\(episode.part)",
+        ]
+        if let since = episode.since { metadata["since.tick"] = "\(since)" }
+        if !episode.expected.isEmpty || !episode.observed.isEmpty {
+            metadata["expected"] = "\(episode.expected)"
+            metadata["observed"] = "\(episode.observed)"
+        }
+        if let delay = episode.detectionSeconds { metadata["detection.seconds"] = "\(delay)" }
+        metadata["rtt.seconds"] = "\(episode.rttSeconds)"
+        meters.logger.warning("desync: the replica disagrees with the server", metadata: metadata)
     }
 
     /// Counts an error of this kind (`skirmish_errors_total{kind}`).
@@ -155,11 +178,25 @@ public struct AgentContext {
     /// Records one replica check; a run of failed checks is one desync episode, counted when it starts. `tick` is
     /// the server tick of the message checked, for the episode's log line.
     public func check(_ result: ReplicaCheck, episode: inout Bool, tick: UInt32? = nil) {
+        check(result, episode: &episode, divergence: nil, tick: tick)
+    }
+
+    /// Records one replica check with the replica's account of a failure (`divergence`, e.g.
+    /// ``PuckReplica/divergence``) and the detection delay; a run of failed checks is one episode.
+    public func check(
+        _ result: ReplicaCheck, episode: inout Bool, divergence: ReplicaDivergence?, tick: UInt32? = nil,
+        detectionSeconds: Double? = nil
+    ) {
         switch result {
         case .ok:
             episode = false
         case .desync(let part):
-            if !episode { recordDesync(part: part, tick: tick) }
+            if !episode {
+                var detail = divergence ?? ReplicaDivergence(part: part, tick: tick, expected: "", observed: "")
+                detail.part = part
+                if detail.tick == nil { detail.tick = tick }
+                recordDesync(detail, detectionSeconds: detectionSeconds)
+            }
             episode = true
         }
     }

@@ -53,7 +53,9 @@ struct AIPlayer: Agent {
             heardRTT = context.smoothedRTT
             opponent!.observeRoundTrip(heardRTT, at: time)
         }
-        context.send(.paddleState(opponent!.decide(now: time)))
+        let input = opponent!.decide(now: time)
+        monitor.sent(input)
+        context.send(.paddleState(input))
     }
 
     mutating func received(_ message: Message, context: inout AgentContext) {

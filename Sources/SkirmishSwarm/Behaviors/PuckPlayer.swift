@@ -52,7 +52,9 @@ struct PuckPlayer: Agent {
         let rhythm = Style.rhythm(offset: phase, seat: monitor.replica.seat)
         let target = style.aim(puck: puck, inputStep: schedule.step, phase: rhythm, previous: previous)
         previous = target
-        context.send(.paddleState(PaddleState(inputStep: schedule.step, x: target.x, y: target.y, vx: 0, vy: 0)))
+        let input = PaddleState(inputStep: schedule.step, x: target.x, y: target.y, vx: 0, vy: 0)
+        monitor.sent(input)
+        context.send(.paddleState(input))
     }
 
     mutating func received(_ message: Message, context: inout AgentContext) {

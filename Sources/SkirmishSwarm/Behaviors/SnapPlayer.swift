@@ -82,11 +82,13 @@ struct SnapPlayer: Agent {
             turnAt = active.peer == me ? now + reaction(scale: 0.25, context: &context) : nil
         case .cardTurned(let turned):
             guard replica != nil else { return }
-            context.check(replica!.apply(turned), episode: &desyncEpisode)
+            let result = replica!.apply(turned)
+            context.check(result, episode: &desyncEpisode, divergence: result.isOK ? nil : replica!.divergence)
             if replica!.game.hasPair, snapAt == nil { snapAt = now + reaction(scale: 1, context: &context) }
         case .playerCalledSnap(let called):
             guard replica != nil else { return }
-            context.check(replica!.apply(called), episode: &desyncEpisode)
+            let result = replica!.apply(called)
+            context.check(result, episode: &desyncEpisode, divergence: result.isOK ? nil : replica!.divergence)
             if !replica!.game.hasPair { snapAt = nil }
         case .snapGameOver(let over):
             if let replica {

@@ -37,6 +37,10 @@ final class Meters {
     let handshake: HistogramID
     let reconnect: HistogramID
     let predictionError: HistogramID
+    /// Desync detection delays (`skirmish_desync_detection_seconds`).
+    let desyncDetection: HistogramID
+    /// The run's desync episodes, kept in full for `summary.json` (shared by every persona and loop).
+    let episodes: DesyncEpisodeLog
     /// One connected bot's bytes per second each way, sampled once a second (``Bot``'s traffic sample).
     let bytesSentPerSecond: HistogramID
     let bytesReceivedPerSecond: HistogramID
@@ -55,15 +59,20 @@ final class Meters {
     /// The loop's logger with this persona (`persona`, `game`): desync episodes are logged here.
     let logger: Logger
 
-    convenience init(shard: MetricsShard, spec: Persona, logger: Logger = Logger(label: "skirmish.swarm")) {
+    convenience init(
+        shard: MetricsShard, spec: Persona, logger: Logger = Logger(label: "skirmish.swarm"),
+        episodes: DesyncEpisodeLog = DesyncEpisodeLog()
+    ) {
         self.init(
-            shard: shard, persona: spec.name, game: spec.game, isLegit: spec.isLegit, spec: spec, logger: logger)
+            shard: shard, persona: spec.name, game: spec.game, isLegit: spec.isLegit, spec: spec, logger: logger,
+            episodes: episodes)
     }
 
     init(
         shard: MetricsShard, persona: String, game: GameKind, isLegit: Bool, spec: Persona? = nil,
-        logger: Logger = Logger(label: "skirmish.swarm")
+        logger: Logger = Logger(label: "skirmish.swarm"), episodes: DesyncEpisodeLog = DesyncEpisodeLog()
     ) {
+        self.episodes = episodes
         let spec = spec ?? Persona(name: persona, game: game, behavior: isLegit ? .idle : .rogue)
         self.spec = spec
         var logger = logger
@@ -107,6 +116,7 @@ final class Meters {
         handshake = shard.histogram(SkirmishMetrics.handshake, base)
         reconnect = shard.histogram(SkirmishMetrics.reconnect, base)
         predictionError = shard.histogram(SkirmishMetrics.predictionError, base)
+        desyncDetection = shard.histogram(SkirmishMetrics.desyncDetection, base)
         bytesSentPerSecond = shard.histogram(SkirmishMetrics.botBytesPerSecond, base.adding(["direction": "sent"]))
         bytesReceivedPerSecond = shard.histogram(
             SkirmishMetrics.botBytesPerSecond, base.adding(["direction": "received"]))
@@ -136,12 +146,14 @@ final class Meters {
     /// Error kinds any bot can meet, whatever its game or behaviour: created at 0 with every persona's series.
     static let commonErrorKinds = ["handshake_timeout", "silence_timeout", "ack_timeout", "transport", "server_quit"]
 
-    /// The parts a game's client replica reports desyncs in (`SkirmishGames`' `ReplicaCheck.desync(part:)`); Suns
+    /// The parts a game's client replica reports desyncs in (`SkirmishGames`' `ReplicaCheck.desync(part:)`): for
+    /// Puck the predicted `puck`, `paddles`, `score` and `phase` (and `hash`, a snapshot that fails its own hash);
+    /// for Snap the `deck`, the face-up `piles`, the `turn`, a snap call's `outcome`, the `deal` and `hash`. Suns
     /// has none on the client: its desyncs are the tallies the server compares (`skirmish_server_desyncs_total`).
     static func desyncParts(_ game: GameKind) -> [String] {
         switch game {
-        case .puck: ["hash", "score", "phase"]
-        case .snap: ["hash", "deck", "turn", "outcome", "deal"]
+        case .puck: ["hash", "puck", "paddles", "score", "phase"]
+        case .snap: ["hash", "deck", "piles", "turn", "outcome", "deal"]
         default: []
         }
     }

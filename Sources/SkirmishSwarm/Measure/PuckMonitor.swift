@@ -7,7 +7,9 @@ import SkirmishWire
 
 /// The checks every Puck brain makes on what the server sends, whatever plays the paddle.
 ///
-/// Every snapshot is checked against a replica (desyncs), compared with the brain's own prediction of the puck for
+/// Every snapshot is checked against a replica that predicts it from the previous one with the shared physics and
+/// this bot's own inputs (``sent(_:)``) — a desync episode names the part, its first divergent tick and the detection
+/// delay (`skirmish_desync_detection_seconds`) — compared with the brain's own prediction of the puck for
 /// that tick (mispredictions, DESIGN §4: more than 2 px), and timed against the server's tick clock (snapshot age);
 /// goals and the end of the match are checked against the replica too, and matches started and completed are
 /// counted. ``PuckPlayer`` predicts with the replica, ``AIPlayer`` with the opponent's own predictor.
@@ -27,6 +29,11 @@ struct PuckMonitor {
 
     mutating func connected(seat: Int) {
         replica = PuckReplica(seat: seat)
+    }
+
+    /// Tells the replica an input this bot sent, so it can predict its own paddle.
+    mutating func sent(_ input: PaddleState) {
+        replica.sent(input)
     }
 
     /// The replica's prediction of the puck at `snapshot`'s tick, from the previous snapshot with the paddles held.
@@ -61,7 +68,16 @@ struct PuckMonitor {
                 context.meters.record(context.meters.predictionError, value: error)
                 if error > 2 { context.meters.shard.add(context.meters.mispredictions) }
             }
-            context.check(replica.apply(snapshot), episode: &desyncEpisode, tick: snapshot.tick)
+            let result = replica.apply(snapshot)
+            if !result.isOK {
+                context.check(
+                    result, episode: &desyncEpisode, divergence: replica.divergence, tick: snapshot.tick,
+                    detectionSeconds: detectionDelay(
+                        since: replica.divergence?.tick ?? snapshot.tick, at: now,
+                        context: context))
+            } else {
+                context.check(result, episode: &desyncEpisode, tick: snapshot.tick)
+            }
             if !started, snapshot.phase == .playing {
                 started = true
                 context.meters.shard.add(context.meters.matchesStarted)
@@ -78,7 +94,10 @@ struct PuckMonitor {
             context.check(
                 .scoreMonotonic, passed: goal.myScore >= goalScore.me && goal.theirScore >= goalScore.them)
             goalScore = (max(goalScore.me, goal.myScore), max(goalScore.them, goal.theirScore))
-            context.check(replica.apply(goal), episode: &desyncEpisode, tick: goal.tick)
+            let result = replica.apply(goal)
+            context.check(
+                result, episode: &desyncEpisode, divergence: replica.divergence, tick: goal.tick,
+                detectionSeconds: result.isOK ? nil : detectionDelay(since: goal.tick, at: now, context: context))
         case .puckMatchOver(let over):
             context.check(replica.apply(over), episode: &desyncEpisode)
             if !isMatchOver { context.meters.shard.add(context.meters.matchesCompleted) }
@@ -92,6 +111,14 @@ struct PuckMonitor {
 
     private static func newer(_ a: TableSnapshot, than b: TableSnapshot) -> Bool {
         a.tick == b.tick ? a.phase.rawValue > b.phase.rawValue : SerialNumber.follows(a.tick, b.tick)
+    }
+
+    /// Seconds from server tick `tick` to `now`, with the server's clock estimated as for the snapshot age (`nil`
+    /// before the first playing snapshot).
+    private func detectionDelay(since tick: UInt32, at now: NIODeadline, context: AgentContext) -> Double? {
+        guard clockOffset.isFinite else { return nil }
+        let offset = context.seconds(now) - Double(tick) / Double(PuckConstants.tickRate)
+        return max(offset - clockOffset + context.minimumRTT / 2, 0)
     }
 
     /// Snapshot age = receive time − the server's time for the snapshot's tick, with the server's clock estimated as

@@ -37,6 +37,13 @@ extension RunSummary {
             }
             lines.append(line)
         }
+        if let first = desyncEpisodes?.first {
+            let delay = first.detectionSeconds.map { ", detected after \(Self.ms($0))" } ?? ""
+            lines.append(
+                "first desync: bot \(first.bot) (\(first.persona)), match \(first.match), tick "
+                    + "\(first.tick.map { "\($0)" } ?? "none"), \(first.part): expected \(first.expected), "
+                    + "observed \(first.observed)\(delay) — every episode is in the log and summary.json")
+        }
         lines.append(
             "packets: \(Self.count(packets.sent)) sent, \(Self.count(packets.received)) received, "
                 + "\(Self.count(packets.lost)) lost, \(Self.count(packets.resends)) resent; "

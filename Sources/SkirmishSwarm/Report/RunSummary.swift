@@ -190,6 +190,9 @@ public struct RunSummary: Codable, Sendable {
     public var desyncs: UInt64
     /// Desync episodes by game.
     public var desyncsByGame: [String: UInt64]
+    /// The run's first desync episodes in full (at most 100): bot, match, first divergent tick, part, detection
+    /// delay, expected and observed values (absent in older summaries).
+    public var desyncEpisodes: [DesyncEpisode]?
     /// Snapshots whose puck was more than 2 pixels from where the previous snapshot predicted it.
     public var mispredictions: UInt64
     /// Resumes after a dropped connection.
@@ -285,7 +288,7 @@ extension RunSummary {
         predictionErrorPixels = reader.percentiles(SkirmishMetrics.predictionError)
         let distributions = [
             SkirmishMetrics.rtt, SkirmishMetrics.snapshotAge, SkirmishMetrics.tickLateness, SkirmishMetrics.handshake,
-            SkirmishMetrics.reconnect, SkirmishMetrics.predictionError,
+            SkirmishMetrics.reconnect, SkirmishMetrics.predictionError, SkirmishMetrics.desyncDetection,
         ]
         histograms = Dictionary(
             uniqueKeysWithValues: distributions.compactMap { family in
@@ -293,6 +296,7 @@ extension RunSummary {
             })
         desyncs = reader.total(SkirmishMetrics.desyncs)
         desyncsByGame = reader.breakdown(SkirmishMetrics.desyncs, by: "game")
+        desyncEpisodes = outcome.desyncEpisodes
         mispredictions = reader.total(SkirmishMetrics.mispredictions)
         reconnects = reader.total(SkirmishMetrics.reconnects)
         matchesStarted = reader.total(SkirmishMetrics.matchesStarted)

@@ -97,7 +97,7 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         logger[metadataKey: "loop"] = "\(index)"
         self.logger = logger
         meters = context.personas.personas.map { persona in
-            Meters(shard: shard, spec: persona, logger: logger)
+            Meters(shard: shard, spec: persona, logger: logger, episodes: context.episodes)
         }
     }
 
@@ -287,7 +287,8 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
 
     /// Starts one player outside the script (see ``AgentRunner``); returns its slot, which names it to ``retire(slot:)``.
     func spawn(persona: Persona, override: Bot.Override, number: Int, now: NIODeadline) -> Int32 {
-        let meters = adHocMeters[persona] ?? Meters(shard: shard, spec: persona, logger: logger)
+        let meters =
+            adHocMeters[persona] ?? Meters(shard: shard, spec: persona, logger: logger, episodes: context.episodes)
         adHocMeters[persona] = meters
         let slot = takeSlot()
         let bot = Bot(

@@ -21,6 +21,7 @@ public final class Swarm: Sendable {
     private let groups: [NIOLoopBound<BotGroup>]
     private let loops: [ClientLoop]
     private let logger: Logger
+    private let episodes: DesyncEpisodeLog
 
     /// Creates the client loops and their groups; no bot starts before ``run(progress:)``. `group` carries the TCP
     /// and WebSocket sessions.
@@ -45,6 +46,7 @@ public final class Swarm: Sendable {
         context.streamLoops = group
         context.logger = logger
         let settled = context
+        episodes = context.episodes
         var loops: [ClientLoop] = []
         var groups: [NIOLoopBound<BotGroup>] = []
         do {
@@ -72,6 +74,9 @@ public final class Swarm: Sendable {
     deinit {
         for loop in loops { loop.stop() }
     }
+
+    /// The run's first desync episodes so far, in full (at most 100).
+    public var desyncEpisodes: [DesyncEpisode] { episodes.kept }
 
     /// The merged metrics of every loop, for the exporter (blocking: call it off the event loops).
     public var metricsSource: any MetricsSource { SwarmMetricsSource(groups: groups, loops: loops) }
@@ -172,7 +177,7 @@ public final class Swarm: Sendable {
         return SwarmOutcome(
             snapshot: final, timeline: timeline, elapsed: elapsed, interrupted: interrupted, peakBots: peak,
             busiestLoop: Self.busiest(from: cpuAtStart, to: cpuAtEnd, over: elapsedBeforeStop), aborted: aborted,
-            windows: judge.windowRecords, samples: samples)
+            windows: judge.windowRecords, samples: samples, desyncEpisodes: episodes.kept)
     }
 
     /// CPU seconds each bot loop's thread has used so far.

@@ -31,6 +31,8 @@ struct SwarmContext: Sendable {
     var streamLoops: (any EventLoopGroup)?
     /// The run's logger (with `run` and `shard`); each group adds `loop`, each persona's meters `persona`.
     var logger = Logger(label: "skirmish.swarm")
+    /// The run's first desync episodes in full, for `summary.json`.
+    let episodes = DesyncEpisodeLog()
 
     init(personas: PersonaTable, seed: UInt64, constantLabels: Labels, target: Target, alternates: [Transport: Target])
     {

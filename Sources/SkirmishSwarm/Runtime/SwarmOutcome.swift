@@ -21,6 +21,8 @@ public struct SwarmOutcome: Sendable {
     public var windows: [ThresholdJudge.WindowRecord?] = []
     /// Each persona's figures per block of time, for comparisons with another run.
     public var samples: RunSamples? = nil
+    /// The run's first desync episodes (at most 100), in full: bot, match, tick, part, expected and observed values.
+    public var desyncEpisodes: [DesyncEpisode] = []
 }
 
 /// One progress sample, once a second.

@@ -150,7 +150,7 @@ public final class SoakWatch: Sendable {
             state.timeline.record(snapshot)
             let outcome = SwarmOutcome(
                 snapshot: snapshot, timeline: state.timeline, elapsed: Duration(seconds: elapsed),
-                interrupted: false, peakBots: state.plannedPeak)
+                interrupted: false, peakBots: state.plannedPeak, desyncEpisodes: swarm.desyncEpisodes)
             var summary = RunSummary(
                 outcome: outcome, configuration: swarm.configuration, scriptPath: configuration.scriptPath,
                 startedAt: configuration.startedAt, exporter: exporter)

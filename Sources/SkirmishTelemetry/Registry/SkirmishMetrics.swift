@@ -24,6 +24,11 @@ public enum SkirmishMetrics {
     /// Desync episodes (first divergent tick of each), by the part of the state that differed.
     public static let desyncs = bot(
         "skirmish_desyncs_total", "Desync episodes detected by bots.", .counter, ["part"])
+    /// Time from a desync episode's first divergent tick (on the server's clock, as the bot estimates it) to the bot
+    /// detecting it.
+    public static let desyncDetection = bot(
+        "skirmish_desync_detection_seconds", "Delay from a desync's first divergent tick to its detection.",
+        .histogram(.seconds))
     /// Puck predictions off by more than 2 px from the authoritative snapshot.
     public static let mispredictions = bot(
         "skirmish_mispredictions_total", "Predictions more than 2 px off the snapshot.", .counter)
@@ -95,7 +100,8 @@ public enum SkirmishMetrics {
 
     /// Every family above, in declaration order (dashboards and tests check names against it).
     public static let all: [MetricFamily] = [
-        botsConnected, packetsSent, packetsReceived, bytesSent, bytesReceived, desyncs, mispredictions, packetsLost,
+        botsConnected, packetsSent, packetsReceived, bytesSent, bytesReceived, desyncs, desyncDetection, mispredictions,
+        packetsLost,
         reliableResends, matchesStarted, matchesCompleted, reconnects, errors, checks, checksFailed, rtt, snapshotAge,
         tickLateness,
         handshake, predictionError, serverRejectedPackets, serverSessions, serverMatches, serverPacketsReceived,

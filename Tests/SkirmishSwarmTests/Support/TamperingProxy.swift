@@ -19,6 +19,15 @@ final class TamperingProxy: Sendable {
     static func start(
         to server: SocketAddress, group: any EventLoopGroup, tamper: @escaping @Sendable (Message) -> [Message]
     ) async throws -> TamperingProxy {
+        try await start(to: server, group: group, perConnection: { tamper })
+    }
+
+    /// A proxy whose rewriting keeps state per connection: `perConnection` makes each connection's `tamper` (called
+    /// on that connection's event loop only, in the order the server sent its messages).
+    static func start(
+        to server: SocketAddress, group: any EventLoopGroup,
+        perConnection: @escaping @Sendable () -> (Message) -> [Message]
+    ) async throws -> TamperingProxy {
         let box = Mutex<TamperingProxy?>(nil)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -26,7 +35,7 @@ final class TamperingProxy: Sendable {
                 let outbound = ClientBootstrap(group: inbound.eventLoop)
                     .channelInitializer { outbound in
                         outbound.pipeline.addHandler(
-                            Rewriter(peer: inbound, tamper: tamper) { box.withLock { $0 }?.count() })
+                            Rewriter(peer: inbound, tamper: perConnection()) { box.withLock { $0 }?.count() })
                     }
                     .connect(to: server)
                 return outbound.flatMap { outbound in
@@ -69,11 +78,11 @@ final class TamperingProxy: Sendable {
     final class Rewriter: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
         let peer: any Channel
-        let tamper: @Sendable (Message) -> [Message]
+        let tamper: (Message) -> [Message]
         let changed: () -> Void
         var decoder = FrameDecoder()
 
-        init(peer: any Channel, tamper: @escaping @Sendable (Message) -> [Message], changed: @escaping () -> Void) {
+        init(peer: any Channel, tamper: @escaping (Message) -> [Message], changed: @escaping () -> Void) {
             self.peer = peer
             self.tamper = tamper
             self.changed = changed
