@@ -16,7 +16,8 @@ extension ConformanceCheck {
         probe.send(hello, sealed: false)
         guard let answer = await probe.receiveRaw(within: .seconds(3)) else {
             return .failed(
-                context.isDatagram ? "a 26-byte Challenge to the 74-byte example Hello" : "a Welcome to the example Hello",
+                context.isDatagram
+                    ? "a 26-byte Challenge to the 74-byte example Hello" : "a Welcome to the example Hello",
                 "no answer within 3 s")
         }
         let magic: [UInt8] = [0x53, 0x4e, 0x41, 0x50]
@@ -32,7 +33,8 @@ extension ConformanceCheck {
         guard answer.count == 45, Array(answer.prefix(4)) == magic, answer[8] == 0x00, answer[9] == 0x03,
             answer[29..<45].allSatisfy({ $0 == 0 })
         else {
-            return .failed("a 45-byte Welcome (type 0003) with a zero session key", "\(answer.count) bytes: \(hex(answer))")
+            return .failed(
+                "a 45-byte Welcome (type 0003) with a zero session key", "\(answer.count) bytes: \(hex(answer))")
         }
         return .pass
     }
@@ -100,7 +102,8 @@ extension ConformanceCheck {
             }
             switch answer?.message {
             case .challenge(let challenge)?: cookies.append(challenge.cookie)
-            case .welcome?: return .failed("a Challenge to a Hello with a zero cookie", "a Welcome (a seat with no cookie)")
+            case .welcome?:
+                return .failed("a Challenge to a Hello with a zero cookie", "a Welcome (a seat with no cookie)")
             case .reject(let reject)?: return .failed("a Challenge to a first Hello", "Reject(\(reject.reason))")
             default: return .failed("a Challenge to a first Hello", "no answer within 3 s")
             }

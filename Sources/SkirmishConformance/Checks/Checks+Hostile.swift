@@ -10,7 +10,7 @@ extension ConformanceCheck {
     ) { context in
         let (pair, failure) = try await context.pair().players()
         guard let (a, _, b, _) = pair else { return failure! }
-        defer { Task { await a.leave(); await b.leave() } }
+        defer { release(a, b) }
         let barrage = try hostilePackets()
         let stranger = try await context.probe()
         defer { stranger.close() }
@@ -65,16 +65,16 @@ private func hostilePackets() throws -> [[UInt8]] {
                 phase: .playing, stateHash: 0))
     ).encoded()
     var packets: [[UInt8]] = [
-        [0x53, 0x4e, 0x41],  // tooShort
-        [0x58, 0x58, 0x58, 0x58, 0, 0, 0, 1, 0x00, 0x06],  // badMagic
-        magic + [0, 0, 0, 1, 0x77, 0x77],  // unknownType
-        Array(hello.prefix(40)),  // truncatedPayload
-        hello + [0],  // trailingBytes
-        magic + [0, 0, 0, 0, 0x00, 0x65, 0xff, 0xfe, 0x00],  // badString
-        nan,  // badValue: NaN
-        padded,  // badValue: padding
-        snapshot,  // wrong direction
-        magic + [0, 0, 0, 9, 0x00, 0x09] + [UInt8](repeating: 0x41, count: 1_300),  // tooLarge
+        [0x53, 0x4e, 0x41], // tooShort
+        [0x58, 0x58, 0x58, 0x58, 0, 0, 0, 1, 0x00, 0x06], // badMagic
+        magic + [0, 0, 0, 1, 0x77, 0x77], // unknownType
+        Array(hello.prefix(40)), // truncatedPayload
+        hello + [0], // trailingBytes
+        magic + [0, 0, 0, 0, 0x00, 0x65, 0xff, 0xfe, 0x00], // badString
+        nan, // badValue: NaN
+        padded, // badValue: padding
+        snapshot, // wrong direction
+        magic + [0, 0, 0, 9, 0x00, 0x09] + [UInt8](repeating: 0x41, count: 1_300), // tooLarge
     ]
     var random = SeededRandom(seed: 0xBAD_F00D)
     for _ in 0..<20 {

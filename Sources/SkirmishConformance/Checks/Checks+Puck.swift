@@ -10,7 +10,7 @@ extension ConformanceCheck {
     ) { context in
         let (pair, failure) = try await context.pair().players()
         guard let (a, _, b, _) = pair else { return failure! }
-        defer { Task { await a.leave(); await b.leave() } }
+        defer { release(a, b) }
         let targetA = (x: Float(100), y: Float(380))
         let targetB = (x: Float(200), y: Float(420))
         let settled = await steer(a, to: targetA, b, to: targetB, within: .seconds(6)) { ra, rb in
@@ -40,7 +40,7 @@ extension ConformanceCheck {
     ) { context in
         let (pair, failure) = try await context.pair().players()
         guard let (a, _, b, _) = pair else { return failure! }
-        defer { Task { await a.leave(); await b.leave() } }
+        defer { release(a, b) }
         // Inputs far outside what is allowed: the other half, off the table, across the table in one tick.
         let targets: [(x: Float, y: Float)] = [(160, 60), (-300, 900), (700, 100), (40, 440), (300, -50)]
         var step: UInt32 = 0
@@ -83,7 +83,7 @@ extension ConformanceCheck {
     ) { context in
         let (pair, failure) = try await context.pair().players()
         guard let (a, wa, b, _) = pair else { return failure! }
-        defer { Task { await a.leave(); await b.leave() } }
+        defer { release(a, b) }
         // Set the puck moving: both players chase it for a while, then let go.
         var step: UInt32 = 0
         let chase = ContinuousClock.now + .seconds(2)
@@ -105,7 +105,8 @@ extension ConformanceCheck {
         var previous: TableSnapshot?
         for snapshot in seen {
             if case .desync(let part) = replica.apply(snapshot) {
-                return .failed("snapshots whose fields reproduce their state hash", "a \(part) mismatch at tick \(snapshot.tick)")
+                return .failed(
+                    "snapshots whose fields reproduce their state hash", "a \(part) mismatch at tick \(snapshot.tick)")
             }
             defer { previous = snapshot }
             guard let earlier = previous, snapshot.tick > earlier.tick, snapshot.tick - earlier.tick <= 6,
@@ -131,7 +132,8 @@ extension ConformanceCheck {
 
 /// Sends each player's target every 20 ms until `done` holds for both records or `limit` passes.
 private func steer(
-    _ a: Player, to targetA: (x: Float, y: Float), _ b: Player, to targetB: (x: Float, y: Float), within limit: Duration,
+    _ a: Player, to targetA: (x: Float, y: Float), _ b: Player, to targetB: (x: Float, y: Float),
+    within limit: Duration,
     done: (Player.Record, Player.Record) -> Bool
 ) async -> Bool {
     let end = ContinuousClock.now + limit

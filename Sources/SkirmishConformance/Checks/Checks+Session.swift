@@ -8,7 +8,7 @@ extension ConformanceCheck {
     ) { context in
         let (pair, failure) = try await context.pair().players()
         guard let (a, wa, b, wb) = pair else { return failure! }
-        defer { Task { await a.leave(); await b.leave() } }
+        defer { release(a, b) }
         guard wa.tickRate == 60, wb.tickRate == 60 else {
             return .failed("tick rate 60 in both Welcomes (Puck's 60 Hz)", "\(wa.tickRate) and \(wb.tickRate)")
         }
@@ -77,7 +77,7 @@ extension ConformanceCheck {
     ) { context in
         let (pair, failure) = try await context.pair().players()
         guard let (a, wa, b, _) = pair else { return failure! }
-        defer { Task { await a.leave(); await b.leave() } }
+        defer { release(a, b) }
         // Both play first: a session that never sent anything is not held for a resume.
         a.send(.paddleState(PaddleState(inputStep: 1, x: 160, y: 400, vx: 0, vy: 0)))
         b.send(.paddleState(PaddleState(inputStep: 1, x: 160, y: 400, vx: 0, vy: 0)))

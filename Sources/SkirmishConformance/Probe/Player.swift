@@ -40,11 +40,12 @@ final class Player: Sendable {
 
     /// Connects a player to `target` for `game` with `seats` seats over `link` (emulated inside the session).
     static func connect(
-        _ target: Target, game: GameKind = .puck, seats: UInt8 = 2, name: String, link: LinkProfile = .perfect,
-        seed: UInt64 = 1, streamLoops: any EventLoopGroup
+        _ target: Target, game: GameKind = .puck, seats: UInt8 = 2, match: UInt32 = 0, name: String,
+        link: LinkProfile = .perfect, seed: UInt64 = 1, streamLoops: any EventLoopGroup
     ) async throws -> Player {
         var configuration = AsyncClientSession.Configuration(
             target: target, game: game, seats: seats, name: name, seed: seed)
+        configuration.connection.match = match
         configuration.link = link
         configuration.streamLoops = streamLoops
         // The check, not the session, decides how long a server may take: the session never gives up first.
@@ -129,5 +130,13 @@ extension Player.Record {
         case .resuming: return "still resuming"
         case .closed(let cause): return "closed (\(cause))"
         }
+    }
+}
+
+/// Lets players go (each says goodbye) without holding up the check that used them: the next check starts while
+/// the goodbyes hop to the client loop.
+func release(_ players: Player...) {
+    Task {
+        for player in players { await player.leave() }
     }
 }

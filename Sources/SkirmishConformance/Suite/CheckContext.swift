@@ -13,28 +13,41 @@ struct CheckContext: Sendable {
     var isDatagram: Bool { target.transport == .udp }
 
     /// A player on the client runtime.
-    func player(_ name: String, link: LinkProfile = .perfect, seed: UInt64 = 1) async throws -> Player {
+    func player(_ name: String, link: LinkProfile = .perfect, seed: UInt64 = 1, match: UInt32 = 0) async throws
+        -> Player
+    {
         try await Player.connect(
-            target, name: "\(name)\(run)", link: isDatagram ? link : .perfect, seed: seed, streamLoops: group)
+            target, match: match, name: "\(name)\(run)", link: isDatagram ? link : .perfect, seed: seed,
+            streamLoops: group)
     }
 
-    /// Two players seated in one new Puck match (the server's matchmaking pairs them): both Welcomes, or a failure.
+    /// Two players seated in one new Puck match: both Welcomes, or a failure.
+    ///
+    /// The second player asks for the first one's match by id, so that the pair never splits across matches. When
+    /// the first landed beside someone else (a player some other client left waiting), the second cannot join that
+    /// full match; the pair is then made again, once, from fresh players.
     func pair(
         link: LinkProfile = .perfect, within limit: Duration = .seconds(10)
     ) async throws -> Result<(Player, Welcome, Player, Welcome), PairFailure> {
-        let a = try await player("cfa", link: link, seed: 11)
-        let b = try await player("cfb", link: link, seed: 23)
-        guard let wa = await a.seated(within: limit) else {
-            return .failure(PairFailure(players: [a, b], saw: "first player \(a.now.lastState)"))
+        var saw = ""
+        for attempt in 0..<2 {
+            let a = try await player("cfa\(attempt)-", link: link, seed: 11)
+            guard let wa = await a.seated(within: limit) else {
+                return .failure(PairFailure(players: [a], saw: "first player \(a.now.lastState)"))
+            }
+            let b = try await player("cfb\(attempt)-", link: link, seed: 23, match: wa.match)
+            guard let wb = await b.seated(within: limit) else {
+                saw = "second player, asking for match \(wa.match), \(b.now.lastState)"
+                release(a, b)
+                continue
+            }
+            guard wa.match == wb.match else {
+                return .failure(
+                    PairFailure(players: [a, b], saw: "the two players seated in matches \(wa.match) and \(wb.match)"))
+            }
+            return .success((a, wa, b, wb))
         }
-        guard let wb = await b.seated(within: limit) else {
-            return .failure(PairFailure(players: [a, b], saw: "second player \(b.now.lastState)"))
-        }
-        guard wa.match == wb.match else {
-            return .failure(
-                PairFailure(players: [a, b], saw: "the two players seated in matches \(wa.match) and \(wb.match)"))
-        }
-        return .success((a, wa, b, wb))
+        return .failure(PairFailure(players: [], saw: saw))
     }
 
     /// A raw probe on a new socket or connection.

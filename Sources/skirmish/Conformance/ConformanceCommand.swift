@@ -1,6 +1,7 @@
 import ArgumentParser
 import SkirmishConformance
 import SkirmishNet
+import SkirmishWire
 
 /// `skirmish conformance`: checks a server that claims to speak the Skirmish protocol, rule by rule.
 struct ConformanceCommand: AsyncParsableCommand {
