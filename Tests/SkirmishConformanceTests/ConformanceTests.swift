@@ -38,11 +38,12 @@ struct ConformanceTests {
         defer { Task { await proxy.stop() } }
         let target = Target(transport: .udp, host: "127.0.0.1", port: try #require(proxy.address.port))
         let report = await ConformanceSuite(only: [fault.check]).run(against: target)
-        let outcome = try #require(report.outcome(of: fault.check))
-        guard case .fail = outcome else {
-            Issue.record("\(fault.check) did not fail with \(fault): \(report.results.map(\.line))")
+        let result = try #require(report.results.first { $0.check.id == fault.check })
+        guard case .fail = result.outcome else {
+            Issue.record("\(fault.check) did not fail with \(fault): \(result.line)")
             return
         }
+        #expect(result.line.contains(fault.failure), "\(result.line)")
     }
 
     @Test("through the proxy with no fault every check passes: the failures above are the faults'")

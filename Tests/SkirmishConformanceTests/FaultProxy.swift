@@ -15,7 +15,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case wrongTickRate
     /// Datagrams with a missing or wrong trailer are sealed again and passed on, as if the MAC went unchecked.
     case trailerUnchecked
-    /// The server's resends of reliable packets are dropped: each reliable number reaches the client once at most.
+    /// The server's resends of relayed Chat messages are dropped: each reaches the client once at most, or never.
     case noResends
     /// Every unreliable packet from the server carries number 7.
     case frozenNumbering
@@ -51,6 +51,26 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .refusesResume: "session.resume"
         case .keepsSilentPeers: "session.timeout"
         case .diesOnGarbage: "hostile.input"
+        }
+    }
+
+    /// Words the check's failure line must hold: it failed on this fault's rule, not on something else.
+    var failure: String {
+        switch self {
+        case .numberedChallenge: "a 26-byte Challenge starting 534e4150 00000000 0002"
+        case .paddedChallenge: "at most 74 bytes in reply to a first Hello"
+        case .seatsWithoutCookie: "a Welcome (a seat with no cookie)"
+        case .wrongTickRate: "tick rate 60 in both Welcomes"
+        case .trailerUnchecked: "trailer"
+        case .noResends: "once each, in order"
+        case .frozenNumbering: "each unreliable number newer than the one before"
+        case .acceptsStale: "dropped, saw its input step"
+        case .unmirrored: "to see B's paddle at"
+        case .paddleEscapes: "own half, on the table"
+        case .wrongHash: "reproduce their state hash"
+        case .refusesResume: "a Welcome answering the resume"
+        case .keepsSilentPeers: "the silent peer was kept"
+        case .diesOnGarbage: "to keep getting snapshots"
         }
     }
 
@@ -236,7 +256,7 @@ private final class Relay: @unchecked Sendable {
         case (.wrongTickRate?, .welcome(var welcome)):
             welcome.tickRate = 30
             changed.message = .welcome(welcome)
-        case (.noResends?, _) where packet.message.type.delivery == .reliable:
+        case (.noResends?, .chat):
             guard link.seenReliable.insert(packet.number).inserted else { return }
         case (.frozenNumbering?, _) where packet.message.type.delivery == .unreliable:
             changed.number = 7

@@ -6,11 +6,11 @@ extension ConformanceCheck {
     /// duplicates and reorders packets both ways (UDP: emulated inside each client's session).
     static let reliableRelay = ConformanceCheck(
         id: "reliable.relay", title: "reliable messages arrive once, in order, under loss, duplication and reordering",
-        limit: .seconds(40)
+        limit: .seconds(60)
     ) { context in
         let link = LinkProfile(
             latency: .milliseconds(15), jitter: .milliseconds(10), loss: 0.2, duplicate: 0.1, reorder: 0.2)
-        let (pair, failure) = try await context.pair(link: link, within: .seconds(15)).players()
+        let (pair, failure) = try await context.pair(link: link, within: .seconds(10)).players()
         guard let (a, _, b, _) = pair else { return failure! }
         defer { release(a, b) }
         let count = 25
@@ -20,7 +20,7 @@ extension ConformanceCheck {
             a.send(.chat(Chat(text: textA)))
             b.send(.chat(Chat(text: textB)))
         }
-        let limit = Duration.seconds(25)
+        let limit = Duration.seconds(20)
         _ = await b.wait(limit) { $0.chats.count >= count }
         _ = await a.wait(limit) { $0.chats.count >= count }
         // A little longer for a late duplicate to show.
