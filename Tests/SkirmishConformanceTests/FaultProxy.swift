@@ -29,6 +29,8 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case wrongHash
     /// Hellos with a resume token are answered `Reject(resumeExpired)`.
     case refusesResume
+    /// The server's Pings never reach the client.
+    case dropsPings
     /// The proxy pings the server for every session every 300 ms, so no session ever goes silent.
     case keepsSilentPeers
     /// After the first datagram that does not decode, nothing passes either way: the server is dead.
@@ -49,6 +51,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .paddleEscapes: "puck.limits"
         case .wrongHash: "puck.replica"
         case .refusesResume: "session.resume"
+        case .dropsPings: "session.keepalive"
         case .keepsSilentPeers: "session.timeout"
         case .diesOnGarbage: "hostile.input"
         }
@@ -69,6 +72,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .paddleEscapes: "own half, on the table"
         case .wrongHash: "reproduce their state hash"
         case .refusesResume: "a Welcome answering the resume"
+        case .dropsPings: "Pings in 3.5 s to an idle peer"
         case .keepsSilentPeers: "the silent peer was kept"
         case .diesOnGarbage: "to keep getting snapshots"
         }
@@ -256,6 +260,8 @@ private final class Relay: @unchecked Sendable {
         case (.wrongTickRate?, .welcome(var welcome)):
             welcome.tickRate = 30
             changed.message = .welcome(welcome)
+        case (.dropsPings?, .ping):
+            return
         case (.noResends?, .chat):
             guard link.seenReliable.insert(packet.number).inserted else { return }
         case (.frozenNumbering?, _) where packet.message.type.delivery == .unreliable:

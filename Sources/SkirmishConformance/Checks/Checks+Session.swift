@@ -114,6 +114,36 @@ extension ConformanceCheck {
         }
     }
 
+    /// The server keeps an idle session alive: it Pings a peer it has sent nothing to for a second.
+    static let sessionKeepalive = ConformanceCheck(
+        id: "session.keepalive", title: "the server pings an idle peer every second", limit: .seconds(15)
+    ) { context in
+        let probe = try await context.probe()
+        defer { probe.close() }
+        // Snap, for four: a Puck table streams snapshots even to a lone player, a Snap table waiting for three
+        // more sends nothing, so the server has only its keepalive to send.
+        var hello = context.hello("idle")
+        hello.game = .snap
+        hello.seats = 4
+        guard let welcome = await probe.handshake(hello), case .welcome = welcome.message else {
+            return .failed("a Welcome to a Hello for Snap (4 seats)", "none within 5 s")
+        }
+        // The probe answers nothing, and the 5 s silence timeout is not reached in the 3.5 s it listens.
+        var pings = 0
+        var other: [String] = []
+        let end = ContinuousClock.now + .milliseconds(3_500)
+        while ContinuousClock.now < end {
+            guard let (packet, _) = await probe.receive(within: end - ContinuousClock.now) else { break }
+            if case .ping = packet.message { pings += 1 } else { other.append("\(packet.message.type)") }
+        }
+        guard pings >= 2 else {
+            return .failed(
+                "at least 2 Pings in 3.5 s to an idle peer (one a second)",
+                "\(pings)" + (other.isEmpty ? "" : " (and \(other.joined(separator: ", ")))"))
+        }
+        return .pass
+    }
+
     /// A peer that goes silent is disconnected after 5 s.
     static let sessionTimeout = ConformanceCheck(
         id: "session.timeout", title: "a peer silent for 5 s is disconnected", limit: .seconds(20)

@@ -24,7 +24,7 @@ public struct ConformanceSuite: Sendable {
         [
             .handshakeVector, .handshakeAmplification, .handshakeCookie, .sessionJoin, .sessionTrailer,
             .reliableRelay, .unreliableNumbering, .unreliableStaleInput, .puckMirroring, .puckLimits, .puckReplica,
-            .sessionResume, .sessionTimeout, .hostileInput,
+            .sessionResume, .sessionKeepalive, .sessionTimeout, .hostileInput,
         ]
     }
 
