@@ -133,10 +133,28 @@ extension Player.Record {
     }
 }
 
-/// Lets players go (each says goodbye) without holding up the check that used them: the next check starts while
-/// the goodbyes hop to the client loop.
+/// Lets players go (each says goodbye) without holding up the check that used them; the suite waits for the
+/// goodbyes after each check (``Goodbyes/drain()``), so none is lost when the process ends and no player of one check
+/// is still seated when the next starts.
 func release(_ players: Player...) {
-    Task {
-        for player in players { await player.leave() }
+    Goodbyes.add(
+        Task {
+            for player in players { await player.leave() }
+        })
+}
+
+/// Goodbyes under way, awaited between checks.
+enum Goodbyes {
+    private static let pending = Mutex<[Task<Void, Never>]>([])
+
+    static func add(_ task: Task<Void, Never>) { pending.withLock { $0.append(task) } }
+
+    /// Waits for every goodbye started so far.
+    static func drain() async {
+        let tasks = pending.withLock { tasks in
+            defer { tasks.removeAll() }
+            return tasks
+        }
+        for task in tasks { await task.value }
     }
 }

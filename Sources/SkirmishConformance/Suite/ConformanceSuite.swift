@@ -47,6 +47,7 @@ public struct ConformanceSuite: Sendable {
             } else {
                 let context = CheckContext(target: target, group: group, run: Self.runBase &+ index)
                 outcome = await Self.run(check, context: context)
+                await Goodbyes.drain()
             }
             let result = CheckResult(check: check, outcome: outcome)
             results.append(result)
