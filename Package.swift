@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "SkirmishNet", targets: ["SkirmishNet"]),
         .library(name: "SkirmishTelemetry", targets: ["SkirmishTelemetry"]),
         .library(name: "SkirmishServer", targets: ["SkirmishServer"]),
+        // `skirmish conformance` as a library: a team's own test suite can run the checks against its server.
+        .library(name: "SkirmishConformance", targets: ["SkirmishConformance"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -133,6 +135,18 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // `skirmish conformance`: the protocol's rules checked over the wire against any server, on the client
+        // runtime (sessions, link emulation) plus one raw probe for the bytes a well-behaved client never sends.
+        .target(
+            name: "SkirmishConformance",
+            dependencies: [
+                "SkirmishWire", "SkirmishGames", "SkirmishNet",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
         .target(name: "CAllocCounter"),
         .executableTarget(
@@ -150,6 +164,7 @@ let package = Package(
                 "SkirmishGames",
                 "SkirmishBench",
                 "SkirmishRun",
+                "SkirmishConformance",
                 "CAllocCounter",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -238,6 +253,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             packageAccess: false
+        ),
+        // The conformance suite against the real server on every transport, and against a fault-injecting proxy
+        // that breaks one rule at a time (each check shown able to fail).
+        .testTarget(
+            name: "SkirmishConformanceTests",
+            dependencies: [
+                "SkirmishConformance", "SkirmishServer", "SkirmishNet", "SkirmishWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),

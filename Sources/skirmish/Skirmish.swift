@@ -18,12 +18,13 @@ struct Skirmish: AsyncParsableCommand {
               skirmish ai-eval --quick              how well the AI plays across latency
               skirmish soak bots/soak.yaml          a nightly run with health checks
               skirmish compare base.json new.json   did a run regress against a baseline?
+              skirmish conformance --target udp://host:4000   does a server keep the protocol's rules?
               skirmish bench codec                  what this machine can do
             """,
         version: Version.text,
         subcommands: [
             SwarmCommand.self, SoakCommand.self, Serve.self, PracticeCommand.self, AIEvalCommand.self,
-            ReportCommand.self, CompareCommand.self, Bench.self,
+            ReportCommand.self, CompareCommand.self, ConformanceCommand.self, Bench.self,
         ]
     )
 }

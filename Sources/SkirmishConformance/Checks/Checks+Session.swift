@@ -1,0 +1,177 @@
+import SkirmishNet
+import SkirmishWire
+
+extension ConformanceCheck {
+    /// Two clients on the client runtime get seats in one match, with Welcomes as the spec lays them out.
+    static let sessionJoin = ConformanceCheck(
+        id: "session.join", title: "two clients are seated in one Puck match with well-formed Welcomes"
+    ) { context in
+        let (pair, failure) = try await context.pair().players()
+        guard let (a, wa, b, wb) = pair else { return failure! }
+        defer { release(a, b) }
+        guard wa.tickRate == 60, wb.tickRate == 60 else {
+            return .failed("tick rate 60 in both Welcomes (Puck's 60 Hz)", "\(wa.tickRate) and \(wb.tickRate)")
+        }
+        guard Set([wa.seat, wb.seat]) == [0, 1] else { return .failed("seats 0 and 1", "\(wa.seat) and \(wb.seat)") }
+        guard wa.peer != wb.peer else { return .failed("two different peer ids", "both \(wa.peer)") }
+        guard wa.resumeToken != 0, wb.resumeToken != 0, wa.resumeToken != wb.resumeToken else {
+            return .failed("two different non-zero resume tokens", "\(wa.resumeToken) and \(wb.resumeToken)")
+        }
+        if context.isDatagram {
+            guard wa.sessionKey != .zero, wb.sessionKey != .zero, wa.sessionKey != wb.sessionKey else {
+                return .failed("two different non-zero session keys over UDP", "\(wa.sessionKey) and \(wb.sessionKey)")
+            }
+        } else {
+            guard wa.sessionKey == .zero, wb.sessionKey == .zero else {
+                return .failed("a zero session key over \(context.transport.rawValue)", "a non-zero key")
+            }
+        }
+        return .pass
+    }
+
+    /// After the handshake a datagram must carry the session trailer: forged Disconnects without it change nothing,
+    /// and the server's own datagrams carry it.
+    static let sessionTrailer = ConformanceCheck(
+        id: "session.trailer", title: "datagrams without a valid session trailer are ignored",
+        transports: [.udp], limit: .seconds(15)
+    ) { context in
+        let probe = try await context.probe()
+        defer { probe.close() }
+        guard let welcome = await probe.handshake(context.hello("mac")), case .welcome = welcome.message else {
+            return .failed("a Welcome sealed with the key it carries", "none within 5 s")
+        }
+        var number: UInt32 = 0
+        func ping(_ count: UInt32, sealed: Bool = true) async -> Bool {
+            number += 1
+            probe.send(Packet(number: number, .ping(Ping(player: 0, count: count, sendTime: 1))), sealed: sealed)
+            return await probe.receive(within: .seconds(2)) { packet in
+                if case .pong(let pong) = packet.message { pong.count == count } else { false }
+            } != nil
+        }
+        guard await ping(0xC0DE_0001) else {
+            return .failed("a sealed Pong to a sealed Ping", "no Pong within 2 s (or not sealed with the session key)")
+        }
+        let disconnect = try Packet(.disconnect(Disconnect(reason: .quit))).encoded()
+        var wrongKey = disconnect + [UInt8](repeating: 0, count: SessionKey.trailerSize)
+        wrongKey.withUnsafeMutableBytes {
+            _ = SessionKey(key0: 1, key1: 2).seal($0, length: disconnect.count, from: .client)
+        }
+        probe.send(disconnect, sealed: false)
+        probe.send(disconnect + [1, 2, 3, 4, 5, 6, 7, 8], sealed: false)
+        probe.send(wrongKey, sealed: false)
+        if await ping(0xC0DE_0002, sealed: false) {
+            return .failed("no answer to a Ping without the session trailer", "a Pong")
+        }
+        guard await ping(0xC0DE_0003) else {
+            return .failed(
+                "the session to survive Disconnects without a valid trailer (a Pong to the next sealed Ping)",
+                "no Pong: the session ended")
+        }
+        return .pass
+    }
+
+    /// A dropped player takes its seat back with the Welcome's token; the token is single-use and rotated.
+    static let sessionResume = ConformanceCheck(
+        id: "session.resume", title: "a dropped player resumes its seat; the old token is then refused",
+        limit: .seconds(25)
+    ) { context in
+        let (pair, failure) = try await context.pair().players()
+        guard let (a, wa, b, _) = pair else { return failure! }
+        defer { release(a, b) }
+        // Both play first: a session that never sent anything is not held for a resume.
+        a.send(.paddleState(PaddleState(inputStep: 1, x: 160, y: 400, vx: 0, vy: 0)))
+        b.send(.paddleState(PaddleState(inputStep: 1, x: 160, y: 400, vx: 0, vy: 0)))
+        guard await a.wait(.seconds(5), until: { $0.snapshots.last?.lastInputStep == 1 }) != nil,
+            await b.wait(.seconds(5), until: { $0.snapshots.last?.lastInputStep == 1 }) != nil
+        else { return .failed("snapshots acknowledging input step 1 for both players", "none within 5 s") }
+        a.session.suspend()
+        a.session.resume()
+        let resumed = await a.wait(.seconds(10)) { record in
+            record.isClosed || (record.latestWelcome.map { $0 != wa } ?? false)
+        }
+        guard let record = resumed, let again = record.latestWelcome, again != wa else {
+            return .failed("a Welcome answering the resume within 10 s", a.now.lastState)
+        }
+        guard again.seat == wa.seat, again.match == wa.match else {
+            return .failed(
+                "the same seat \(wa.seat) in match \(wa.match)", "seat \(again.seat) in match \(again.match)")
+        }
+        guard again.resumeToken != 0, again.resumeToken != wa.resumeToken else {
+            return .failed("a new resume token in the resume's Welcome", "token \(again.resumeToken)")
+        }
+        let before = a.now.snapshots.count
+        guard await a.wait(.seconds(3), until: { $0.snapshots.count > before + 3 }) != nil else {
+            return .failed("snapshots to the resumed player", "none within 3 s")
+        }
+        // The old token was used: a Hello carrying it from anywhere else is refused.
+        let probe = try await context.probe()
+        defer { probe.close() }
+        switch await probe.handshake(context.hello("stale", resumeToken: wa.resumeToken))?.message {
+        case .reject(let reject)? where reject.reason == .resumeExpired: return .pass
+        case .reject(let reject)?: return .failed("Reject(resumeExpired) for a used token", "Reject(\(reject.reason))")
+        case .welcome?: return .failed("Reject(resumeExpired) for a used token", "a Welcome (the token was reused)")
+        default: return .failed("Reject(resumeExpired) for a used token", "no answer within 5 s")
+        }
+    }
+
+    /// The server keeps an idle session alive: it Pings a peer it has sent nothing to for a second.
+    static let sessionKeepalive = ConformanceCheck(
+        id: "session.keepalive", title: "the server pings an idle peer every second", limit: .seconds(15)
+    ) { context in
+        let probe = try await context.probe()
+        defer { probe.close() }
+        // Snap, for four: a Puck table streams snapshots even to a lone player, a Snap table waiting for three
+        // more sends nothing, so the server has only its keepalive to send.
+        var hello = context.hello("idle")
+        hello.game = .snap
+        hello.seats = 4
+        guard let welcome = await probe.handshake(hello), case .welcome = welcome.message else {
+            return .failed("a Welcome to a Hello for Snap (4 seats)", "none within 5 s")
+        }
+        // The probe answers nothing, and the 5 s silence timeout is not reached in the 3.5 s it listens.
+        var pings = 0
+        var other: [String] = []
+        let end = ContinuousClock.now + .milliseconds(3_500)
+        while ContinuousClock.now < end {
+            guard let (packet, _) = await probe.receive(within: end - ContinuousClock.now) else { break }
+            if case .ping = packet.message { pings += 1 } else { other.append("\(packet.message.type)") }
+        }
+        guard pings >= 2 else {
+            return .failed(
+                "at least 2 Pings in 3.5 s to an idle peer (one a second)",
+                "\(pings)" + (other.isEmpty ? "" : " (and \(other.joined(separator: ", ")))"))
+        }
+        return .pass
+    }
+
+    /// A peer that goes silent is disconnected after 5 s.
+    static let sessionTimeout = ConformanceCheck(
+        id: "session.timeout", title: "a peer silent for 5 s is disconnected", limit: .seconds(20)
+    ) { context in
+        let probe = try await context.probe()
+        defer { probe.close() }
+        guard let welcome = await probe.handshake(context.hello("mute")), case .welcome = welcome.message else {
+            return .failed("a Welcome", "none within 5 s")
+        }
+        var number: UInt32 = 0
+        func ping(_ count: UInt32) async -> Bool {
+            number += 1
+            let stamped = context.isDatagram ? number : 0
+            probe.send(Packet(number: stamped, .ping(Ping(player: 0, count: count, sendTime: 1))))
+            return await probe.receive(within: .seconds(2)) { packet in
+                if case .pong(let pong) = packet.message { pong.count == count } else { false }
+            } != nil
+        }
+        guard await ping(0x5111_0001) else { return .failed("a Pong to a Ping", "none within 2 s") }
+        // Silent: read what comes, answer nothing, for 7 s (the 5 s rule and a margin).
+        let quiet = ContinuousClock.now + .seconds(7)
+        while ContinuousClock.now < quiet, !probe.isClosed {
+            _ = await probe.receiveRaw(within: quiet - ContinuousClock.now)
+        }
+        if probe.isClosed { return .pass }
+        if await ping(0x5111_0002) {
+            return .failed("no session after 7 s of silence (no Pong)", "a Pong: the silent peer was kept")
+        }
+        return .pass
+    }
+}

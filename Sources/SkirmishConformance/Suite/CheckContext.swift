@@ -1,0 +1,78 @@
+import NIOCore
+import SkirmishNet
+import SkirmishWire
+
+/// What a check works with: the target, the loops, and a way to make players and raw probes.
+struct CheckContext: Sendable {
+    let target: Target
+    let group: any EventLoopGroup
+    /// Distinguishes the names (and link seeds) of this check's players from those of earlier checks.
+    let run: Int
+
+    var transport: Transport { target.transport }
+    var isDatagram: Bool { target.transport == .udp }
+
+    /// A player on the client runtime.
+    func player(_ name: String, link: LinkProfile = .perfect, seed: UInt64 = 1, match: UInt32 = 0) async throws
+        -> Player
+    {
+        try await Player.connect(
+            target, match: match, name: "\(name)\(run)", link: isDatagram ? link : .perfect, seed: seed,
+            streamLoops: group)
+    }
+
+    /// Two players seated in one new Puck match: both Welcomes, or a failure.
+    ///
+    /// The second player asks for the first one's match by id, so that the pair never splits across matches. When
+    /// the first landed beside someone else (a player some other client left waiting), the second cannot join that
+    /// full match; the pair is then made again, once, from fresh players.
+    func pair(
+        link: LinkProfile = .perfect, within limit: Duration = .seconds(10)
+    ) async throws -> Result<(Player, Welcome, Player, Welcome), PairFailure> {
+        var saw = ""
+        for attempt in 0..<2 {
+            let a = try await player("cfa\(attempt)-", link: link, seed: 11)
+            guard let wa = await a.seated(within: limit) else {
+                return .failure(PairFailure(players: [a], saw: "first player \(a.now.lastState)"))
+            }
+            let b = try await player("cfb\(attempt)-", link: link, seed: 23, match: wa.match)
+            guard let wb = await b.seated(within: limit) else {
+                saw = "second player, asking for match \(wa.match), \(b.now.lastState)"
+                release(a, b)
+                continue
+            }
+            guard wa.match == wb.match else {
+                return .failure(
+                    PairFailure(players: [a, b], saw: "the two players seated in matches \(wa.match) and \(wb.match)"))
+            }
+            return .success((a, wa, b, wb))
+        }
+        return .failure(PairFailure(players: [], saw: saw))
+    }
+
+    /// A raw probe on a new socket or connection.
+    func probe() async throws -> RawProbe { try await RawProbe.open(target, group: group) }
+
+    /// The first Hello of a probe: puck, 2 seats, any match.
+    func hello(_ name: String = "probe", cookie: Cookie = .zero, resumeToken: UInt64 = 0) -> Hello {
+        Hello(game: .puck, seats: 2, cookie: cookie, resumeToken: resumeToken, name: "\(name)\(run)")
+    }
+}
+
+/// Why two players did not end up in one match; the players are kept so the check can let them go.
+struct PairFailure: Error {
+    var players: [Player]
+    var saw: String
+}
+
+extension Result where Failure == PairFailure {
+    /// The pair, or the failure outcome for a check that needs one (its players told to leave).
+    func players() async -> (pair: Success?, outcome: CheckOutcome?) {
+        switch self {
+        case .success(let pair): return (pair, nil)
+        case .failure(let failure):
+            for player in failure.players { await player.leave() }
+            return (nil, .failed("two players seated in one Puck match within 10 s", failure.saw))
+        }
+    }
+}

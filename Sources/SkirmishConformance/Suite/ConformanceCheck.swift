@@ -1,0 +1,57 @@
+import SkirmishNet
+import SkirmishWire
+
+/// One rule of the protocol that a server claiming to speak it must keep, checked over the wire.
+public struct ConformanceCheck: Sendable, Identifiable {
+    /// A short fixed name (`handshake.amplification`), what `--only` takes.
+    public let id: String
+    /// What the check proves, in a few words.
+    public let title: String
+    /// The transports the rule applies to; on another the check is skipped, and the skip is reported and counted.
+    public let transports: Set<Transport>
+    /// The longest the check may take before it fails as timed out.
+    public let limit: Duration
+    let body: @Sendable (CheckContext) async throws -> CheckOutcome
+
+    init(
+        id: String, title: String, transports: Set<Transport> = [.udp, .tcp, .webSocket],
+        limit: Duration = .seconds(20), body: @escaping @Sendable (CheckContext) async throws -> CheckOutcome
+    ) {
+        self.id = id
+        self.title = title
+        self.transports = transports
+        self.limit = limit
+        self.body = body
+    }
+}
+
+/// How one check came out.
+public enum CheckOutcome: Sendable, Hashable {
+    /// The server kept the rule.
+    case pass
+    /// It did not: what the rule expects, and what the server did instead.
+    case fail(expected: String, saw: String)
+    /// The rule does not apply to the target's transport (or could not be exercised); why.
+    case skip(String)
+
+    /// A failure: `expected`, then `saw`.
+    static func failed(_ expected: String, _ saw: String) -> CheckOutcome { .fail(expected: expected, saw: saw) }
+}
+
+/// One check's result: the check and its outcome.
+public struct CheckResult: Sendable {
+    /// The check that ran.
+    public let check: ConformanceCheck
+    /// How it came out.
+    public let outcome: CheckOutcome
+
+    /// The line printed for it: `PASS  id  title`, `FAIL  id  title: expected X, saw Y`, or
+    /// `SKIP  id  title: not applicable to tcp`.
+    public var line: String {
+        switch outcome {
+        case .pass: "PASS  \(check.id)  \(check.title)"
+        case .fail(let expected, let saw): "FAIL  \(check.id)  \(check.title): expected \(expected), saw \(saw)"
+        case .skip(let why): "SKIP  \(check.id)  \(check.title): \(why)"
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import NIOCore
+import NIOPosix
+import SkirmishNet
+import SkirmishWire
+
+/// The checks a server that claims to speak the Skirmish protocol must pass, and how to run them against one.
+///
+/// Each check exercises one rule of the wire protocol (the SkirmishWire article *The Skirmish wire protocol*)
+/// over a real connection to the target, with the same client runtime the swarm's bots use, and reports pass or
+/// fail with what it expected and saw; a rule that does not apply to the target's transport is skipped, and the
+/// skip is reported and counted. The article *SkirmishConformance* describes every check.
+public struct ConformanceSuite: Sendable {
+    /// The checks to run, in order.
+    public let checks: [ConformanceCheck]
+
+    /// The whole suite, or the checks whose id is in `only` (every check when `only` is empty).
+    public init(only: [String] = []) {
+        checks = only.isEmpty ? Self.all : Self.all.filter { only.contains($0.id) }
+    }
+
+    /// Every check, in the order they run: handshake first, then delivery, the game, the session's lifetime, and
+    /// hostile input last.
+    public static var all: [ConformanceCheck] {
+        [
+            .handshakeVector, .handshakeAmplification, .handshakeCookie, .sessionJoin, .sessionTrailer,
+            .reliableRelay, .unreliableNumbering, .unreliableStaleInput, .puckMirroring, .puckLimits, .puckReplica,
+            .sessionResume, .sessionKeepalive, .sessionTimeout, .hostileInput,
+        ]
+    }
+
+    /// The ids of every check.
+    public static var ids: [String] { all.map(\.id) }
+
+    /// Runs the checks one after another against `target`, calling `report` with each result as it comes.
+    ///
+    /// Every check is bounded by its ``ConformanceCheck/limit`` (a check that runs out fails as timed out), so the
+    /// whole run is bounded by their sum. Checks run one at a time, so that players of one never meet another's.
+    public func run(
+        against target: Target, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        report: @Sendable (CheckResult) -> Void = { _ in }
+    ) async -> ConformanceReport {
+        var results: [CheckResult] = []
+        for (index, check) in checks.enumerated() {
+            let outcome: CheckOutcome
+            if !check.transports.contains(target.transport) {
+                outcome = .skip("not applicable to \(target.transport.rawValue)")
+            } else {
+                let context = CheckContext(target: target, group: group, run: Self.runBase &+ index)
+                outcome = await Self.run(check, context: context)
+                await Goodbyes.drain()
+            }
+            let result = CheckResult(check: check, outcome: outcome)
+            results.append(result)
+            report(result)
+        }
+        return ConformanceReport(results: results)
+    }
+
+    /// The longest a whole run of `checks` may take: the sum of their limits.
+    public var limit: Duration { checks.reduce(.zero) { $0 + $1.limit } }
+
+    /// A number per process, so that names of players of two runs against one server differ.
+    private static let runBase = Int.random(in: 1_000..<9_000) * 100
+
+    private static func run(_ check: ConformanceCheck, context: CheckContext) async -> CheckOutcome {
+        await withTaskGroup(of: CheckOutcome?.self) { group in
+            group.addTask {
+                do {
+                    return try await check.body(context)
+                } catch {
+                    return .failed("the check to run", "an error: \(error)")
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: check.limit)
+                return Task.isCancelled ? nil : .failed("an answer within \(check.limit)", "the check still waiting")
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .failed("an answer within \(check.limit)", "the check cancelled")
+        }
+    }
+}
+
+/// The results of a run.
+public struct ConformanceReport: Sendable {
+    /// One per check, in order.
+    public let results: [CheckResult]
+
+    /// Checks passed.
+    public var passed: Int { results.filter { $0.outcome == .pass }.count }
+    /// Checks failed.
+    public var failed: Int {
+        results.filter {
+            if case .fail = $0.outcome { true } else { false }
+        }.count
+    }
+    /// Checks skipped (not applicable to the transport).
+    public var skipped: Int {
+        results.filter {
+            if case .skip = $0.outcome { true } else { false }
+        }.count
+    }
+
+    /// The summary line: `12 passed, 0 failed, 2 skipped`.
+    public var summary: String { "\(passed) passed, \(failed) failed, \(skipped) skipped" }
+
+    /// Whether every check that ran passed (skips do not fail a run).
+    public var allPassed: Bool { failed == 0 }
+
+    /// The outcome of the check `id`, if it ran.
+    public func outcome(of id: String) -> CheckOutcome? { results.first { $0.check.id == id }?.outcome }
+}
+
+extension ConformanceSuite {
+    /// Checks that something answers at `target` before the suite runs: a TCP or WebSocket connection (and upgrade)
+    /// opens, or a UDP Hello gets any answer within 3 s.
+    ///
+    /// - Throws: ``Unreachable``, naming the target, what happened and what to try.
+    public static func reach(_ target: Target, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton)
+        async throws(Unreachable)
+    {
+        let probe: RawProbe
+        do {
+            probe = try await RawProbe.open(target, group: group, timeout: .seconds(3))
+        } catch {
+            throw Unreachable(target: target, problem: "cannot connect: \(error)")
+        }
+        defer { probe.close() }
+        guard target.transport == .udp else { return }
+        let hello = Hello(game: .puck, seats: 2, name: "reach")
+        probe.send(Packet(.hello(hello)), sealed: false)
+        guard await probe.receiveRaw(within: .seconds(3)) != nil else {
+            throw Unreachable(target: target, problem: "no answer to a Hello within 3 s")
+        }
+    }
+
+    /// A target that does not answer, with what to check.
+    public struct Unreachable: Error, Sendable, CustomStringConvertible {
+        /// The target as given.
+        public var target: Target
+        /// What happened.
+        public var problem: String
+
+        /// The target, the problem, and what to try.
+        public var description: String {
+            "\(target) does not answer (\(problem)). Check that a server listens there on that transport, for "
+                + "example `skirmish serve` (which prints its listening lines), and that the host and port are right."
+        }
+    }
+}

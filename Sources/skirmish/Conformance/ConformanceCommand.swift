@@ -1,0 +1,86 @@
+import ArgumentParser
+import SkirmishConformance
+import SkirmishNet
+import SkirmishWire
+
+/// `skirmish conformance`: checks a server that claims to speak the Skirmish protocol, rule by rule.
+struct ConformanceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "conformance",
+        abstract: "Check that a server speaks the Skirmish protocol: one line per rule, pass or fail, exit 0 or 1.",
+        discussion: """
+            For teams writing their own server (the h2spec or Autobahn of this protocol). Each check exercises one \
+            rule of the wire protocol over a real connection — handshake and cookie rules, the spec's example bytes, \
+            reliable delivery under emulated loss, duplication and reordering, unreliable numbering, mirroring, \
+            paddle limits, state hashes against a replica, timeouts, resume, hostile input — and prints
+
+              PASS  id  title
+              FAIL  id  title: expected X, saw Y
+              SKIP  id  title: not applicable to tcp
+
+            then a summary. Exit status: 0 when every check that ran passed, 1 when one failed, 2 for bad input (a \
+            target that does not parse or does not answer). Rules that only exist over UDP (cookie, amplification, \
+            session trailer, numbering) are skipped on TCP and WebSocket, and the skips are counted. Every check has \
+            a time limit, so a run ends by itself (about 35 s over UDP, 20 s over TCP or WebSocket, against a local \
+            server).
+
+            Examples:
+              skirmish serve &          the reference server; it prints its listening lines
+              skirmish conformance --target udp://127.0.0.1:4000
+              skirmish conformance --target ws://127.0.0.1:8080/ws --only session.resume
+              skirmish conformance --list
+            """
+    )
+
+    @Option(
+        help: ArgumentHelp(
+            "The server to check: udp://HOST:PORT, tcp://HOST:PORT or ws://HOST:PORT/PATH.", valueName: "url"))
+    var target: String?
+
+    @Option(
+        name: .customLong("only"),
+        help: ArgumentHelp("Run only this check (repeat for more); see --list for the ids.", valueName: "check-id"))
+    var only: [String] = []
+
+    @Flag(help: "List the checks (id, transports, title) and exit.")
+    var list = false
+
+    func validate() throws {
+        if list { return }
+        guard let target else {
+            throw ValidationError("--target is required, for example --target udp://127.0.0.1:4000.")
+        }
+        do {
+            _ = try Target(parsing: target)
+        } catch {
+            throw ValidationError("--target: \(error)")
+        }
+        let unknown = only.filter { !ConformanceSuite.ids.contains($0) }
+        guard unknown.isEmpty else {
+            throw ValidationError(
+                "--only \(unknown.joined(separator: ", ")): no such check. The checks are: "
+                    + ConformanceSuite.ids.joined(separator: ", ") + ".")
+        }
+    }
+
+    func run() async throws {
+        if list {
+            for check in ConformanceSuite.all {
+                let transports = check.transports.map(\.rawValue).sorted().joined(separator: ",")
+                print("\(check.id)  [\(transports)]  \(check.title)")
+            }
+            return
+        }
+        let target = try Target(parsing: target ?? "")
+        do {
+            try await ConformanceSuite.reach(target)
+        } catch {
+            throw ValidationError("--target: \(error)")
+        }
+        let suite = ConformanceSuite(only: only)
+        print("conformance of \(target): \(suite.checks.count) checks, at most \(suite.limit)")
+        let report = await suite.run(against: target) { result in print(result.line) }
+        print(report.summary)
+        if !report.allPassed { throw ExitCode(1) }
+    }
+}

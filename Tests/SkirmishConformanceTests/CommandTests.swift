@@ -1,0 +1,99 @@
+import Foundation
+import SkirmishServer
+import SkirmishWire
+import Testing
+
+/// `skirmish conformance` as a person runs it: the built executable, its lines and its exit status.
+@Suite(.serialized)
+struct CommandTests {
+    @Test("exit 0 with PASS lines and the summary against the reference server")
+    func passesWithZero() async throws {
+        let server = try await ReferenceServer.start(configuration: ServerConfiguration())
+        defer { Task { await server.shutdown() } }
+        let port = try #require(server.addresses.udp?.port)
+        let run = try await runSkirmish([
+            "conformance", "--target", "udp://127.0.0.1:\(port)", "--only", "handshake.vector", "--only",
+            "session.join",
+        ])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("PASS  handshake.vector  "))
+        #expect(run.stdout.contains("PASS  session.join  "))
+        #expect(run.stdout.contains("2 passed, 0 failed, 0 skipped"))
+    }
+
+    @Test("exit 1 with a FAIL line saying what was expected and seen when a rule is broken")
+    func failsWithOne() async throws {
+        let server = try await ReferenceServer.start(configuration: ServerConfiguration())
+        defer { Task { await server.shutdown() } }
+        let proxy = try await FaultProxy.start(fault: .unmirrored, server: try #require(server.addresses.udp))
+        defer { Task { await proxy.stop() } }
+        let port = try #require(proxy.address.port)
+        let run = try await runSkirmish([
+            "conformance", "--target", "udp://127.0.0.1:\(port)", "--only", "puck.mirroring",
+        ])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("FAIL  puck.mirroring  "))
+        #expect(run.stdout.contains("expected A to see B's paddle at"))
+        #expect(run.stdout.contains("0 passed, 1 failed, 0 skipped"))
+    }
+
+    @Test("exit 2 naming the input and the fix for a target that does not parse", arguments: ["foo://x", "udp://host"])
+    func badTarget(_ text: String) async throws {
+        let run = try await runSkirmish(["conformance", "--target", text])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("is not a target"))
+        #expect(run.stderr.contains("udp://HOST:PORT"))
+    }
+
+    @Test("--list names every check")
+    func list() async throws {
+        let run = try await runSkirmish(["conformance", "--list"])
+        #expect(run.status == 0)
+        for id in ["handshake.cookie", "reliable.relay", "session.resume", "hostile.input"] {
+            #expect(run.stdout.contains(id))
+        }
+    }
+}
+
+/// Runs the built `skirmish` with `arguments` and waits (at most two minutes) for it to end.
+private func runSkirmish(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = try executable()
+    process.arguments = arguments
+    let logs = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: logs) }
+    let out = logs.appendingPathComponent("stdout")
+    let err = logs.appendingPathComponent("stderr")
+    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+    process.standardOutput = try FileHandle(forWritingTo: out)
+    process.standardError = try FileHandle(forWritingTo: err)
+    try process.run()
+    let deadline = ContinuousClock.now + .seconds(120)
+    while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+    if process.isRunning {
+        process.terminate()
+        Issue.record("skirmish \(arguments.joined(separator: " ")) did not end within 120 s")
+    }
+    process.waitUntilExit()
+    let stdout = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+    let stderr = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+    return (process.terminationStatus, stdout, stderr)
+}
+
+/// The executable built beside this test bundle (any scratch path), else under `.build`.
+private func executable() throws -> URL {
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    var candidates: [URL] = []
+    for _ in 0..<4 {
+        candidates.append(directory.appendingPathComponent("skirmish"))
+        directory = directory.deletingLastPathComponent()
+    }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    candidates += [".build/debug/skirmish", ".build/release/skirmish"].map { root.appendingPathComponent($0) }
+    for url in candidates where FileManager.default.isExecutableFile(atPath: url.path) { return url }
+    Issue.record("no skirmish executable beside the tests or under .build; run `swift build --build-tests`")
+    throw CocoaError(.fileNoSuchFile)
+}

@@ -1,0 +1,82 @@
+import NIOCore
+import NIOPosix
+import SkirmishConformance
+import SkirmishNet
+import SkirmishServer
+import SkirmishWire
+import Testing
+
+/// The conformance suite against the real reference server, and against a proxy that breaks one rule at a time.
+///
+/// Serialized: each test runs a whole server and several players, and the checks' time limits are generous but
+/// real; two suites at once on a two-core machine would only measure each other.
+@Suite(.serialized)
+struct ConformanceTests {
+    @Test("the reference server passes every check", arguments: Transport.allCases)
+    func referenceServerPasses(_ transport: Transport) async throws {
+        let server = try await ReferenceServer.start(configuration: ServerConfiguration())
+        defer { Task { await server.shutdown() } }
+        let report = await ConformanceSuite().run(against: try target(transport, of: server))
+        let lines = report.results.map(\.line).joined(separator: "\n")
+        #expect(report.failed == 0, "\(lines)")
+        #expect(report.results.count == ConformanceSuite.all.count)
+        let udpOnly = ConformanceSuite.all.filter { !$0.transports.contains(transport) }.count
+        #expect(report.skipped == udpOnly, "\(lines)")
+        #expect(transport != .udp || report.skipped == 0)
+    }
+
+    @Test("every check has a fault that must make it fail")
+    func everyCheckHasAFault() {
+        #expect(Set(Fault.allCases.map(\.check)) == Set(ConformanceSuite.ids))
+    }
+
+    @Test("each check fails against the server with its rule broken", arguments: Fault.allCases)
+    func checkFails(_ fault: Fault) async throws {
+        let server = try await ReferenceServer.start(configuration: ServerConfiguration())
+        defer { Task { await server.shutdown() } }
+        let proxy = try await FaultProxy.start(fault: fault, server: try #require(server.addresses.udp))
+        defer { Task { await proxy.stop() } }
+        let target = Target(transport: .udp, host: "127.0.0.1", port: try #require(proxy.address.port))
+        let report = await ConformanceSuite(only: [fault.check]).run(against: target)
+        let result = try #require(report.results.first { $0.check.id == fault.check })
+        guard case .fail = result.outcome else {
+            Issue.record("\(fault.check) did not fail with \(fault): \(result.line)")
+            return
+        }
+        #expect(result.line.contains(fault.failure), "\(result.line)")
+    }
+
+    @Test("through the proxy with no fault every check passes: the failures above are the faults'")
+    func transparentProxyPasses() async throws {
+        let server = try await ReferenceServer.start(configuration: ServerConfiguration())
+        defer { Task { await server.shutdown() } }
+        let proxy = try await FaultProxy.start(fault: nil, server: try #require(server.addresses.udp))
+        defer { Task { await proxy.stop() } }
+        let target = Target(transport: .udp, host: "127.0.0.1", port: try #require(proxy.address.port))
+        let report = await ConformanceSuite().run(against: target)
+        #expect(report.failed == 0, "\(report.results.map(\.line).joined(separator: "\n"))")
+        #expect(report.passed == ConformanceSuite.all.count)
+    }
+
+    @Test("a target where nothing listens is reported as unreachable")
+    func unreachableTarget() async throws {
+        // A port that was free a moment ago: bound, noted, closed.
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(channel.localAddress?.port)
+        try await channel.close()
+        await #expect(throws: ConformanceSuite.Unreachable.self) {
+            try await ConformanceSuite.reach(Target(transport: .tcp, host: "127.0.0.1", port: port))
+        }
+    }
+
+    private func target(_ transport: Transport, of server: ReferenceServer) throws -> Target {
+        switch transport {
+        case .udp: Target(transport: .udp, host: "127.0.0.1", port: try #require(server.addresses.udp?.port))
+        case .tcp: Target(transport: .tcp, host: "127.0.0.1", port: try #require(server.addresses.tcp?.port))
+        case .webSocket:
+            Target(
+                transport: .webSocket, host: "127.0.0.1", port: try #require(server.addresses.http?.port), path: "/ws")
+        }
+    }
+}
