@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
 import SkirmishNet
@@ -65,20 +64,13 @@ final class RawProbe: Sendable {
                 .connectTimeout(TimeAmount(timeout))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        let upgrader = NIOWebSocketClientUpgrader(
-                            maxFrameSize: WireLimits.maxFrame + 16,
-                            upgradePipelineHandler: { channel, _ in
-                                channel.eventLoop.makeCompletedFuture {
-                                    channel.pipeline.syncOperations.removeHandler(
-                                        name: UpgradeRequest.name, promise: nil)
-                                    try channel.pipeline.syncOperations.addHandler(MessageReader(inbox: inbox))
-                                    upgraded.succeed()
-                                }
-                            })
-                        try channel.pipeline.syncOperations.addHTTPClientHandlers(
-                            withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
-                        try channel.pipeline.syncOperations.addHandler(
-                            UpgradeRequest(target: target, failed: upgraded), name: UpgradeRequest.name)
+                        try WebSocketLinkSetup.configure(
+                            channel, target: target,
+                            upgraded: {
+                                try $0.pipeline.syncOperations.addHandler(MessageReader(inbox: inbox))
+                                upgraded.succeed()
+                            },
+                            failed: { upgraded.fail(ProbeError(text: $0)) })
                     }
                 }
                 .connect(host: target.host, port: target.port).get()
@@ -315,42 +307,6 @@ private final class MessageReader: ChannelInboundHandler, Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) { inbox.close() }
-}
-
-/// Sends the upgrade GET once connected; a plain HTTP answer fails the upgrade.
-private final class UpgradeRequest: ChannelInboundHandler, RemovableChannelHandler, Sendable {
-    typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundOut = HTTPClientRequestPart
-    static let name = "conformance.upgrade-request"
-    let target: Target
-    let failed: EventLoopPromise<Void>
-
-    init(target: Target, failed: EventLoopPromise<Void>) {
-        self.target = target
-        self.failed = failed
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        var headers = HTTPHeaders()
-        headers.add(name: "Host", value: "\(target.host):\(target.port)")
-        headers.add(name: "Content-Length", value: "0")
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.path, headers: headers)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        context.fireChannelActive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head(let head) = unwrapInboundIn(data), head.status != .switchingProtocols {
-            failed.fail(ProbeError(text: "the server refused the WebSocket upgrade: \(head.status.code)"))
-            context.close(promise: nil)
-        }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        failed.fail(ProbeError(text: "the server closed the connection before the WebSocket upgrade"))
-        context.fireChannelInactive()
-    }
 }
 
 /// A probe that could not connect, with why.

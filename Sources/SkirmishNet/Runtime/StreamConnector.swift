@@ -162,20 +162,32 @@ final class WebSocketLinkHandler: StreamLinkHandler {
 }
 
 /// The client side of the WebSocket upgrade: an HTTP GET to the target's path, then binary frames.
-enum WebSocketLinkSetup {
-    static func configure(_ channel: any Channel, target: Target, link: StreamLink) throws {
+package enum WebSocketLinkSetup {
+    /// Adds the HTTP client and upgrade handlers to `channel`: once the server switches protocols `upgraded` adds
+    /// the handlers that read the frames; a refusal, an error or a close before that is reported to `failed`.
+    package static func configure(
+        _ channel: any Channel, target: Target, upgraded: @escaping @Sendable (any Channel) throws -> Void,
+        failed: @escaping (String) -> Void
+    ) throws {
         let upgrader = NIOWebSocketClientUpgrader(
             maxFrameSize: WireLimits.maxFrame + 16,
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {
                     channel.pipeline.syncOperations.removeHandler(name: UpgradeRequest.name, promise: nil)
-                    try channel.pipeline.syncOperations.addHandler(WebSocketLinkHandler(link: link))
+                    try upgraded(channel)
                 }
             })
         let configuration: NIOHTTPClientUpgradeConfiguration = (upgraders: [upgrader], completionHandler: { _ in })
         try channel.pipeline.syncOperations.addHTTPClientHandlers(withClientUpgrade: configuration)
         try channel.pipeline.syncOperations.addHandler(
-            UpgradeRequest(target: target, link: link), name: UpgradeRequest.name)
+            UpgradeRequest(target: target, failed: failed), name: UpgradeRequest.name)
+    }
+
+    static func configure(_ channel: any Channel, target: Target, link: StreamLink) throws {
+        try configure(
+            channel, target: target,
+            upgraded: { try $0.pipeline.syncOperations.addHandler(WebSocketLinkHandler(link: link)) },
+            failed: link.failed)
     }
 }
 
@@ -186,11 +198,11 @@ private final class UpgradeRequest: ChannelInboundHandler, RemovableChannelHandl
 
     static let name = "skirmish.upgrade-request"
     private let target: Target
-    private let link: StreamLink
+    private let failed: (String) -> Void
 
-    init(target: Target, link: StreamLink) {
+    init(target: Target, failed: @escaping (String) -> Void) {
         self.target = target
-        self.link = link
+        self.failed = failed
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -205,18 +217,18 @@ private final class UpgradeRequest: ChannelInboundHandler, RemovableChannelHandl
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let head) = unwrapInboundIn(data), head.status != .switchingProtocols {
-            link.failed("the server refused the WebSocket upgrade: \(head.status.code) \(head.status.reasonPhrase)")
+            failed("the server refused the WebSocket upgrade: \(head.status.code) \(head.status.reasonPhrase)")
             context.close(promise: nil)
         }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        link.failed("\(error)")
+        failed("\(error)")
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        link.failed("the server closed the connection before the WebSocket upgrade")
+        failed("the server closed the connection before the WebSocket upgrade")
         context.fireChannelInactive()
     }
 }
