@@ -20,14 +20,17 @@ import Testing
                 #expect(back.x.bitPattern == puck.x.bitPattern && back.vy.bitPattern == puck.vy.bitPattern)
             }
         }
-        for saved in [true, false] {
-            let ended = ShotEvent.ended(number: 42, saved: saved)
-            #expect(ShotEvent(text: ended.text) == ended)
+        for outcome in ShotReferee.Outcome.allCases {
+            for error: Float? in [nil, 0, 12.625, 301.5] {
+                let ended = ShotEvent.ended(number: 42, outcome: outcome, interceptError: error)
+                #expect(ShotEvent(text: ended.text) == ended, "\(ended.text)")
+            }
         }
     }
 
     @Test(arguments: [
-        "hello", "shot", "shot x saved", "shot 1 scored", "shot 1 saved now", "shot 1 served tick=1",
+        "hello", "shot", "shot x saved", "shot 1 scored", "shot 1 saved now", "shot 1 served tick=1", "shot 1 saved",
+        "shot 1 goal", "shot 1 goal error=-1", "shot 1 stopped error=nan", "shot 1 timeout err=1",
         "shot 1 served tick=1 x=1 y=1 vx=1 vy=1 angle=0 spin=0 bounces=-1",
         "shot 1 served tick=1 x=nan y=1 vx=1 vy=1 angle=0 spin=0 bounces=0",
         "shot 1 served tick=1 x=1 x=2 y=1 vx=1 vy=1 angle=0 spin=0 bounces=0",
