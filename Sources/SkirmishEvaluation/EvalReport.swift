@@ -71,6 +71,7 @@ package struct EvalReport: Codable, Sendable {
     package var link = "one-way latency ±20 % jitter (at least 1 ms), 2 % loss, each direction"
     /// What a save is (``SkirmishGames/ShotReferee``), and how the intervals are made.
     package var saveDefinition = EvalReport.saveDefinitionText
+    /// How the save-rate intervals are made (session-clustered bootstraps).
     package var intervals = EvalReport.intervalText
     /// Whether the AI under test predicted (`--no-prediction` turns it off).
     package var predicts = true

@@ -52,7 +52,7 @@ struct AIEvalCommand: AsyncParsableCommand {
     @Option(help: "Seeded shots per latency row (at least 1,000 for the reported save rates).")
     var shots = 1_000
 
-    @Option(help: "Matches per latency row against each rival (chaser, no-prediction).")
+    @Option(help: "Matches per latency row against each rival (chaser, no-prediction, kalman).")
     var matches = 6
 
     @Option(help: "A match still running after this many seconds ends; the higher score wins.")
