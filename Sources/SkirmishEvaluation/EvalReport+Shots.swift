@@ -46,6 +46,8 @@ extension EvalReport {
         var timeouts: Int
         /// Paddle centre to puck centre at the tick the puck crossed the defence line (``SkirmishGames/ShotReferee``).
         var interceptErrorPx: Percentiles
+        /// Paddle centre to the puck's line of travel at the first contact, over the shots the AI touched.
+        var contactOffsetPx: Percentiles
         /// The baselines on the same shots (the ones the AI's sessions completed).
         var stillPaddle: Rate
         var noPrediction: Rate
@@ -108,14 +110,18 @@ extension EvalReport {
                 keys.contains(ShotKey(series: series, number: shot.number))
             }
             var errors = Samples()
-            for (_, shot) in chosen { if let error = shot.interceptError { errors.add(error) } }
+            var offsets = Samples()
+            for (_, shot) in chosen {
+                if let error = shot.interceptError { errors.add(error) }
+                if let offset = shot.contactOffset { offsets.add(offset) }
+            }
             func count(_ outcome: ShotReferee.Outcome) -> Int { chosen.filter { $0.1.outcome == outcome }.count }
             shots.append(
                 ShotRow(
                     latencyMs: latency, bounces: label,
                     ai: Self.rate(sessions, seed: seed) { filter($1) }, stopped: count(.stopped),
                     returned: count(.returned), goals: count(.goal), timeouts: count(.timeout),
-                    interceptErrorPx: Percentiles(errors),
+                    interceptErrorPx: Percentiles(errors), contactOffsetPx: Percentiles(offsets),
                     stillPaddle: Self.rate(baselines.still, seed: seed, keep: same),
                     noPrediction: Self.rate(baselines.noPrediction, seed: seed, keep: same),
                     kalman: Self.rate(baselines.kalman, seed: seed, keep: same)))
@@ -198,12 +204,14 @@ extension EvalReport {
             intervals + "; baselines on the same shots: a still paddle at the AI's home spot, the AI with "
                 + "prediction off, the ported Robot Air Hockey Challenge Kalman baseline")
         lines.append(
-            "intercept error: paddle centre to puck centre at the tick the puck crosses the defence line (y = 400), "
-                + "from the server's table, px")
+            "intercept error (err): paddle centre to puck centre at the tick the puck crosses the defence line "
+                + "(y = 400; a puck already touched is taken where it would have been), from the server's table, px; "
+                + "contact offset (off): paddle centre to the puck's line of travel at the first contact, px")
         lines.append(
             pad("latency", 9) + pad("bounces", 8) + pad("shots", 6, left: true) + pad("saves", 9, left: true)
                 + pad("95 % (sessions)", 16, left: true) + pad("stop/ret/goal/t-o", 19, left: true)
-                + pad("err p50", 8, left: true) + pad("p95", 7, left: true) + pad("still", 8, left: true)
+                + pad("err p50", 8, left: true) + pad("p95", 7, left: true) + pad("off p50", 8, left: true)
+                + pad("p95", 6, left: true) + pad("still", 8, left: true)
                 + pad("no pred", 9, left: true) + pad("kalman", 8, left: true))
         for row in shots {
             lines.append(
@@ -213,6 +221,8 @@ extension EvalReport {
                     + pad("\(row.stopped)/\(row.returned)/\(row.goals)/\(row.timeouts)", 19, left: true)
                     + pad(number(row.interceptErrorPx.p50), 8, left: true)
                     + pad(number(row.interceptErrorPx.p95), 7, left: true)
+                    + pad(number(row.contactOffsetPx.p50), 8, left: true)
+                    + pad(number(row.contactOffsetPx.p95), 6, left: true)
                     + pad(rateText(row.stillPaddle), 8, left: true) + pad(rateText(row.noPrediction), 9, left: true)
                     + pad(rateText(row.kalman), 8, left: true))
         }

@@ -10,7 +10,7 @@ import SkirmishWire
 ///   as it plays — and compared with S's puck: the server's authoritative state at the predicted tick. Spans across a
 ///   goal, a pause or a serve are skipped.
 /// - **Shots** (with the server's shot machine): each served ``ShotEvent`` is booked with its bounces; its `.ended`
-///   event carries the outcome and the physical intercept error, both judged by the server's ``ShotReferee`` on the
+///   event carries the outcome, the physical intercept error and the contact offset, all judged by the server's ``ShotReferee`` on the
 ///   authoritative table (never on this client's model of it). Any ``SkirmishOpponent/PuckAgent`` can be probed this
 ///   way, so baselines face the same shots.
 package struct OpponentProbe: Sendable {
@@ -22,6 +22,8 @@ package struct OpponentProbe: Sendable {
         var outcome: ShotReferee.Outcome?
         /// Paddle centre to puck centre at the tick the puck crossed the defence line, px (``ShotReferee``).
         var interceptError: Double?
+        /// Paddle centre to the puck's line of travel at the defender's first contact, px (``ShotReferee``).
+        var contactOffset: Double?
 
         /// Whether the shot was saved (stopped or returned); `nil` while it is in play.
         var saved: Bool? { outcome.map(\.isSave) }
@@ -73,11 +75,12 @@ package struct OpponentProbe: Sendable {
         switch ShotEvent(text: text) {
         case .served(let number, let tick, _, let bounces):
             shots.append(Shot(number: Int(number), bounces: bounces, servedTick: tick))
-        case .ended(let number, let outcome, let error):
+        case .ended(let number, let outcome, let error, let offset):
             guard let index = shots.lastIndex(where: { $0.number == Int(number) }), shots[index].outcome == nil
             else { return }
             shots[index].outcome = outcome
             shots[index].interceptError = error.map(Double.init)
+            shots[index].contactOffset = offset.map(Double.init)
         case nil:
             break
         }

@@ -74,7 +74,7 @@ import Testing
             TableSnapshot.Puck(x: 90, y: 150, vx: 0, vy: 12, angle: 0, spin: 0), paddleAt: away
         ) { _ in away }
         #expect(outcome == .goal)
-        #expect(!referee.touched)
+        #expect(!referee.touched && referee.contactOffset == nil)
         // Paddle (270, 300) to the puck crossing y = 400 at x = 90.
         let error = referee.interceptError ?? 0
         #expect(error > 200 && error < 215, "\(error)")
@@ -88,6 +88,8 @@ import Testing
         #expect(referee.touched)
         #expect(outcome == .stopped)
         #expect((referee.interceptError ?? 99) < 15)
+        // Met through its centre.
+        #expect(referee.contactOffset == 0)
     }
 
     @Test func aStrikeThatSendsThePuckBackIsReturned() {
@@ -96,6 +98,7 @@ import Testing
         ) { tick in tick < 3 ? PuckTarget(x: 160, y: 420) : PuckTarget(x: 160, y: 280) }
         #expect(outcome == .returned)
         #expect(referee.touched)
+        #expect(referee.contactOffset == 0)
     }
 
     @Test func aPuckLeftWanderingIsATimeoutNotASave() {
@@ -142,7 +145,8 @@ import Testing
         for (index, outcome) in outcomes.enumerated() {
             let number = UInt32(index + 1)
             probe.chat(ShotEvent.served(number: number, tick: number * 100, puck: puck, bounces: index % 3).text)
-            probe.chat(ShotEvent.ended(number: number, outcome: outcome, interceptError: error).text)
+            probe.chat(
+                ShotEvent.ended(number: number, outcome: outcome, interceptError: error, contactOffset: error / 2).text)
         }
         return EvalRunner.ShotSession(
             series: series, probe: probe, decisionNanos: Samples(), lateNanos: Samples(), ended: "done")

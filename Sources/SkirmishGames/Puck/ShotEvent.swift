@@ -11,18 +11,20 @@ package enum ShotEvent: Sendable, Hashable {
     /// frame; `bounces` is the side-wall bounces the shot was aimed with.
     case served(number: UInt32, tick: UInt32, puck: TableSnapshot.Puck, bounces: Int)
     /// Shot `number` ended as `outcome` (``ShotReferee``, judged on the server's own table); `interceptError` is the
-    /// physical intercept error in px, `nil` when the shot ended before its tick came.
-    case ended(number: UInt32, outcome: ShotReferee.Outcome, interceptError: Float?)
+    /// physical intercept error in px, `nil` when the shot ended before its tick came; `contactOffset` the contact
+    /// offset in px, `nil` when the defender never touched the puck.
+    case ended(number: UInt32, outcome: ShotReferee.Outcome, interceptError: Float?, contactOffset: Float?)
 
     /// The Chat text: `shot 3 served tick=120 x=… y=… vx=… vy=… angle=… spin=… bounces=1`,
-    /// `shot 3 stopped error=12.5` (`error=none` without a measurement).
+    /// `shot 3 stopped error=12.5 offset=3.25` (`none` without a measurement).
     package var text: String {
         switch self {
         case .served(let number, let tick, let p, let bounces):
             "shot \(number) served tick=\(tick) x=\(p.x) y=\(p.y) vx=\(p.vx) vy=\(p.vy) angle=\(p.angle) "
                 + "spin=\(p.spin) bounces=\(bounces)"
-        case .ended(let number, let outcome, let error):
-            "shot \(number) \(outcome.rawValue) error=\(error.map { "\($0)" } ?? "none")"
+        case .ended(let number, let outcome, let error, let offset):
+            "shot \(number) \(outcome.rawValue) error=\(error.map { "\($0)" } ?? "none") "
+                + "offset=\(offset.map { "\($0)" } ?? "none")"
         }
     }
 
@@ -32,16 +34,11 @@ package enum ShotEvent: Sendable, Hashable {
         guard words.count >= 3, words[0] == "shot", let number = UInt32(words[1]) else { return nil }
         switch words[2] {
         case let word where ShotReferee.Outcome(rawValue: String(word)) != nil:
-            guard words.count == 4, words[3].hasPrefix("error="),
-                let outcome = ShotReferee.Outcome(rawValue: String(word))
+            guard words.count == 5, let outcome = ShotReferee.Outcome(rawValue: String(word)),
+                case .some(let error) = Self.measure(words[3], named: "error="),
+                case .some(let offset) = Self.measure(words[4], named: "offset=")
             else { return nil }
-            let value = words[3].dropFirst("error=".count)
-            if value == "none" {
-                self = .ended(number: number, outcome: outcome, interceptError: nil)
-            } else {
-                guard let error = Float(value), error.isFinite, error >= 0 else { return nil }
-                self = .ended(number: number, outcome: outcome, interceptError: error)
-            }
+            self = .ended(number: number, outcome: outcome, interceptError: error, contactOffset: offset)
         case "served":
             var fields: [Substring: Substring] = [:]
             for word in words.dropFirst(3) {
@@ -63,5 +60,14 @@ package enum ShotEvent: Sendable, Hashable {
         default:
             return nil
         }
+    }
+
+    /// `name` followed by a finite distance ≥ 0 (`.some(value)`) or `none` (`.some(nil)`); `nil` for anything else.
+    private static func measure(_ word: Substring, named name: String) -> Float?? {
+        guard word.hasPrefix(name) else { return nil }
+        let value = word.dropFirst(name.count)
+        if value == "none" { return .some(nil) }
+        guard let number = Float(value), number.isFinite, number >= 0 else { return nil }
+        return .some(number)
     }
 }

@@ -24,6 +24,11 @@ import SkirmishWire
 /// then the puck's centre is where the untouched puck would be at that tick (its free path from the serve, which the
 /// deterministic physics gives exactly), so a paddle standing on the line where the shot was going scores 0 however
 /// early the contact.
+///
+/// A paddle that meets the puck ahead of the line and drives through it is elsewhere by that tick, so a second figure
+/// says how well the paddle met the puck: the **contact offset**, at the defender's first contact, the distance from
+/// the paddle's centre to the line the puck was travelling along (0 for a hit through its centre, up to the 60 px
+/// contact distance for a graze); `nil` when the defender never touched it.
 package struct ShotReferee: Sendable {
     /// How a shot ended.
     package enum Outcome: String, Sendable, Hashable, CaseIterable, Codable {
@@ -48,6 +53,8 @@ package struct ShotReferee: Sendable {
     package private(set) var touched = false
     /// The physical intercept error, px, once the tick of the crossing has passed.
     package private(set) var interceptError: Float?
+    /// The contact offset, px, once the defender has touched the puck.
+    package private(set) var contactOffset: Float?
     /// The puck as if nobody touched it (canonical frame), followed until it crosses the defence line.
     private var free: TableSnapshot.Puck
     private var freeCrossed = false
@@ -72,7 +79,15 @@ package struct ShotReferee: Sendable {
         let dx = puck.x - paddle.x
         let dy = puck.y - paddle.y
         let reach = PuckConstants.contactDistance + PuckConstants.hitSpeed.upperBound + 1
-        if expected != puck, dx * dx + dy * dy < reach * reach { touched = true }
+        if !touched, expected != puck, dx * dx + dy * dy < reach * reach {
+            touched = true
+            // The puck is where it moved freely this tick; `expected` still carries the velocity it came in with.
+            let speed = (expected.vx * expected.vx + expected.vy * expected.vy).squareRoot()
+            let ox = paddle.x - expected.x
+            let oy = paddle.y - expected.y
+            contactOffset =
+                speed > 0 ? abs(ox * expected.vy - oy * expected.vx) / speed : (ox * ox + oy * oy).squareRoot()
+        }
         previous = puck
         if !freeCrossed {
             _ = PuckMatch.advanceFreePuck(&free)

@@ -78,7 +78,9 @@ package struct ShotMachine: Sendable {
             state = .inFlight(referee)
             return
         }
-        let ended = ShotEvent.ended(number: number, outcome: outcome, interceptError: referee.interceptError)
+        let ended = ShotEvent.ended(
+            number: number, outcome: outcome, interceptError: referee.interceptError,
+            contactOffset: referee.contactOffset)
         out.append(MatchOutput(seat: configuration.defender, .chat(Chat(text: ended.text))))
         state = .waiting(ticks: 0)
     }
