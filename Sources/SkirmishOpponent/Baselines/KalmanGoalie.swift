@@ -8,9 +8,11 @@ import SkirmishWire
 /// What is ported, in this table's units (px, 60 Hz ticks) and the player's own frame (its goal at y = 480):
 ///
 /// - **Puck tracker**: a Kalman filter on the puck *position only* (the baseline observes x, y and yaw, never the
-///   velocity), constant velocity with linear damping, one independent position–velocity filter per axis (the
-///   baseline's noise matrices are diagonal, so its covariance separates the same way). Snapshots are stepped in by
-///   their server tick. A jump of more than 60 px (a serve, a goal's reset) restarts the axis at rest.
+///   velocity), one independent position–velocity filter per axis (the baseline's noise matrices are diagonal, so
+///   its covariance separates the same way). The baseline's motion model is constant velocity with linear damping
+///   fitted to its table; here it is fitted to this one, whose friction takes 0.1 px/tick off each axis per tick
+///   above 0.3 px/tick (an extended Kalman filter: the Jacobian is the constant-velocity one). Snapshots are stepped
+///   in by their server tick. A jump of more than 60 px (a serve, a goal's reset) restarts the axis at rest.
 /// - **Wall-bounce model**: a prediction that crosses a side wall, or an end wall outside the goal mouth, is reflected
 ///   there (the baseline's rim collision, with restitution 1 since this table's walls keep the speed).
 /// - **1 s prediction horizon**: from the filtered state, the puck is rolled forward for the time the newest
@@ -37,15 +39,19 @@ package struct KalmanGoalie: PuckAgent {
             vv = 100
         }
 
-        /// One tick of the constant-velocity model with linear damping.
+        /// One tick of the motion model: friction, then motion, as the table does it.
         mutating func predict() {
-            let a = 1 - KalmanGoalie.damping
+            let friction = PuckConstants.friction
+            if velocity > PuckConstants.restSpeed {
+                velocity -= friction
+            } else if velocity < -PuckConstants.restSpeed {
+                velocity += friction
+            }
             position += velocity
-            velocity *= a
-            // P ← F P Fᵀ + Q with F = [[1, 1], [0, a]].
+            // P ← F P Fᵀ + Q with the Jacobian F = [[1, 1], [0, 1]].
             let npp = pp + 2 * pv + vv + KalmanGoalie.positionNoise
-            let npv = a * (pv + vv)
-            let nvv = a * a * vv + KalmanGoalie.velocityNoise
+            let npv = pv + vv
+            let nvv = vv + KalmanGoalie.velocityNoise
             (pp, pv, vv) = (npp, npv, nvv)
         }
 
@@ -74,8 +80,6 @@ package struct KalmanGoalie: PuckAgent {
     package static let horizonTicks = 60
     /// Where it stands with nothing to do, own frame.
     package static let home: (x: Float, y: Float) = (160, 425)
-    /// Linear damping per tick (the baseline's `damping`, fitted here to a 10 px/tick shot losing 0.1 per tick).
-    static let damping: Float = 0.01
     static let positionNoise: Float = 0.01
     static let velocityNoise: Float = 0.05
     static let measurementNoise: Float = 0.05
