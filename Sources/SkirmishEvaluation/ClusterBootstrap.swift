@@ -10,7 +10,8 @@ import SkirmishWire
 /// *Bootstrap Methods and their Application*, 1997, §3.8: resampling the clusters).
 ///
 /// Seeded, so a run's report is reproducible. With fewer than two sessions there is nothing to resample and the
-/// interval is the Wilson one.
+/// interval is the Wilson one; with fewer than ``fewSessions`` the percentile bootstrap is known to come out too
+/// narrow, so the interval is the wider of the two at each end.
 package struct ClusterBootstrap: Sendable {
     /// One session's successes and trials.
     package struct Cluster: Sendable, Hashable {
@@ -22,6 +23,9 @@ package struct ClusterBootstrap: Sendable {
             self.trials = trials
         }
     }
+
+    /// Below this many sessions the interval is widened to at least the Wilson interval.
+    package static let fewSessions = 10
 
     /// Resamples drawn.
     package var resamples: Int
@@ -61,6 +65,8 @@ package struct ClusterBootstrap: Sendable {
             let rank = Int((q * Double(rates.count)).rounded(.up))
             return rates[min(max(rank, 1), rates.count) - 1]
         }
-        return (pooled.rate, at(0.025), at(0.975))
+        guard used.count < Self.fewSessions else { return (pooled.rate, at(0.025), at(0.975)) }
+        let wilson = pooled.wilson95
+        return (pooled.rate, min(at(0.025), wilson.low), max(at(0.975), wilson.high))
     }
 }

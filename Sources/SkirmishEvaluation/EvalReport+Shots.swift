@@ -21,7 +21,8 @@ extension EvalReport {
     /// How the intervals are made, as the report states it.
     package static let intervalText =
         "95 % intervals are session-clustered percentile bootstraps: 2,000 resamples of whole shot sessions "
-        + "(about 50 shots each) with replacement, seeded; a session's shots are not independent"
+        + "(about 50 shots each) with replacement, seeded, never narrower than Wilson below 10 sessions; a session's "
+        + "shots are not independent"
 
     /// A save rate with its session-clustered bootstrap interval.
     package struct Rate: Codable, Sendable {

@@ -42,6 +42,13 @@ import Testing
         #expect(a.low != c.low || a.high != c.high)
     }
 
+    @Test func fewSessionsAreNeverNarrowerThanWilson() {
+        let three = [40, 41, 39].map { ClusterBootstrap.Cluster(successes: $0, trials: 50) }
+        let interval = ClusterBootstrap(seed: 2).interval(three)
+        let wilson = Proportion(successes: 120, trials: 150).wilson95
+        #expect(interval.low <= wilson.low && interval.high >= wilson.high)
+    }
+
     @Test func oneSessionFallsBackToWilson() {
         let one = ClusterBootstrap().interval([ClusterBootstrap.Cluster(successes: 40, trials: 50)])
         let wilson = Proportion(successes: 40, trials: 50).wilson95
