@@ -101,11 +101,9 @@ package struct EvalAgent<Inner: PuckAgent>: Agent {
         let started = ContinuousClock.now
         let input = inner!.act(now: now.seconds)
         let took = ContinuousClock.now - started
-        let opponent = inner as? Opponent
         record.update { result in
             result.lateNanos.add(late)
             result.decisionNanos.add(Double(took.nanoseconds))
-            if result.probe != nil, let opponent { result.probe!.decided(opponent) }
         }
         if let input { context.send(.paddleState(input)) }
     }

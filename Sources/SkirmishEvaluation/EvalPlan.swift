@@ -15,6 +15,8 @@ package struct EvalPlan: Sendable {
     package var sessions: Int
     package var parallel: Int
     package var seed: UInt64
+    /// Whether the AI under test predicts (`--no-prediction` turns it off, to reproduce that baseline alone).
+    package var predicts = true
 
     package init(
         shots: Int, matches: Int, matchSeconds: Int, latencies: [Int], difficulty: Opponent.Difficulty,
@@ -32,36 +34,32 @@ package struct EvalPlan: Sendable {
         self.seed = seed
     }
 
-    package var totalShots: Int { shots * latencies.count + curveShots * Opponent.Difficulty.allCases.count }
+    /// Every shot the run plays: each latency row's AI and its no-prediction and Kalman baselines, the still paddle
+    /// once (it ignores the link), and the difficulty curve.
+    package var totalShots: Int {
+        shots * latencies.count * ShotKind.perLatency.count + stillSessionShots.reduce(0, +)
+            + curveShots * Opponent.Difficulty.allCases.count
+    }
+
+    /// The still paddle's sessions: session `k` plays the most shots any row's session `k` does, so every row finds
+    /// its shots there.
+    var stillSessionShots: [Int] {
+        let main = Self.split(shots, into: Self.chunks(shots, of: Self.shotsPerSession))
+        let curve =
+            curveShots > 0 ? Self.split(curveShots, into: Self.chunks(curveShots, of: Self.shotsPerSession)) : []
+        return (0..<max(main.count, curve.count)).map {
+            max($0 < main.count ? main[$0] : 0, $0 < curve.count ? curve[$0] : 0)
+        }
+    }
     package var totalMatches: Int { matches * EvalRunner.Rival.allCases.count * latencies.count }
 
     package func run(with runner: EvalRunner) async throws -> EvalReport {
         var report = EvalReport(difficulty: difficulty.rawValue, seed: seed, matchSeconds: matchSeconds)
-        let configuration = OpponentConfiguration(difficulty: difficulty)
-        let levels = Opponent.Difficulty.allCases
-        // Shots are played in sessions of at most `shotsPerSession`, the latency rows and the curve's presets
-        // interleaved so every row progresses together; at most `sessions` run at once.
-        var shotJobs: [ShotJob] = []
-        var rowJobs: [[ShotJob]] = []
-        let perSession = min(max((totalShots + sessions - 1) / sessions, 10), Self.shotsPerSession)
-        for (row, latency) in latencies.enumerated() {
-            rowJobs.append(
-                Self.split(shots, into: Self.chunks(shots, of: perSession)).map {
-                    ShotJob(row, $0, configuration, latency, curve: false)
-                })
-        }
-        if curveShots > 0 {
-            for (row, level) in levels.enumerated() {
-                let preset = OpponentConfiguration(difficulty: level)
-                rowJobs.append(
-                    Self.split(curveShots, into: Self.chunks(curveShots, of: perSession)).map {
-                        ShotJob(row, $0, preset, curveLatency, curve: true)
-                    })
-            }
-        }
-        for index in 0..<(rowJobs.map(\.count).max() ?? 0) {
-            for jobs in rowJobs where index < jobs.count { shotJobs.append(jobs[index]) }
-        }
+        report.predicts = predicts
+        var underTest = OpponentConfiguration(difficulty: difficulty)
+        underTest.predicts = predicts
+        let configuration = underTest
+        let shotJobs = shotJobs(configuration: configuration)
         var matchJobs: [MatchJob] = []
         for latency in latencies where matches > 0 {
             for rival in EvalRunner.Rival.allCases {
@@ -80,16 +78,24 @@ package struct EvalPlan: Sendable {
         }
         let (allShots, allMatches) = try await (shotResults, matchResults)
         let matchSessions = allMatches.filter(\.1.played)
-        let shotSessions = allShots.filter { !$0.0.curve }.map { ($0.0.row, $0.1) }
-        let curveSessions = allShots.filter { $0.0.curve }.map { ($0.0.row, $0.1) }
+        let shotSessions = allShots.filter { $0.0.kind == .ai }.map(\.1)
+        let curveSessions = allShots.filter { $0.0.kind == .curve }.map(\.1)
+        let still = allShots.filter { $0.0.kind == .still }.map(\.1)
         for (row, latency) in latencies.enumerated() {
-            report.addShots(shotSessions.filter { $0.0 == row }.map(\.1), latency: latency)
+            func sessions(_ kind: ShotKind) -> [EvalRunner.ShotSession] {
+                allShots.filter { $0.0.kind == kind && $0.0.row == row }.map(\.1)
+            }
+            report.addShots(
+                sessions(.ai), latency: latency,
+                baselines: ShotBaselines(still: still, noPrediction: sessions(.noPrediction), kalman: sessions(.kalman))
+            )
         }
         if curveShots > 0 {
             report.addCurve(
-                levels.enumerated().map { row, level in (level.rawValue, curveSessions.filter { $0.0 == row }.map(\.1))
+                Opponent.Difficulty.allCases.enumerated().map { row, level in
+                    (level.rawValue, allShots.filter { $0.0.kind == .curve && $0.0.row == row }.map(\.1))
                 },
-                latency: curveLatency)
+                latency: curveLatency, still: still)
         }
         for latency in latencies where matches > 0 {
             for rival in EvalRunner.Rival.allCases {
@@ -100,29 +106,79 @@ package struct EvalPlan: Sendable {
             report.addPredictions(
                 matchSessions.filter { $0.0.latency == latency }.compactMap(\.1.probe), latency: latency)
         }
-        report.addDecisions(shotSessions.map(\.1.decisionNanos) + matchSessions.map(\.1.decisionNanos))
+        report.addDecisions(shotSessions.map(\.decisionNanos) + matchSessions.map(\.1.decisionNanos))
         report.addEndings(shots: allShots.map(\.1.ended), matches: allMatches.map(\.1.ended))
         report.addLateness(
-            shotSessions.map(\.1.lateNanos) + curveSessions.map(\.1.lateNanos) + matchSessions.map(\.1.lateNanos))
+            shotSessions.map(\.lateNanos) + curveSessions.map(\.lateNanos) + matchSessions.map(\.1.lateNanos))
         report.checkTargets()
         return report
     }
 
+    /// Who a shot session measures.
+    package enum ShotKind: Sendable, Hashable {
+        /// The AI under test at a latency row.
+        case ai
+        /// Its baselines at the same row, on the same shots.
+        case noPrediction, kalman
+        /// The still paddle, once for every row (it sends nothing the link could change).
+        case still
+        /// A difficulty preset at the curve's latency.
+        case curve
+
+        /// What every latency row plays.
+        static let perLatency: [ShotKind] = [.ai, .noPrediction, .kalman]
+    }
+
     package struct ShotJob: Sendable {
+        /// The latency row, or the preset's index on the curve.
         var row: Int
         var shots: Int
-        var configuration: OpponentConfiguration
+        var defender: ShotDefender
         var latency: Int
-        /// A difficulty-curve session (`row` is then the preset's index).
-        var curve: Bool
+        var kind: ShotKind
+        /// The session's number in its row: the same number serves the same shots.
+        var series: Int
+    }
 
-        init(_ row: Int, _ shots: Int, _ configuration: OpponentConfiguration, _ latency: Int, curve: Bool) {
-            self.row = row
-            self.shots = shots
-            self.configuration = configuration
-            self.latency = latency
-            self.curve = curve
+    /// The shot sessions of the plan, the rows interleaved so every row progresses together. Session `k` of every row
+    /// has the same series number and so the same shots (``stillSessionShots`` for the still paddle's).
+    func shotJobs(configuration: OpponentConfiguration) -> [ShotJob] {
+        let perSession = Self.shotsPerSession
+        let main = Self.split(shots, into: Self.chunks(shots, of: perSession))
+        let curve = curveShots > 0 ? Self.split(curveShots, into: Self.chunks(curveShots, of: perSession)) : []
+        var rows: [[ShotJob]] = []
+        var blind = configuration
+        blind.predicts = false
+        for (row, latency) in latencies.enumerated() {
+            for kind in ShotKind.perLatency {
+                let defender: ShotDefender =
+                    switch kind {
+                    case .noPrediction: .ai(blind)
+                    case .kalman: .kalman
+                    default: .ai(configuration)
+                    }
+                rows.append(
+                    main.enumerated().map {
+                        ShotJob(row: row, shots: $1, defender: defender, latency: latency, kind: kind, series: $0)
+                    })
+            }
         }
+        rows.append(
+            stillSessionShots.enumerated().map {
+                ShotJob(row: 0, shots: $1, defender: .stillPaddle, latency: 0, kind: .still, series: $0)
+            })
+        for (row, level) in Opponent.Difficulty.allCases.enumerated() where !curve.isEmpty {
+            let preset = ShotDefender.ai(OpponentConfiguration(difficulty: level))
+            rows.append(
+                curve.enumerated().map {
+                    ShotJob(row: row, shots: $1, defender: preset, latency: curveLatency, kind: .curve, series: $0)
+                })
+        }
+        var jobs: [ShotJob] = []
+        for index in 0..<(rows.map(\.count).max() ?? 0) {
+            for row in rows where index < row.count { jobs.append(row[index]) }
+        }
+        return jobs
     }
 
     package struct MatchJob: Sendable {
@@ -137,7 +193,7 @@ package struct EvalPlan: Sendable {
         let deadline = NIODeadline.now() + .seconds(Int64(waves * longest * 4 + 60))
         return try await Self.bounded(jobs, parallel: sessions) { number, job in
             let session = try await runner.shots(
-                job.shots, configuration: job.configuration,
+                job.shots, defender: job.defender, series: job.series,
                 link: EvalRunner.link(latencyMilliseconds: job.latency), session: number, deadline: deadline)
             return (job, session)
         }

@@ -19,18 +19,6 @@ package struct EvalReport: Codable, Sendable {
         }
     }
 
-    package struct ShotRow: Codable, Sendable {
-        var latencyMs: Int
-        /// `all`, `0`, `1` or `2+` side-wall bounces.
-        var bounces: String
-        var shots: Int
-        var saved: Int
-        var saveRate: Double
-        var wilson95Low: Double
-        var wilson95High: Double
-        var interceptErrorPx: Percentiles
-    }
-
     package struct PredictionRow: Codable, Sendable {
         var latencyMs: Int
         var horizonMs: Int
@@ -70,23 +58,6 @@ package struct EvalReport: Codable, Sendable {
         var maxMs: Double?
     }
 
-    package struct CurvePoint: Codable, Sendable {
-        var difficulty: String
-        var shots: Int
-        var saved: Int
-        var saveRate: Double
-        var wilson95Low: Double
-        var wilson95High: Double
-        var interceptErrorP95Px: Double?
-    }
-
-    package struct Curve: Codable, Sendable {
-        var latencyMs: Int
-        var points: [CurvePoint]
-        /// Whether the save rate never falls from easy to expert.
-        package var monotone: Bool
-    }
-
     package struct TargetCheck: Codable, Sendable {
         var name: String
         var value: Double?
@@ -98,6 +69,12 @@ package struct EvalReport: Codable, Sendable {
     package var seed: UInt64
     package var matchSeconds: Int
     package var link = "one-way latency ±20 % jitter (at least 1 ms), 2 % loss, each direction"
+    /// What a save is (``SkirmishGames/ShotReferee``), and how the intervals are made.
+    package var saveDefinition = EvalReport.saveDefinitionText
+    /// How the save-rate intervals are made (session-clustered bootstraps).
+    package var intervals = EvalReport.intervalText
+    /// Whether the AI under test predicted (`--no-prediction` turns it off).
+    package var predicts = true
     package var shots: [ShotRow] = []
     package var predictions: [PredictionRow] = []
     package var matches: [MatchRow] = []
@@ -111,7 +88,8 @@ package struct EvalReport: Codable, Sendable {
     private var lateSamples = Samples()
 
     private enum CodingKeys: String, CodingKey {
-        case difficulty, seed, matchSeconds, link, shots, predictions, matches, decisionTime, tickLateness, curve,
+        case difficulty, seed, matchSeconds, link, saveDefinition, intervals, predicts, shots, predictions, matches,
+            decisionTime, tickLateness, curve,
             targets, cutShort
     }
 
@@ -122,43 +100,6 @@ package struct EvalReport: Codable, Sendable {
     }
 
     // MARK: Building
-
-    package mutating func addShots(_ sessions: [EvalRunner.ShotSession], latency: Int) {
-        let all = sessions.flatMap(\.probe.shots).filter { $0.saved != nil }
-        for (label, filter) in [
-            ("all", { (_: OpponentProbe.Shot) in true }), ("0", { $0.bounces == 0 }), ("1", { $0.bounces == 1 }),
-            ("2+", { $0.bounces >= 2 }),
-        ] as [(String, (OpponentProbe.Shot) -> Bool)] {
-            let chosen = all.filter(filter)
-            var errors = Samples()
-            for shot in chosen { if let error = shot.interceptError { errors.add(error) } }
-            let saved = Proportion(successes: chosen.filter { $0.saved == true }.count, trials: chosen.count)
-            let interval = saved.wilson95
-            shots.append(
-                ShotRow(
-                    latencyMs: latency, bounces: label, shots: chosen.count, saved: saved.successes,
-                    saveRate: saved.rate, wilson95Low: interval.low, wilson95High: interval.high,
-                    interceptErrorPx: Percentiles(errors)))
-        }
-    }
-
-    package mutating func addCurve(_ levels: [(String, [EvalRunner.ShotSession])], latency: Int) {
-        var points: [CurvePoint] = []
-        for (name, sessions) in levels {
-            let all = sessions.flatMap(\.probe.shots).filter { $0.saved != nil }
-            var errors = Samples()
-            for shot in all { if let error = shot.interceptError { errors.add(error) } }
-            let saved = Proportion(successes: all.filter { $0.saved == true }.count, trials: all.count)
-            let interval = saved.wilson95
-            points.append(
-                CurvePoint(
-                    difficulty: name, shots: all.count, saved: saved.successes, saveRate: saved.rate,
-                    wilson95Low: interval.low, wilson95High: interval.high,
-                    interceptErrorP95Px: errors.percentile(0.95)))
-        }
-        let monotone = zip(points, points.dropFirst()).allSatisfy { $0.saveRate <= $1.saveRate }
-        curve = Curve(latencyMs: latency, points: points, monotone: monotone)
-    }
 
     package mutating func addMatches(_ sessions: [EvalRunner.MatchSession], rival: EvalRunner.Rival, latency: Int) {
         guard !sessions.isEmpty else { return }
@@ -214,12 +155,7 @@ package struct EvalReport: Codable, Sendable {
     /// The targets, at 150 ms when that row was played.
     package mutating func checkTargets() {
         targets = []
-        if let row = shots.first(where: { $0.latencyMs == 150 && $0.bounces == "all" }) {
-            targets.append(
-                TargetCheck(
-                    name: "\(difficulty) save rate at 150 ms", value: row.saveRate, goal: ">= 0.90",
-                    met: row.saveRate >= 0.9))
-        }
+        checkShotTargets()
         if let row = matches.first(where: { $0.latencyMs == 150 && $0.rival == EvalRunner.Rival.noPrediction.rawValue })
         {
             targets.append(
@@ -244,21 +180,7 @@ package struct EvalReport: Codable, Sendable {
         var lines: [String] = []
         lines.append("ai-eval: the \(difficulty) AI over the real protocol (seed \(seed)); links: \(link)")
         lines.append("")
-        lines.append("shots at the AI (intercept error: planned vs real crossing of the defence line, px)")
-        lines.append(
-            pad("latency", 9) + pad("bounces", 9) + pad("shots", 7, left: true) + pad("saved", 7, left: true)
-                + pad("save rate", 11, left: true) + pad("Wilson 95 %", 17, left: true) + pad("p50", 8, left: true)
-                + pad("p95", 8, left: true) + pad("p99", 8, left: true))
-        for row in shots {
-            lines.append(
-                pad(row.bounces == "all" ? "\(row.latencyMs) ms" : "", 9) + pad(row.bounces, 9)
-                    + pad("\(row.shots)", 7, left: true) + pad("\(row.saved)", 7, left: true)
-                    + pad(percent(row.saveRate), 11, left: true)
-                    + pad("\(percent(row.wilson95Low))–\(percent(row.wilson95High))", 17, left: true)
-                    + pad(number(row.interceptErrorPx.p50), 8, left: true)
-                    + pad(number(row.interceptErrorPx.p95), 8, left: true)
-                    + pad(number(row.interceptErrorPx.p99), 8, left: true))
-        }
+        lines += shotLines()
         if !predictions.isEmpty {
             lines.append("")
             lines.append("prediction error of the puck in matches (px; misprediction = more than 2 px)")
@@ -306,21 +228,7 @@ package struct EvalReport: Codable, Sendable {
                     + "were worse than emulated and these figures understate the AI; rerun with fewer --sessions or "
                     + "--parallel, or on a quieter machine")
         }
-        if let curve {
-            lines.append("")
-            lines.append("difficulty curve: save rate at \(curve.latencyMs) ms")
-            for point in curve.points {
-                lines.append(
-                    pad(point.difficulty, 9) + pad("\(point.saved)/\(point.shots)", 10, left: true)
-                        + pad(percent(point.saveRate), 9, left: true)
-                        + pad("\(percent(point.wilson95Low))–\(percent(point.wilson95High))", 17, left: true)
-                        + pad("intercept p95 \(number(point.interceptErrorP95Px)) px", 26, left: true))
-            }
-            lines.append(
-                curve.monotone
-                    ? "difficulty curve is monotone: every preset saves at least as many as the one below it"
-                    : "difficulty curve is NOT monotone: a harder preset saved fewer shots than an easier one")
-        }
+        lines += curveLines()
         if !targets.isEmpty {
             lines.append("")
             for target in targets {
@@ -332,9 +240,9 @@ package struct EvalReport: Codable, Sendable {
         return lines
     }
 
-    private func percent(_ value: Double) -> String { fixed(value * 100, 1) + " %" }
+    func percent(_ value: Double) -> String { fixed(value * 100, 1) + " %" }
 
-    private func number(_ value: Double?, _ decimals: Int = 1) -> String {
+    func number(_ value: Double?, _ decimals: Int = 1) -> String {
         value.map { fixed($0, decimals) } ?? "–"
     }
 }

@@ -18,10 +18,14 @@ package struct EvalRunner: Sendable {
         case chaser
         /// The same AI with prediction switched off.
         case noPrediction = "no-prediction"
+        /// The Robot Air Hockey Challenge's baseline agent, ported (``SkirmishOpponent/KalmanGoalie``).
+        case kalman
     }
 
     /// What one shot session measured.
     package struct ShotSession: Sendable {
+        /// The session's place in its row: sessions with the same number face the same shots.
+        var series: Int = 0
         var probe: OpponentProbe
         var decisionNanos: Samples
         var lateNanos: Samples
@@ -82,19 +86,22 @@ package struct EvalRunner: Sendable {
 
     // MARK: Shots
 
-    /// `shots` seeded shots at an AI of `configuration` behind `link`; stops early at `deadline`.
+    /// `shots` seeded shots at `defender` behind `link`; stops early at `deadline`. Every session with the same
+    /// `series` number is served the same shots, whoever defends and whatever the link.
     package func shots(
-        _ shots: Int, configuration: OpponentConfiguration, link: LinkProfile, session index: Int, deadline: NIODeadline
+        _ shots: Int, defender: ShotDefender, series: Int, link: LinkProfile, session index: Int,
+        deadline: NIODeadline
     ) async throws -> ShotSession {
         var server = ServerConfiguration()
         server.tcp = nil
         server.http = nil
-        server.shotMachine = ShotMachine.Configuration(seed: seed &+ UInt64(index) &* 0x9E37, defender: 1)
+        server.shotMachine = ShotMachine.Configuration(seed: seed &+ UInt64(series) &* 0x9E37, defender: 1)
         let reference = try await ReferenceServer.start(
             configuration: server, group: serverLoop, logger: serverLogger(session: index, kind: "shots"))
         do {
-            let session = try await play(
-                shots, configuration: configuration, link: link, server: reference, session: index, deadline: deadline)
+            var session = try await play(
+                shots, defender: defender, link: link, server: reference, session: index, deadline: deadline)
+            session.series = series
             await reference.shutdown()
             logger.debug(
                 "shot session finished",
@@ -106,13 +113,13 @@ package struct EvalRunner: Sendable {
             logger.warning(
                 "shot session cut short", metadata: ["session": "shots-\(index)", "error": "\(error)"])
             return ShotSession(
-                probe: OpponentProbe(seat: 1, shotTarget: shots), decisionNanos: Samples(), lateNanos: Samples(),
-                ended: "\(error)")
+                series: series, probe: OpponentProbe(seat: 1, shotTarget: shots), decisionNanos: Samples(),
+                lateNanos: Samples(), ended: "\(error)")
         }
     }
 
     private func play(
-        _ shots: Int, configuration: OpponentConfiguration, link: LinkProfile, server reference: ReferenceServer,
+        _ shots: Int, defender: ShotDefender, link: LinkProfile, server reference: ReferenceServer,
         session index: Int, deadline: NIODeadline
     ) async throws -> ShotSession {
         guard let port = reference.addresses.udp?.port else { throw EvalError("the shot server did not bind UDP") }
@@ -122,10 +129,25 @@ package struct EvalRunner: Sendable {
         ) { seat in ScriptedPuckAgent(style: .idle, seat: seat, seed: 1) }
         let welcome = try await feeder.welcome(role: "the shooter")
         let seedForAI = seed &+ UInt64(index)
-        let ai = try await client(
-            target: target, match: welcome.match, link: link, name: "ai", seed: seedForAI, acts: true,
-            probe: OpponentProbe(seat: 1, shotTarget: shots), progress: progress
-        ) { seat in Opponent(seat: seat, configuration: configuration, seed: seedForAI) }
+        let probe = OpponentProbe(seat: 1, shotTarget: shots)
+        let ai: ClientHandle
+        switch defender {
+        case .ai(let configuration):
+            ai = try await client(
+                target: target, match: welcome.match, link: link, name: "ai", seed: seedForAI, acts: true, probe: probe,
+                progress: progress
+            ) { seat in Opponent(seat: seat, configuration: configuration, seed: seedForAI) }
+        case .stillPaddle:
+            ai = try await client(
+                target: target, match: welcome.match, link: link, name: "still", seed: seedForAI, acts: true,
+                probe: probe, progress: progress
+            ) { _ in StillPaddle() }
+        case .kalman:
+            ai = try await client(
+                target: target, match: welcome.match, link: link, name: "kalman", seed: seedForAI, acts: true,
+                probe: probe, progress: progress
+            ) { seat in KalmanGoalie(seat: seat) }
+        }
         let result = try await ai.run(until: deadline)
         _ = await feeder.stop()
         guard let probe = result.probe else { throw EvalError("the AI's measurements were lost") }
@@ -200,6 +222,13 @@ package struct EvalRunner: Sendable {
                 target: target, match: welcome.match, link: link, name: "ai-blind", seed: rivalSeed, acts: true,
                 probe: nil
             ) { seat in Opponent(seat: seat, configuration: blind, seed: rivalSeed) }
+            result = try await ai.run(until: deadline)
+            _ = await other.stop()
+        case .kalman:
+            let other = try await client(
+                target: target, match: welcome.match, link: link, name: "kalman", seed: rivalSeed, acts: true,
+                probe: nil
+            ) { seat in KalmanGoalie(seat: seat) }
             result = try await ai.run(until: deadline)
             _ = await other.stop()
         }

@@ -2,26 +2,31 @@ import SkirmishGames
 import SkirmishOpponent
 import SkirmishWire
 
-/// What `ai-eval` measures on the AI's side of a session, from what that client really received.
+/// What `ai-eval` measures on the evaluated player's side of a session, from what that client really received.
 ///
-/// - **Prediction error** at horizons of 3, 6 and 12 ticks (50, 100, 200 ms): for every snapshot S, the AI's
-///   predictor is run from the newest earlier snapshot at least that many ticks older (3–4, 6–7, 12–13 ticks, since
-///   snapshots come every second tick) — with the AI's own inputs and the other paddle dead-reckoned, exactly as it
-///   plays — and compared with S's puck. Spans across a goal, a pause or a serve are skipped.
-/// - **Shots** (with the server's shot machine): each served ``ShotEvent`` gives the served puck; the shared physics
-///   gives where its free path crosses the defence line. When the puck reaches the AI's paddle or that line, the
-///   *intercept error* is |crossing the AI had planned − real crossing|, taking the newest plan that reached the
-///   server by then and was made from a snapshot after the serve (or, without one, the guess of the plan in effect).
-///   `shot … saved` / `missed` gives the result.
+/// - **Prediction error** at horizons of 3, 6 and 12 ticks (50, 100, 200 ms), in matches: for every snapshot S, the
+///   AI's predictor is run from the newest earlier snapshot at least that many ticks older (3–4, 6–7, 12–13 ticks,
+///   since snapshots come every second tick) — with the AI's own inputs and the other paddle dead-reckoned, exactly
+///   as it plays — and compared with S's puck: the server's authoritative state at the predicted tick. Spans across a
+///   goal, a pause or a serve are skipped.
+/// - **Shots** (with the server's shot machine): each served ``ShotEvent`` is booked with its bounces; its `.ended`
+///   event carries the outcome, the physical intercept error and the contact offset, all judged by the server's ``ShotReferee`` on the
+///   authoritative table (never on this client's model of it). Any ``SkirmishOpponent/PuckAgent`` can be probed this
+///   way, so baselines face the same shots.
 package struct OpponentProbe: Sendable {
     package struct Shot: Sendable {
         var number: Int
         var bounces: Int
         var servedTick: UInt32
-        var crossingX: Float?
-        var crossingTicks: Int?
+        /// How the shot ended, `nil` while it is in play.
+        var outcome: ShotReferee.Outcome?
+        /// Paddle centre to puck centre at the tick the puck crossed the defence line, px (``ShotReferee``).
         var interceptError: Double?
-        var saved: Bool?
+        /// Paddle centre to the puck's line of travel at the defender's first contact, px (``ShotReferee``).
+        var contactOffset: Double?
+
+        /// Whether the shot was saved (stopped or returned); `nil` while it is in play.
+        var saved: Bool? { outcome.map(\.isSave) }
     }
 
     package static let horizons = [3, 6, 12]
@@ -32,24 +37,15 @@ package struct OpponentProbe: Sendable {
     private(set) var predictionErrors: [Samples] = Array(repeating: Samples(), count: horizons.count)
     private(set) var shots: [Shot] = []
     private var recent: [TableSnapshot] = []
-    private var plans: [(step: UInt32, plan: Plan)] = []
-    private var current: Int?
 
     package init(seat: Int, shotTarget: Int?) {
         self.seat = seat
         self.shotTarget = shotTarget
     }
 
-    package var completedShots: Int { shots.filter { $0.saved != nil }.count }
+    package var completedShots: Int { shots.filter { $0.outcome != nil }.count }
 
     package var isComplete: Bool { shotTarget.map { completedShots >= $0 } ?? false }
-
-    /// After each decision: the plan, by input step.
-    package mutating func decided(_ opponent: Opponent) {
-        let step = opponent.lastInputStep
-        if plans.last?.step != step { plans.append((step, opponent.plan)) }
-        if plans.count > 512 { plans.removeFirst(256) }
-    }
 
     /// A snapshot, before the AI sees it.
     package mutating func snapshot(_ snapshot: TableSnapshot, opponent: Opponent) {
@@ -57,7 +53,6 @@ package struct OpponentProbe: Sendable {
         if shotTarget == nil { measurePrediction(snapshot, opponent: opponent) }
         recent.append(snapshot)
         if recent.count > 48 { recent.removeFirst(16) }
-        if let current { measureIntercept(shot: current, at: snapshot) }
     }
 
     private mutating func measurePrediction(_ snapshot: TableSnapshot, opponent: Opponent) {
@@ -78,49 +73,16 @@ package struct OpponentProbe: Sendable {
     /// A Chat line from the server: the shot machine's announcements (``ShotEvent``); other text is ignored.
     package mutating func chat(_ text: String) {
         switch ShotEvent(text: text) {
-        case .served(let number, let tick, let puck, let bounces):
-            let path = PuckPath(following: puck, defender: seat, line: Opponent.defenceLine, maxTicks: 300)
-            shots.append(
-                Shot(
-                    number: Int(number), bounces: bounces, servedTick: tick, crossingX: path.crossingX,
-                    crossingTicks: path.crossingTicks))
-            current = shots.count - 1
-            // Snapshots of the shot that arrived before its announcement.
-            for snapshot in recent where SerialNumber.follows(snapshot.tick, tick) {
-                measureIntercept(shot: shots.count - 1, at: snapshot)
-            }
-        case .ended(let number, let saved):
-            guard let index = shots.lastIndex(where: { $0.number == Int(number) }) else { return }
-            shots[index].saved = saved
-            if current == index { current = nil }
+        case .served(let number, let tick, _, let bounces):
+            shots.append(Shot(number: Int(number), bounces: bounces, servedTick: tick))
+        case .ended(let number, let outcome, let error, let offset):
+            guard let index = shots.lastIndex(where: { $0.number == Int(number) }), shots[index].outcome == nil
+            else { return }
+            shots[index].outcome = outcome
+            shots[index].interceptError = error.map(Double.init)
+            shots[index].contactOffset = offset.map(Double.init)
         case nil:
             break
         }
-    }
-
-    private mutating func measureIntercept(shot index: Int, at snapshot: TableSnapshot) {
-        let shot = shots[index]
-        guard shot.interceptError == nil, let crossingX = shot.crossingX, let crossingTicks = shot.crossingTicks,
-            SerialNumber.follows(snapshot.tick, shot.servedTick)
-        else { return }
-        let dx = snapshot.puck.x - snapshot.me.x
-        let dy = snapshot.puck.y - snapshot.me.y
-        let reached = dx * dx + dy * dy < 64 * 64
-        guard reached || Int(snapshot.tick &- shot.servedTick) >= crossingTicks else { return }
-        shots[index].interceptError = Double(
-            abs(plannedCrossing(applied: snapshot.lastInputStep, since: shot.servedTick) - crossingX))
-    }
-
-    /// The crossing of the newest plan the server had applied by input step `applied` that predicted the crossing
-    /// from a snapshot at or after `served`; without one, the guess of the plan in effect.
-    private func plannedCrossing(applied: UInt32, since served: UInt32) -> Float {
-        var inEffect: Plan?
-        for entry in plans.reversed() where !SerialNumber.follows(entry.step, applied) {
-            if inEffect == nil { inEffect = entry.plan }
-            if entry.plan.crossingPredicted, !SerialNumber.precedes(entry.plan.snapshotTick, served) {
-                return entry.plan.crossingX
-            }
-        }
-        return inEffect?.crossingX ?? PuckConstants.width / 2
     }
 }

@@ -37,8 +37,11 @@ import Testing
         small.matchSeconds = 30
         small.shrinkToQuickRun()
         #expect((small.shots, small.matchSeconds) == (50, 30))
-        // 200 shots × 2 latencies + 200 × 4 presets; 2 matches × 2 rivals × 2 latencies.
+        // 200 shots × 2 latencies × (AI, no prediction, Kalman) + 200 for the still paddle + 200 × 4 presets;
+        // 2 matches × 3 rivals × 2 latencies.
         #expect(
-            plan.progressLine(shots: 12, matches: 3, elapsedSeconds: 8) == "ai-eval: 12/1200 shots, 3/8 matches, 8 s")
+            plan.progressLine(shots: 12, matches: 3, elapsedSeconds: 8)
+                == "ai-eval: 12/2200 shots, 3/\(plan.totalMatches) matches, 8 s")
+        #expect(plan.totalMatches == 2 * EvalRunner.Rival.allCases.count * 2)
     }
 }

@@ -49,14 +49,19 @@ import Testing
         probe.chat("gg, well played")
         probe.chat("shot 1 saved extra")
         #expect(probe.completedShots == 0)
-        probe.chat(ShotEvent.ended(number: 1, saved: true).text)
+        probe.chat(ShotEvent.ended(number: 1, outcome: .returned, interceptError: 4.5, contactOffset: 2).text)
         probe.chat(ShotEvent.served(number: 2, tick: 400, puck: puck, bounces: 1).text)
-        probe.chat(ShotEvent.ended(number: 2, saved: false).text)
-        // An ending for a shot never served changes nothing.
-        probe.chat(ShotEvent.ended(number: 9, saved: true).text)
+        probe.chat(ShotEvent.ended(number: 2, outcome: .timeout, interceptError: nil, contactOffset: nil).text)
+        // An ending for a shot never served changes nothing, and a shot ends once.
+        probe.chat(ShotEvent.ended(number: 9, outcome: .stopped, interceptError: 1, contactOffset: 1).text)
+        probe.chat(ShotEvent.ended(number: 2, outcome: .stopped, interceptError: 1, contactOffset: 1).text)
         #expect(probe.completedShots == 2)
         #expect(probe.isComplete)
+        // A timeout is decided but is not a save.
         #expect(probe.shots.map(\.saved) == [true, false])
+        #expect(probe.shots.map(\.outcome) == [.returned, .timeout])
+        #expect(probe.shots.map(\.interceptError) == [4.5, nil])
+        #expect(probe.shots.map(\.contactOffset) == [2, nil])
         #expect(probe.shots.map(\.bounces) == [0, 1])
     }
 

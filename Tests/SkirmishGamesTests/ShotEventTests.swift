@@ -20,14 +20,18 @@ import Testing
                 #expect(back.x.bitPattern == puck.x.bitPattern && back.vy.bitPattern == puck.vy.bitPattern)
             }
         }
-        for saved in [true, false] {
-            let ended = ShotEvent.ended(number: 42, saved: saved)
-            #expect(ShotEvent(text: ended.text) == ended)
+        for outcome in ShotReferee.Outcome.allCases {
+            for (error, offset): (Float?, Float?) in [(nil, nil), (0, 59.75), (12.625, nil), (301.5, 0)] {
+                let ended = ShotEvent.ended(number: 42, outcome: outcome, interceptError: error, contactOffset: offset)
+                #expect(ShotEvent(text: ended.text) == ended, "\(ended.text)")
+            }
         }
     }
 
     @Test(arguments: [
-        "hello", "shot", "shot x saved", "shot 1 scored", "shot 1 saved now", "shot 1 served tick=1",
+        "hello", "shot", "shot x saved", "shot 1 scored", "shot 1 saved now", "shot 1 served tick=1", "shot 1 saved",
+        "shot 1 goal", "shot 1 goal error=-1 offset=none", "shot 1 stopped error=nan offset=1", "shot 1 goal error=1",
+        "shot 1 timeout err=1 offset=1", "shot 1 returned error=1 offset=inf", "shot 1 stopped offset=1 error=1",
         "shot 1 served tick=1 x=1 y=1 vx=1 vy=1 angle=0 spin=0 bounces=-1",
         "shot 1 served tick=1 x=nan y=1 vx=1 vy=1 angle=0 spin=0 bounces=0",
         "shot 1 served tick=1 x=1 x=2 y=1 vx=1 vy=1 angle=0 spin=0 bounces=0",

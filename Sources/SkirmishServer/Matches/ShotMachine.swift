@@ -8,12 +8,13 @@ import SkirmishWire
 /// message can turn it on); `skirmish ai-eval` sets it on its embedded server. A match still needs both seats filled
 /// — the shooter's seat is an ordinary player that may stay idle. Then, instead of open play:
 ///
-/// - every shot puts the puck in play from the shooter's half with the velocity of a seeded ``PuckShot`` (0, 1 or 2+
-///   side-wall bounces in turn, scoring on an empty goal) and resets the score to 0–0, so a match never ends;
+/// - every shot puts the puck in play from the shooter's half with the velocity of a seeded corner shot
+///   (``PuckShot/corner(bounces:using:)``: 0, 1 or 2+ side-wall bounces in turn, scoring on an empty goal) and resets
+///   the score to 0–0, so a match never ends;
 /// - the defender is told of each shot by a Chat line carrying a ``ShotEvent`` (`.served`: its own frame; the puck
-///   is exactly there at that tick), and of the result by another (`.ended`, saved or missed);
-/// - a shot is *missed* when the shooter scores (an own goal too), and *saved* when the defender scores, when the
-///   puck leaves the defender's half moving away, or when ``Configuration/shotTicks`` pass without a goal;
+///   is exactly there at that tick), and of the result by another (`.ended`);
+/// - a ``ShotReferee`` judges every tick of the server's own table: *goal*, *stopped* or *returned* (the two kinds
+///   of save), or *timeout* after ``Configuration/shotTicks`` (not a save), with the physical intercept error;
 /// - the next shot follows ``Configuration/gapTicks`` later (cutting a goal pause short).
 package struct ShotMachine: Sendable {
     package struct Configuration: Sendable, Hashable {
@@ -23,10 +24,12 @@ package struct ShotMachine: Sendable {
         package var defender: Int
         /// Ticks between the end of one shot and the next serve.
         package var gapTicks: Int
-        /// A shot still in play after this many ticks counts as saved.
+        /// A shot still undecided after this many ticks times out (not a save).
         package var shotTicks: Int
 
-        package init(seed: UInt64 = 1, defender: Int = 1, gapTicks: Int = 20, shotTicks: Int = 240) {
+        package init(
+            seed: UInt64 = 1, defender: Int = 1, gapTicks: Int = 20, shotTicks: Int = ShotReferee.timeoutTicks
+        ) {
             self.seed = seed
             self.defender = defender
             self.gapTicks = gapTicks
@@ -36,7 +39,7 @@ package struct ShotMachine: Sendable {
 
     private enum State: Sendable {
         case waiting(ticks: Int)
-        case inFlight(ticks: Int)
+        case inFlight(ShotReferee)
     }
 
     let configuration: Configuration
@@ -57,32 +60,28 @@ package struct ShotMachine: Sendable {
             return
         }
         number &+= 1
-        let shot = PuckShot.random(bounces: Int((number &- 1) % 3), using: &random)
+        let shot = PuckShot.corner(bounces: Int((number &- 1) % 3), using: &random)
         let defender = configuration.defender
         match.serve(Self.view(shot.puck, seat: defender), resettingScore: true)
         let served = ShotEvent.served(
             number: number, tick: match.tick, puck: Self.view(match.puck, seat: defender), bounces: shot.bounces)
         out.append(MatchOutput(seat: defender, .chat(Chat(text: served.text))))
-        state = .inFlight(ticks: 0)
+        state = .inFlight(ShotReferee(served: match.puck, defender: defender))
     }
 
-    /// After the match stepped: ends the shot in play when it was scored, cleared or held long enough.
+    /// After the match stepped: ends the shot in play when the referee has decided it.
     mutating func afterStep(_ match: PuckMatch, events: PuckEvents, into out: inout MatchOutputs) {
-        guard case .inFlight(let ticks) = state else { return }
-        let defender = configuration.defender
-        var saved: Bool?
-        if let goal = events.goal {
-            saved = goal.scorer == defender
-        } else if match.phase == .playing {
-            let puck = Self.view(match.puck, seat: defender)
-            let cleared = puck.y < PuckConstants.height / 2 - PuckConstants.puckRadius && puck.vy < 0
-            if cleared || ticks >= configuration.shotTicks { saved = true }
-        }
-        guard let saved else {
-            state = .inFlight(ticks: ticks + 1)
+        guard case .inFlight(var referee) = state else { return }
+        var outcome = referee.observe(match, events: events)
+        if outcome == nil, referee.ticks >= configuration.shotTicks { outcome = .timeout }
+        guard let outcome else {
+            state = .inFlight(referee)
             return
         }
-        out.append(MatchOutput(seat: defender, .chat(Chat(text: ShotEvent.ended(number: number, saved: saved).text))))
+        let ended = ShotEvent.ended(
+            number: number, outcome: outcome, interceptError: referee.interceptError,
+            contactOffset: referee.contactOffset)
+        out.append(MatchOutput(seat: configuration.defender, .chat(Chat(text: ended.text))))
         state = .waiting(ticks: 0)
     }
 

@@ -11,16 +11,31 @@ struct AIEvalCommand: AsyncParsableCommand {
             Every session runs its own embedded reference server on 127.0.0.1 (UDP) and real client sessions whose \
             link emulator adds the row's one-way latency (±20 % jitter, 2 % loss, each direction).
 
-            Shots: the server's shot machine (an evaluation hook) serves seeded shots on goal at the AI — equal \
-            thirds with 0, 1 and 2+ side-wall bounces. Per latency and per bounce count it reports the save rate with \
-            a Wilson 95 % interval and the intercept error at the defence line (p50/p95/p99, px): how far the \
-            crossing the AI had planned, in the newest plan that reached the server before the puck arrived, was \
-            from where the puck really crossed.
+            Shots: the server's shot machine (an evaluation hook) serves seeded corner shots at the AI — fast, aimed \
+            at a corner of the goal from that corner's side, equal thirds with 0, 1 and 2+ side-wall bounces — and \
+            judges each on its own authoritative table:
+              goal      the puck enters the defender's goal (a deflection that goes on to score is a goal);
+              stopped   a save: the puck slower than 1 px/tick in the defender's half (all within its reach);
+              returned  a save: the puck over the centre line moving away, after the defender touched it;
+              timeout   none of these within 300 ticks (5 s): NOT a save, counted on its own.
+            This follows the Robot Air Hockey Challenge's defend task. Beside every save rate stand the same shots \
+            (same seeds, same run) against three baselines: a paddle standing still at the AI's home spot, the AI \
+            with prediction off, and the Challenge's Kalman-filter baseline agent, ported. The still paddle must save \
+            at most 15 %, or the shot set is too easy. Intervals are session-clustered bootstraps (2,000 resamples \
+            of whole 50-shot sessions), not Wilson intervals: shots of one session are not independent.
 
-            Matches: the AI against the swarm's `chaser` bot and against itself with prediction switched off, to 7 \
+            Intercept error is physical: the distance between the paddle's centre and the puck's centre at the tick \
+            the puck crosses the defence line (puck-centre y = 400, 80 px before the goal line), both from the \
+            server's table; a puck already touched is taken where it would have been. p50/p95 per latency.
+
+            Matches: the AI against the swarm's `chaser` bot, against itself with prediction switched off and against \
+            the ported Kalman baseline (`kalman`), to 7 \
             goals or --match-seconds (then the higher score wins; equal scores are draws, worth half). Prediction \
             error at 50/100/200 ms horizons comes from the AI's side of these matches: its predictor run from an \
             older snapshot, compared with the newer one.
+
+            Targets (PASS/MISS lines): expert saves >= 95 % at 150 ms, physical intercept error p95 < 20 px at \
+            150 ms, a difficulty curve monotone in saves, the still paddle <= 15 %.
 
             Difficulty curve: save rate of each preset at --curve-latency. It must not fall from easy to expert; \
             the command says so and exits 1 when it does. Decision time is timed around every decision the AI made; \
@@ -37,7 +52,7 @@ struct AIEvalCommand: AsyncParsableCommand {
     @Option(help: "Seeded shots per latency row (at least 1,000 for the reported save rates).")
     var shots = 1_000
 
-    @Option(help: "Matches per latency row against each rival (chaser, no-prediction).")
+    @Option(help: "Matches per latency row against each rival (chaser, no-prediction, kalman).")
     var matches = 6
 
     @Option(help: "A match still running after this many seconds ends; the higher score wins.")
@@ -60,6 +75,11 @@ struct AIEvalCommand: AsyncParsableCommand {
 
     @Option(help: "Matches played at once (each has its own server and two clients).")
     var parallel = 30
+
+    @Flag(
+        help: ArgumentHelp(
+            "Turn prediction off for the AI under test (the no-prediction baseline on its own, to reproduce it)."))
+    var noPrediction = false
 
     @Flag(
         help: ArgumentHelp(
@@ -95,6 +115,7 @@ struct AIEvalCommand: AsyncParsableCommand {
                 latencies: try EvalPlan.parseLatencies(latencies), difficulty: difficulty, curveShots: curveShots,
                 curveLatency: curveLatency, sessions: sessions, parallel: parallel, seed: seed)
             if quick { plan.shrinkToQuickRun() }
+            plan.predicts = !noPrediction
             return plan
         } catch {
             throw ValidationError(error.description)
