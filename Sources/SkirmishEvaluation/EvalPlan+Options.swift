@@ -37,11 +37,12 @@ extension EvalPlan {
         return difficulty
     }
 
-    /// `--quick`: at most 200 shots per row and per preset, 2 matches per rival of at most 60 s.
+    /// `--quick`: at most 200 shots per row and per preset, 2 matches per rival and per preset of at most 60 s.
     package mutating func shrinkToQuickRun() {
         shots = min(shots, 200)
         matches = min(matches, 2)
         curveShots = min(curveShots, 200)
+        curveMatches = min(curveMatches, 2)
         matchSeconds = min(matchSeconds, 60)
     }
 

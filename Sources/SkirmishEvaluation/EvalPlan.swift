@@ -12,6 +12,10 @@ package struct EvalPlan: Sendable {
     package var difficulty: Opponent.Difficulty
     package var curveShots: Int
     package var curveLatency: Int
+    /// Matches per preset against ``curveRival`` at ``curveLatency``: the win-rate side of the difficulty curve.
+    package var curveMatches: Int
+    /// The rival of the win-rate curve.
+    package static let curveRival = EvalRunner.Rival.chaser
     package var sessions: Int
     package var parallel: Int
     package var seed: UInt64
@@ -20,8 +24,9 @@ package struct EvalPlan: Sendable {
 
     package init(
         shots: Int, matches: Int, matchSeconds: Int, latencies: [Int], difficulty: Opponent.Difficulty,
-        curveShots: Int, curveLatency: Int, sessions: Int, parallel: Int, seed: UInt64
+        curveShots: Int, curveLatency: Int, sessions: Int, parallel: Int, seed: UInt64, curveMatches: Int = 0
     ) {
+        self.curveMatches = curveMatches
         self.shots = shots
         self.matches = matches
         self.matchSeconds = matchSeconds
@@ -51,7 +56,9 @@ package struct EvalPlan: Sendable {
             max($0 < main.count ? main[$0] : 0, $0 < curve.count ? curve[$0] : 0)
         }
     }
-    package var totalMatches: Int { matches * EvalRunner.Rival.allCases.count * latencies.count }
+    package var totalMatches: Int {
+        matches * EvalRunner.Rival.allCases.count * latencies.count + curveMatches * Opponent.Difficulty.allCases.count
+    }
 
     package func run(with runner: EvalRunner) async throws -> EvalReport {
         var report = EvalReport(difficulty: difficulty.rawValue, seed: seed, matchSeconds: matchSeconds)
@@ -63,7 +70,12 @@ package struct EvalPlan: Sendable {
         var matchJobs: [MatchJob] = []
         for latency in latencies where matches > 0 {
             for rival in EvalRunner.Rival.allCases {
-                for _ in 0..<matches { matchJobs.append(MatchJob(latency: latency, rival: rival)) }
+                for _ in 0..<matches { matchJobs.append(MatchJob(latency: latency, rival: rival, level: nil)) }
+            }
+        }
+        for _ in 0..<curveMatches {
+            for level in levels {
+                matchJobs.append(MatchJob(latency: curveLatency, rival: Self.curveRival, level: level))
             }
         }
         // Shots and matches run side by side, each within its own bound on sessions at once: enough to finish in a
@@ -72,12 +84,14 @@ package struct EvalPlan: Sendable {
         async let shotResults = playShots(shotJobs, runner: runner)
         async let matchResults = Self.bounded(matchJobs, parallel: parallel) { number, job in
             let session = try await runner.match(
-                configuration: configuration, rival: job.rival,
+                configuration: job.level.map { OpponentConfiguration(difficulty: $0) } ?? configuration,
+                rival: job.rival,
                 link: EvalRunner.link(latencyMilliseconds: job.latency), session: number, limit: limit)
             return (job, session)
         }
         let (allShots, allMatches) = try await (shotResults, matchResults)
-        let matchSessions = allMatches.filter(\.1.played)
+        let matchSessions = allMatches.filter { $0.1.played && $0.0.level == nil }
+        let curveMatchSessions = allMatches.filter { $0.1.played && $0.0.level != nil }
         let shotSessions = allShots.filter { $0.0.kind == .ai }.map(\.1)
         let curveSessions = allShots.filter { $0.0.kind == .curve }.map(\.1)
         let still = allShots.filter { $0.0.kind == .still }.map(\.1)
@@ -106,10 +120,17 @@ package struct EvalPlan: Sendable {
             report.addPredictions(
                 matchSessions.filter { $0.0.latency == latency }.compactMap(\.1.probe), latency: latency)
         }
+        if curveMatches > 0 {
+            report.addWinCurve(
+                levels.map { level in (level.rawValue, curveMatchSessions.filter { $0.0.level == level }.map(\.1)) },
+                rival: Self.curveRival, latency: curveLatency)
+        }
+        report.parallelMatches = parallel
         report.addDecisions(shotSessions.map(\.decisionNanos) + matchSessions.map(\.1.decisionNanos))
         report.addEndings(shots: allShots.map(\.1.ended), matches: allMatches.map(\.1.ended))
         report.addLateness(
-            shotSessions.map(\.lateNanos) + curveSessions.map(\.lateNanos) + matchSessions.map(\.1.lateNanos))
+            shotSessions.map(\.lateNanos) + curveSessions.map(\.lateNanos) + matchSessions.map(\.1.lateNanos)
+                + curveMatchSessions.map(\.1.lateNanos))
         report.checkTargets()
         return report
     }
@@ -184,6 +205,8 @@ package struct EvalPlan: Sendable {
     package struct MatchJob: Sendable {
         var latency: Int
         var rival: EvalRunner.Rival
+        /// A win-curve match of this preset; `nil` for the plan's own difficulty.
+        var level: Opponent.Difficulty?
     }
 
     private func playShots(_ jobs: [ShotJob], runner: EvalRunner) async throws -> [(ShotJob, EvalRunner.ShotSession)] {

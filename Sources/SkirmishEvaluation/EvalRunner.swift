@@ -15,11 +15,23 @@ import Synchronization
 package struct EvalRunner: Sendable {
     /// Who the AI plays a match against.
     package enum Rival: String, Sendable, CaseIterable {
+        /// The swarm's `chaser` behaviour, exactly as a script runs it (30 inputs a second).
         case chaser
+        /// The swarm's `defender` behaviour, exactly as a script runs it.
+        case defender
         /// The same AI with prediction switched off.
         case noPrediction = "no-prediction"
         /// The Robot Air Hockey Challenge's baseline agent, ported (``SkirmishOpponent/KalmanGoalie``).
         case kalman
+
+        /// The swarm behaviour a scripted rival runs; `nil` for the AI's own baseline and the Kalman goalie.
+        var behavior: BehaviorName? {
+            switch self {
+            case .chaser: .chaser
+            case .defender: .defender
+            case .noPrediction, .kalman: nil
+            }
+        }
     }
 
     /// What one shot session measured.
@@ -207,13 +219,18 @@ package struct EvalRunner: Sendable {
         let deadline = started + TimeAmount(limit)
         let result: EvalRecord.Result
         switch rival {
-        case .chaser:
-            let other = try await client(
-                target: target, match: welcome.match, link: link, name: "chaser", seed: rivalSeed, acts: true,
-                probe: nil
-            ) { seat in ScriptedPuckAgent(style: .chaser, seat: seat, inputRate: 30, seed: rivalSeed) }
+        case .chaser, .defender:
+            // The registry's own behaviour on the same client runtime: the bot a swarm script would run.
+            let behavior = rival.behavior ?? .chaser
+            var rivalConfiguration = AgentRunner.Configuration(
+                target: target, persona: Persona(name: rival.rawValue, game: .puck, behavior: behavior, link: link))
+            rivalConfiguration.match = welcome.match
+            rivalConfiguration.pingInterval = .seconds(1)
+            let other = try await clients.start(rivalConfiguration) { context in
+                BehaviorRegistry.builtIn.makeAgent(for: behavior.rawValue, context: &context) ?? IdleRival()
+            }
             result = try await ai.run(until: deadline)
-            _ = await other.stop()
+            await clients.stop(other)
         case .noPrediction:
             var withoutPrediction = configuration
             withoutPrediction.predicts = false
@@ -256,6 +273,15 @@ package struct EvalRunner: Sendable {
         }
         return ClientHandle(record: record, runner: clients, player: player)
     }
+}
+
+/// Never used: the built-in registry always has `chaser` and `defender`; a placeholder rather than a crash.
+private struct IdleRival: Agent {
+    var nextWake: NIODeadline? { nil }
+    var isMatchOver: Bool { true }
+    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {}
+    mutating func received(_ message: Message, context: inout AgentContext) {}
+    mutating func wake(context: inout AgentContext) {}
 }
 
 /// Counts finished work across sessions for the progress line.

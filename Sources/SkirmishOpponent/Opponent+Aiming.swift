@@ -3,52 +3,83 @@ import SkirmishWire
 
 /// Aiming: which way to send the puck, and how to drive so the hit really sends it there.
 extension Opponent {
-    /// The direction of the best shot from `puck` (own frame), found by following candidate shots with the shared
-    /// physics: of the directions every 6° within 60° of straight up the table, refined to 1.5° around the best, the
-    /// one whose free path at the hit speed goes into the far goal and passes farthest from the other paddle at that
-    /// paddle's depth (ties go to the faster shot), turned by this strike's aim noise. `nil` when no candidate
-    /// scores, or for a puck too deep to get behind.
+    /// The direction of the best shot from `puck` (own frame), turned by this strike's aim noise; `nil` when no
+    /// candidate scores, or for a puck too deep to get behind.
     ///
-    /// A straight line is not good enough here: friction takes the same 0.1 px/tick off each axis, so a slanted shot
-    /// bends toward the straight-up direction, and a banked one falls short of the mouth. Neither is a coarse search:
-    /// the open side of a goal is often only some 20 px wide at 300 px, about 4°.
-    func shotDirection(from puck: Point, them: Point) -> Point? {
+    /// Of the directions every 0.05 rad (about 3°) within 1.2 rad of straight up the table — direct shots and, past
+    /// about 25°, shots banked off a side wall — it keeps the one whose free path at the hit speed enters the far goal
+    /// at least ``postMargin`` inside a post and scores best on ``shotScore(clearance:ticksToRival:ticksToGoal:)``:
+    /// far from where the other paddle can be when the puck passes its depth, and soon. A paddle already touching the
+    /// puck when it is struck cannot hit it again until they part (the rules' contact flag), so then every scoring
+    /// path is open. Each path is the closed form of the shared physics (``flight(from:velocity:to:)``), not a
+    /// simulation: 49 candidates cost less than one simulated shot.
+    func shotDirection(from puck: Point, them: Point, themTouching: Bool = false) -> Point? {
         guard puck.y <= Self.deep else { return nil }
         let speed = hitSpeed
-        let depth = min(max(them.y, 40), 200)
         let noise = aimOffset / 400
+        let depth = min(max(them.y, 40), 200)
         var best: (angle: Float, score: Float)?
-        func consider(_ angle: Float) {
-            let direction = Point(x: Self.sine(angle + noise), y: -Self.cosine(angle + noise))
-            let own = TableSnapshot.Puck(
-                x: puck.x, y: puck.y, vx: direction.x * speed, vy: direction.y * speed, angle: 0, spin: 0)
-            var canonical = ownView(own)
-            var passed: Float?
-            var ticks = 0
-            while ticks < 90 {
-                ticks += 1
-                if let scorer = PuckMatch.advanceFreePuck(&canonical) {
-                    guard scorer == seat else { return }
-                    let open = min(abs((passed ?? puck.x) - them.x), 90)
-                    let score = open - Float(ticks) * 0.2
-                    if score > best?.score ?? -.infinity { best = (angle, score) }
-                    return
-                }
-                let now = ownView(canonical)
-                if passed == nil, now.y <= depth { passed = now.x }
-                if now.vy >= 0 { return }
-            }
+        for step in -24...24 {
+            let angle = Float(step) * 0.05
+            let direction = Point(x: Self.sine(angle), y: -Self.cosine(angle))
+            let velocity = direction * speed
+            guard let goal = Self.flight(from: puck, velocity: velocity, to: 0),
+                let line = Self.flight(from: puck, velocity: velocity, to: PuckConstants.puckRadius),
+                Self.inMouth(goal.x), Self.inMouth(line.x)
+            else { continue }
+            let rival = Self.flight(from: puck, velocity: velocity, to: depth) ?? goal
+            let clearance = themTouching ? Self.openClearance : abs(rival.x - them.x)
+            let score = Self.shotScore(clearance: clearance, ticksToRival: rival.ticks, ticksToGoal: goal.ticks)
+            if score > best?.score ?? -.infinity { best = (angle, score) }
         }
-        for step in -10...10 { consider(Float(step) * Self.coarseShotStep) }
-        guard let coarse = best?.angle else { return nil }
-        for fine in [-2, -1, 1, 2] as [Float] { consider(coarse + fine * Self.coarseShotStep / 4) }
         guard let angle = best?.angle else { return nil }
         return Point(x: Self.sine(angle + noise), y: -Self.cosine(angle + noise))
     }
 
-    /// 6°, the coarse step of ``shotDirection(from:them:)``.
-    static let coarseShotStep: Float = 0.1047
+    /// How good a shot is: the sideways gap between its path and the other paddle where the puck passes that paddle's
+    /// depth, less what a paddle moving ``rivalDrift`` px a tick closes in the time, capped at ``openClearance``
+    /// (beyond that every shot is open and the sooner one is better), less a little for every tick to the goal.
+    static func shotScore(clearance: Float, ticksToRival: Float, ticksToGoal: Float) -> Float {
+        min(clearance - rivalDrift * ticksToRival, openClearance) - 0.25 * ticksToGoal
+    }
 
+    /// The sideways speed, px per tick, a shot assumes the other paddle closes in on it.
+    static let rivalDrift: Float = 2
+    /// A gap this wide (well past contact distance, the width of the goal mouth) counts as wide open.
+    static let openClearance: Float = 160
+    /// A shot must enter the mouth this far inside a post: aim noise and quantisation move it a little.
+    static let postMargin: Float = 7
+
+    static func inMouth(_ x: Float) -> Bool {
+        x >= PuckConstants.goalMouth.lowerBound + postMargin && x <= PuckConstants.goalMouth.upperBound - postMargin
+    }
+
+    /// Where a free puck from `start` with `velocity` (own frame, moving up the table) first reaches the line
+    /// y = `line`: after how many ticks, and at which x, side-wall bounces folded in. `nil` when it stops first.
+    ///
+    /// The closed form of the physics' free flight: each axis's speed falls by the friction every tick while above
+    /// the rest speed, so after n ticks an axis has covered n·s − f·n(n+1)/2; a side wall reflects the x path, which
+    /// is the unfolded path folded back onto the table. Exact to within the physics' quantisation (well under a
+    /// pixel over a table's length) while the puck meets no paddle and no end wall.
+    static func flight(from start: Point, velocity: Point, to line: Float) -> (ticks: Float, x: Float)? {
+        let distance = start.y - line
+        guard distance > 0 else { return (0, start.x) }
+        let f = PuckConstants.friction
+        let up = -velocity.y
+        guard up > PuckConstants.restSpeed else { return nil }
+        // n·up − f·n(n+1)/2 = distance, the smaller root: the first tick at or past the line.
+        let b = up - f / 2
+        let discriminant = b * b - 2 * f * distance
+        guard discriminant >= 0 else { return nil }
+        let ticks = ((b - discriminant.squareRoot()) / f).rounded(.up)
+        let across = abs(velocity.x)
+        let slowing = min(ticks, max(((across - PuckConstants.restSpeed) / f).rounded(.up), 0))
+        let covered =
+            slowing * across - f * slowing * (slowing + 1) / 2 + (ticks - slowing) * max(across - f * slowing, 0)
+        let x = start.x + (velocity.x < 0 ? -covered : covered)
+        let r = PuckConstants.puckRadius
+        return (ticks, fold(x, r, PuckConstants.width - r))
+    }
     /// The speed a strike gives the puck: 1.5 × the drive's speed, within the hit range.
     var hitSpeed: Float {
         let drive = min(configuration.speedCap, runUp / Float(driveTicks))
@@ -56,27 +87,30 @@ extension Opponent {
             max(drive * PuckConstants.hitFactor, PuckConstants.hitSpeed.lowerBound), PuckConstants.hitSpeed.upperBound)
     }
 
-    /// The drive target whose hit, simulated with the shared physics from the predicted table, sends the puck
-    /// closest to the meeting's direction.
+    /// The drive target whose hit, simulated with the shared physics from the predicted table, makes the best shot.
     ///
     /// Driving straight at the puck along the wanted direction is not enough: the puck moves during the run, so the
     /// contact normal — which alone sets where a hit sends the puck — turns away from the line of approach. The
-    /// opponent tries the straight drive and six turned ones (±0.1, ±0.2, ±0.3 rad), then ±0.05 and ±0.025 rad
-    /// around the best, each with its commanded position moving at the speed cap and the other paddle held, and keeps
-    /// the one whose hit leaves closest to the wanted direction.
+    /// opponent tries 13 directions (the wanted one turned by up to ±0.6 rad in steps of 0.1), each both as a drive
+    /// through the puck and as a drive that stops on the line just inside contact (a puck running at the paddle is
+    /// met where it will be), with its commanded position moving at the speed cap and the other paddle held. A hit
+    /// whose free path scores is rated like a shot (``shotScore(clearance:ticksToRival:ticksToGoal:)``, less a little
+    /// for straying from the aim); one that misses, by how far it strays. The best rated drive is taken.
     func aimedDrive(on table: PuckMatch, meet: Meeting, from start: Point) -> Point {
         let cap = configuration.speedCap
         // The other paddle holds still, its target in its own frame.
         let other = table.paddle(of: 1 - seat)
         let hold = PuckMatch.view(x: other.x, y: other.y, seat: 1 - seat)
         let them = PuckTarget(x: hold.x, y: hold.y)
-        var best: (turn: Float, error: Float, target: Point)?
-        func consider(_ turn: Float) {
+        let rivalDepth = min(max(hold.y, 40), 200)
+        let rival = Point(x: hold.x, y: hold.y)
+        var best: (turn: Float, quality: Float, target: Point)?
+        func consider(_ turn: Float, reach: Float) {
             let (sine, cosine) = (Self.sine(turn), Self.cosine(turn))
             let d = Point(
                 x: meet.direction.x * cosine - meet.direction.y * sine,
                 y: meet.direction.x * sine + meet.direction.y * cosine)
-            let target = (meet.puck + d * 14).confined()
+            let target = (meet.puck + d * reach).confined()
             var sim = table
             var commanded = start
             for _ in 0..<(min(meet.ticks, 12) + 4) {
@@ -90,15 +124,32 @@ extension Opponent {
                 if (Point(x: puck.x, y: puck.y) - paddle).length < PuckConstants.contactDistance + 1,
                     puck.vx != before.vx || puck.vy != before.vy, puck.vy < 0
                 {
-                    let error = 1 - Point(x: puck.vx, y: puck.vy).normalised(or: d).dot(meet.direction)
-                    if error < best?.error ?? .infinity { best = (turn, error, target) }
+                    let velocity = Point(x: puck.vx, y: puck.vy)
+                    let error = 1 - velocity.normalised(or: d).dot(meet.direction)
+                    // A hit that scores is judged like a shot; one that does not, by how far it is off the aim.
+                    var quality = -100 - 100 * error
+                    let from = Point(x: puck.x, y: puck.y)
+                    if let goal = Self.flight(from: from, velocity: velocity, to: 0),
+                        let line = Self.flight(from: from, velocity: velocity, to: PuckConstants.puckRadius),
+                        Self.inMouth(goal.x), Self.inMouth(line.x)
+                    {
+                        let passing = Self.flight(from: from, velocity: velocity, to: rivalDepth) ?? goal
+                        quality =
+                            Self.shotScore(
+                                clearance: abs(passing.x - rival.x), ticksToRival: passing.ticks,
+                                ticksToGoal: goal.ticks)
+                            - 20 * error
+                    }
+                    if quality > best?.quality ?? -.infinity { best = (turn, quality, target) }
                     return
                 }
             }
         }
-        for turn in -3...3 { consider(Float(turn) * 0.1) }
-        if let coarse = best?.turn {
-            for fine in [-0.05, -0.025, 0.025, 0.05] as [Float] { consider(coarse + fine) }
+        // Drives through the puck, and drives that stop on the line of the shot just inside contact: a puck running
+        // at the paddle is met where it will be, not where it was.
+        for turn in -6...6 {
+            consider(Float(turn) * 0.1, reach: 14)
+            consider(Float(turn) * 0.1, reach: -48)
         }
         return best?.target ?? (meet.puck + meet.direction * 14).confined()
     }

@@ -52,8 +52,11 @@ extension Opponent {
         let presentPoint = Point(x: present.x, y: present.y)
         var mode: Plan.Mode
         var target: Point
+        var aim: Point?
         if var meet = scan.intercept {
-            if let direction = shotDirection(from: meet.puck, them: them) {
+            let themTouching = (them - meet.puck).length < PuckConstants.contactDistance
+            if let direction = shotDirection(from: meet.puck, them: them, themTouching: themTouching) {
+                aim = direction
                 meet.direction = direction
                 meet.wait = (meet.puck - direction * (Self.contactGap + runUp)).confined()
             }
@@ -87,10 +90,11 @@ extension Opponent {
         let crossing =
             free.map { (x: $0.x, tick: snapshot.tick &+ UInt32($0.ticks), bounces: $0.bounces) }
             ?? scan.crossing.map { (x: $0.x, tick: effectTick &+ UInt32($0.ticks), bounces: $0.bounces) }
-        let plan = Plan(
+        var plan = Plan(
             mode: mode, target: PuckTarget(x: target.x, y: target.y), crossingX: crossing?.x ?? target.x,
             crossingPredicted: crossing != nil, crossingTick: crossing?.tick, bounces: crossing?.bounces ?? 0,
             snapshotTick: snapshot.tick, lookahead: lookahead)
+        plan.aim = aim.map { PuckTarget(x: $0.x, y: $0.y) }
         return Decision(plan: plan, target: target)
     }
 
@@ -166,12 +170,15 @@ extension Opponent {
                 result.crossing = (own.x, k, bounces)
             }
             let speed2 = own.vx * own.vx + own.vy * own.vy
+            // The other paddle touching the puck cannot hit it again before they part: a puck it holds in the band
+            // both paddles reach is there to be taken.
+            let held = k <= 8 && own.y >= Self.reachTop && (them - point).length < PuckConstants.contactDistance
             let inZone =
                 speed2 < 9
                 ? own.y >= Self.reachTop && own.y <= Self.zone.upperBound
-                    && (own.y >= Self.safe || contested || (them - point).length > Self.farEnough)
+                    && (own.y >= Self.safe || contested || held || (them - point).length > Self.farEnough)
                 // A fast puck deeper than the paddle can get behind is blocked, not met.
-                : Self.zone.contains(own.y) && own.y <= Self.deep
+                : Self.zone.contains(own.y) && own.y <= Self.deep || held
             if result.intercept == nil, inZone, own.vy > -1.5 || speed2 < 6 {
                 let direction = aimDirection(from: point, them: them)
                 let wait = (point - direction * (Self.contactGap + run)).confined()

@@ -36,6 +36,9 @@ public struct Plan: Sendable, Hashable {
     public var snapshotTick: UInt32
     /// Ticks simulated from that snapshot to the tick this decision takes effect on the server.
     public var lookahead: Int
+    /// The unit direction the opponent means to send the puck in (own frame, up the table is negative y) when it is
+    /// going for it — intercepting or striking; `nil` otherwise.
+    public var aim: PuckTarget?
 
     /// A plan as ``Opponent/decide(now:)`` makes it; built directly only by tests and displays.
     public init(

@@ -54,7 +54,7 @@ package actor PracticeLobby {
         }
     }
 
-    /// The strength of every opponent this lobby starts.
+    /// The strength of the opponents this lobby starts when the page names none.
     package let difficulty: Opponent.Difficulty
     private let runner: Result<AgentRunner, any Error>
     private let joinTimeout: TimeAmount
@@ -100,24 +100,41 @@ package actor PracticeLobby {
             ])
     }
 
-    /// The `GET /play/match` route: starts an opponent and answers with its ``Offer`` as JSON.
-    package nonisolated var route: HTTPServer.Route {
+    /// The `GET /play/match` route: starts an opponent at the lobby's ``difficulty`` and answers with its ``Offer`` as
+    /// JSON.
+    package nonisolated var route: HTTPServer.Route { route(difficulty: nil) }
+
+    /// The `GET /play/match/<difficulty>` route of the page's difficulty selector (`nil`: the lobby's own).
+    package nonisolated func route(difficulty: Opponent.Difficulty?) -> HTTPServer.Route {
         HTTPServer.Route(contentType: "application/json") { [self] in
-            Array(try await self.open().json.utf8)
+            Array(try await self.open(difficulty: difficulty).json.utf8)
         }
     }
 
-    /// The page and the match route, for an HTTP listener of their own (`--target`) or the game server's.
-    package nonisolated var routes: [String: HTTPServer.Route] {
-        [PracticePage.path: PracticePage.route, PracticePage.matchPath: route]
+    /// Where the page asks for an opponent of `difficulty`: `/play/match/hard`. A path per preset rather than a
+    /// query, since the listener routes by path alone.
+    package static func matchPath(difficulty: Opponent.Difficulty) -> String {
+        PracticePage.matchPath + "/" + difficulty.rawValue
     }
 
-    /// Starts an opponent at a new table and returns what the page needs to join it.
-    package func open() async throws -> Offer {
+    /// The page and the match routes (the lobby's default and one per difficulty), for an HTTP listener of their own
+    /// (`--target`) or the game server's.
+    package nonisolated var routes: [String: HTTPServer.Route] {
+        var routes = [PracticePage.path: PracticePage.route, PracticePage.matchPath: route]
+        for level in Opponent.Difficulty.allCases {
+            routes[Self.matchPath(difficulty: level)] = route(difficulty: level)
+        }
+        return routes
+    }
+
+    /// Starts an opponent of `difficulty` (`nil`: the lobby's ``difficulty``) at a new table and returns what the page
+    /// needs to join it.
+    package func open(difficulty: Opponent.Difficulty? = nil) async throws -> Offer {
         let previous = queue
+        let level = difficulty ?? self.difficulty
         let work = Task { () async throws -> Offer in
             await previous?.value
-            return try await self.openNow()
+            return try await self.openNow(difficulty: level)
         }
         queue = Task { _ = await work.result }
         do {
@@ -147,7 +164,7 @@ package actor PracticeLobby {
         for seat in running { await seat.stop() }
     }
 
-    private func openNow() async throws -> Offer {
+    private func openNow(difficulty: Opponent.Difficulty) async throws -> Offer {
         guard !closed else { throw LobbyError(description: "practice is shutting down") }
         guard let target = opponentTarget else {
             throw LobbyError(description: "practice is still starting; reload the page in a moment")

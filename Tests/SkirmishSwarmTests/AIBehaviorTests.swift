@@ -31,6 +31,48 @@ import Testing
         #expect(goalsFor > 2 * goalsAgainst, "goals \(goalsFor)-\(goalsAgainst)")
     }
 
+    /// Lock-step matches against the chaser: who won, the goals, and how many reached 7.
+    static func matchesAgainstTheChaser(
+        _ difficulty: Opponent.Difficulty, latency: Double, matches: Int, seconds: Int, seedBase: UInt64
+    ) -> (wins: Int, goalsFor: Int, goalsAgainst: Int, toSeven: Int) {
+        var result = (wins: 0, goalsFor: 0, goalsAgainst: 0, toSeven: 0)
+        for index in 0..<matches {
+            let seed = seedBase &* 1000 &+ UInt64(index)
+            let link = LockstepTable<Opponent, ScriptedPuckAgent>.Link(
+                latency: latency, jitter: max(0.001, latency / 5), loss: 0.02)
+            var table = LockstepTable(
+                bottom: Opponent(seat: 0, configuration: OpponentConfiguration(difficulty: difficulty), seed: seed),
+                top: ScriptedPuckAgent(style: .chaser, seat: 1, inputRate: 30, seed: seed), bottomLink: link,
+                topLink: link, seed: seed)
+            table.play(limit: 60 * seconds)
+            let (mine, theirs) = table.match.scores
+            result.goalsFor += Int(mine)
+            result.goalsAgainst += Int(theirs)
+            if mine > theirs { result.wins += 1 }
+            if table.match.phase == .over { result.toSeven += 1 }
+        }
+        return result
+    }
+
+    /// The AI attacks: at 0 ms, where the chaser is quickest, the expert still wins every match and most reach 7
+    /// goals within 3 minutes.
+    @Test func expertBeatsTheChaserToSevenAtZeroLatency() {
+        let run = Self.matchesAgainstTheChaser(.expert, latency: 0, matches: 3, seconds: 180, seedBase: 1)
+        #expect(run.wins == 3, "\(run)")
+        #expect(run.toSeven >= 2, "\(run)")
+    }
+
+    /// Difficulty shows in attack as well as defence: against the same chaser the expert's goal difference is far
+    /// better than the easy preset's.
+    @Test func expertOutscoresEasyAgainstTheChaser() {
+        let easy = Self.matchesAgainstTheChaser(.easy, latency: 0.15, matches: 4, seconds: 90, seedBase: 7)
+        let expert = Self.matchesAgainstTheChaser(.expert, latency: 0.15, matches: 4, seconds: 90, seedBase: 7)
+        #expect(
+            expert.goalsFor - expert.goalsAgainst > easy.goalsFor - easy.goalsAgainst + 8,
+            "easy \(easy), expert \(expert)")
+        #expect(expert.wins >= easy.wins, "easy \(easy), expert \(expert)")
+    }
+
     static let aiScript = """
         name: ai
         profile: [{ramp: {to: 4, over: 1s}}, {hold: {for: 7s}}]

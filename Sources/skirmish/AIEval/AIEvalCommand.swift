@@ -28,17 +28,21 @@ struct AIEvalCommand: AsyncParsableCommand {
             the puck crosses the defence line (puck-centre y = 400, 80 px before the goal line), both from the \
             server's table; a puck already touched is taken where it would have been. p50/p95 per latency.
 
-            Matches: the AI against the swarm's `chaser` bot, against itself with prediction switched off and against \
-            the ported Kalman baseline (`kalman`), to 7 \
-            goals or --match-seconds (then the higher score wins; equal scores are draws, worth half). Prediction \
+            Matches: the AI against the swarm's own `chaser` and `defender` bots, against itself with prediction \
+            switched off and against the ported Kalman baseline (`kalman`), to 7 goals or --match-seconds (then the \
+            higher score wins; equal scores are draws, worth half), --parallel at once on one client loop. Each row \
+            reports wins with a Wilson 95 % interval and the median time to 7 goals. Prediction \
             error at 50/100/200 ms horizons comes from the AI's side of these matches: its predictor run from an \
             older snapshot, compared with the newer one.
 
             Targets (PASS/MISS lines): expert saves >= 95 % at 150 ms, physical intercept error p95 < 20 px at \
-            150 ms, a difficulty curve monotone in saves, the still paddle <= 15 %.
+            150 ms, the still paddle <= 15 %; against every rival >= 95 % wins with the Wilson interval's low end \
+            >= 90 % and 7 goals within 3 minutes at the median; decision time p99 < 20 µs; both difficulty curves \
+            monotone.
 
-            Difficulty curve: save rate of each preset at --curve-latency. It must not fall from easy to expert; \
-            the command says so and exits 1 when it does. Decision time is timed around every decision the AI made; \
+            Difficulty curve: save rate of each preset at --curve-latency, and win rate of each preset against the \
+            chaser there (--curve-matches). Neither may fall from easy to expert; the command says so and exits 1 \
+            when one does. Decision time is timed around every decision the AI made; \
             tick lateness says how late the clients' event loop ran (a busy machine makes every link worse than \
             emulated, and the report warns when p99 passes 5 ms).
 
@@ -52,7 +56,10 @@ struct AIEvalCommand: AsyncParsableCommand {
     @Option(help: "Seeded shots per latency row (at least 1,000 for the reported save rates).")
     var shots = 1_000
 
-    @Option(help: "Matches per latency row against each rival (chaser, no-prediction, kalman).")
+    @Option(
+        help: ArgumentHelp(
+            "Matches per latency row against each rival (chaser, defender, no-prediction, kalman); 40 or more lets "
+                + "the Wilson interval of a perfect record clear 90 %."))
     var matches = 6
 
     @Option(help: "A match still running after this many seconds ends; the higher score wins.")
@@ -69,6 +76,9 @@ struct AIEvalCommand: AsyncParsableCommand {
 
     @Option(help: "One-way latency of the difficulty curve, in ms.")
     var curveLatency = 150
+
+    @Option(help: "Matches per difficulty preset against the chaser for the win-rate curve (0 skips it).")
+    var curveMatches = 6
 
     @Option(help: "Shot sessions at once, all rows together (each has its own server, shooter and AI; 50 shots each).")
     var sessions = 40
@@ -103,6 +113,9 @@ struct AIEvalCommand: AsyncParsableCommand {
         }
         guard sessions > 0, parallel > 0 else { throw ValidationError("--sessions and --parallel must be at least 1.") }
         guard curveShots >= 0 else { throw ValidationError("--curve-shots must be 0 or more; got \(curveShots).") }
+        guard curveMatches >= 0 else {
+            throw ValidationError("--curve-matches must be 0 or more; got \(curveMatches).")
+        }
         _ = try plan()
     }
 
@@ -113,7 +126,8 @@ struct AIEvalCommand: AsyncParsableCommand {
             var plan = EvalPlan(
                 shots: shots, matches: matches, matchSeconds: matchSeconds,
                 latencies: try EvalPlan.parseLatencies(latencies), difficulty: difficulty, curveShots: curveShots,
-                curveLatency: curveLatency, sessions: sessions, parallel: parallel, seed: seed)
+                curveLatency: curveLatency, sessions: sessions, parallel: parallel, seed: seed,
+                curveMatches: curveMatches)
             if quick { plan.shrinkToQuickRun() }
             plan.predicts = !noPrediction
             return plan
@@ -147,7 +161,9 @@ struct AIEvalCommand: AsyncParsableCommand {
                 throw ValidationError("cannot write --out \(out): \(error). Check the folder exists and is writable.")
             }
         }
-        if report.curve.map({ !$0.monotone }) ?? false { throw ExitCode(1) }
+        if report.curve.map({ !$0.monotone }) ?? false || report.winCurve.map({ !$0.monotone }) ?? false {
+            throw ExitCode(1)
+        }
     }
 
     /// A progress line on stderr every two seconds while the evaluation runs.

@@ -17,11 +17,13 @@ struct PracticeCommand: AsyncParsableCommand {
             Starts the reference match server on loopback (unless --target names another), and serves a page at \
             http://127.0.0.1:<port>/play. Open the printed URL: each time the page asks for a match, an AI \
             opponent at --difficulty sits down at a new table and the page joins it. Move your paddle with the \
-            mouse or a finger; first to 7 goals wins, and Rematch starts a new match against a fresh opponent.
+            mouse or a finger; first to 7 goals wins, and Rematch starts a new match against a fresh opponent. The \
+            page's difficulty selector starts a new match against an opponent of the level picked there \
+            (GET /play/match/<level>).
 
             The page works offline: it is compiled into this binary and loads nothing else. It speaks the same \
-            wire packets as every other client, over the server's WebSocket endpoint (/ws), and shows the score, \
-            your round-trip latency and the opponent's difficulty.
+            wire packets as every other client, over the server's WebSocket endpoint (/ws), and shows your score \
+            and the AI's, your round-trip latency and the opponent's difficulty.
 
             With --target the page is served from a small local HTTP server instead, and both the page and the \
             opponent connect to the game server's WebSocket endpoint you name.
@@ -37,7 +39,9 @@ struct PracticeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("How hard the AI plays: easy, medium, hard or expert.", valueName: "level"))
+    @Option(
+        help: ArgumentHelp(
+            "How hard the AI plays until the page picks another: easy, medium, hard or expert.", valueName: "level"))
     var difficulty = Opponent.Difficulty.medium
 
     @Option(
