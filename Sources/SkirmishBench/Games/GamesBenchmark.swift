@@ -201,8 +201,8 @@ package struct GamesBenchmark {
             if i % 64 == 0 { game = template }
             let strike = SunsStrike(
                 x: Float(random.next() % 1_000) / 1_000, y: Float(random.next() % 1_000) / 1_000,
-                radius: 0.05 + Float(random.next() % 250) / 1_000)
-            captures += game.strike(strike, by: i & 1, at: Float(i % 3_000) / 60).count
+                radius: 0.05 + Float(random.next() % 250) / 1_000, gameTime: Float(i % 3_000) / 60)
+            captures += game.strike(strike, by: i & 1).count
         }
         precondition(captures > 0, "no strike captured a sun")
         return measurement

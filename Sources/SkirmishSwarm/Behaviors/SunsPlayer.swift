@@ -59,15 +59,24 @@ struct SunsPlayer: Agent {
         }
         guard let due = nextStrike, due <= now else { return }
         let time = Float((now - gameStart).seconds)
+        // At game time 60 the race is over even with suns left (the protocol refuses later strikes): tally 2 s after
+        // the last capture.
+        if game.isOver(at: time) {
+            let last = lastCapture ?? now
+            lastCapture = last
+            if now >= last + .seconds(2) { sendTally(context: &context) } else { nextStrike = last + .seconds(2) }
+            return
+        }
         let layout = game.layout ?? []
         let open = layout.indices.filter { game.owner(of: $0) == nil }
         if let target = open.randomElement(using: &context.random) {
             let sun = layout[target]
             let strike = SunsStrike(
                 x: min(max(sun.x + Float.random(in: -0.03...0.03, using: &context.random), 0), 1),
-                y: min(max(sun.y + Float.random(in: -0.03...0.03, using: &context.random), 0), 1), radius: Self.radius)
+                y: min(max(sun.y + Float.random(in: -0.03...0.03, using: &context.random), 0), 1), radius: Self.radius,
+                gameTime: time)
             context.send(.sunsStrike(strike))
-            let captures = game.strike(strike, by: seat, at: time)
+            let captures = game.strike(strike, by: seat)
             for capture in captures { context.send(.sunsCapture(capture)) }
             if !captures.isEmpty { lastCapture = now }
         }
