@@ -115,7 +115,8 @@ public struct SunsGame: Sendable, Hashable {
         guard let layout, (0...1).contains(seat), gameTime.isFinite, gameTime >= 0,
             gameTime < Self.duration, strike.x.isFinite, strike.y.isFinite, strike.radius.isFinite, strike.radius > 0
         else { return }
-        for (i, sun) in layout.enumerated() {
+        for i in layout.indices {
+            let sun = layout[i]
             let dx = sun.x - strike.x
             let dy = sun.y - strike.y
             let distance = (dx * dx + dy * dy).squareRoot()

@@ -56,17 +56,17 @@ public struct SunsReplica: Sendable {
     public mutating func receive(_ capture: SunsCapture) -> ReplicaCheck {
         divergence = nil
         let sun = Int(capture.sunIndex)
-        let observed = "sun=\(sun) time=\(Self.describe(capture.gameTime))"
+        // The strings are built only when a check fails: the honest path allocates nothing.
         guard sun < game.layout?.count ?? 0 else {
-            return diverged(expected: "a sun below \(game.layout?.count ?? 0)", observed: observed)
+            return diverged(expected: "a sun below \(game.layout?.count ?? 0)", observed: Self.describe(capture))
         }
         guard let claim = game.best[otherSeat][sun] else {
             return diverged(
-                expected: "sun=\(sun) unreached by seat \(otherSeat)'s strikes", observed: observed)
+                expected: "sun=\(sun) unreached by seat \(otherSeat)'s strikes", observed: Self.describe(capture))
         }
         owed &= ~(1 << sun)
         guard claim.bitPattern == capture.gameTime.bitPattern else {
-            return diverged(expected: "sun=\(sun) time=\(Self.describe(claim))", observed: observed)
+            return diverged(expected: "sun=\(sun) time=\(Self.describe(claim))", observed: Self.describe(capture))
         }
         return .ok
     }
@@ -76,6 +76,10 @@ public struct SunsReplica: Sendable {
     public static func describe(_ time: Float) -> String {
         let hex = String(time.bitPattern, radix: 16)
         return "0x\(String(repeating: "0", count: 8 - hex.count))\(hex) (\(time))"
+    }
+
+    private static func describe(_ capture: SunsCapture) -> String {
+        "sun=\(capture.sunIndex) time=\(describe(capture.gameTime))"
     }
 
     private mutating func diverged(expected: String, observed: String) -> ReplicaCheck {
