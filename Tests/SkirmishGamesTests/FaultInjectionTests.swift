@@ -93,7 +93,7 @@ import Testing
         var game = SunsGame(seat: 0)
         game.propose(coinToss: 9, suns: (0..<5).map { SunsStart.Sun(x: Float($0) / 5, y: 0.5) })
         game.receiveStart(SunsStart(coinToss: 3, suns: []))
-        _ = game.strike(SunsStrike(x: 0.2, y: 0.5, radius: 0.15), by: 0, at: 3)
+        _ = game.strike(SunsStrike(x: 0.2, y: 0.5, radius: 0.15, gameTime: 3), by: 0)
         game.receiveCapture(SunsCapture(sunIndex: 3, gameTime: 4.5), by: 1)
         game.receiveCapture(SunsCapture(sunIndex: 1, gameTime: 2.5), by: 1)
         let reference = game.hashes.combined

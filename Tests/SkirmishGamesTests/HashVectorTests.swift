@@ -226,8 +226,21 @@ import Testing
         var game = SunsGame(seat: 0)
         game.propose(coinToss: 7, suns: [.init(x: 0.25, y: 0.25), .init(x: 0.75, y: 0.5)])
         game.receiveStart(SunsStart(coinToss: 3, suns: [.init(x: 0.5, y: 0.5)]))
-        let captures = game.strike(SunsStrike(x: 0.25, y: 0.375, radius: 0.25), by: 0, at: 1)
+        let strike = SunsStrike(x: 0.25, y: 0.375, radius: 0.25, gameTime: 1)
+        #expect(try packet("suns.strike").message == .sunsStrike(strike))
+        let captures = game.strike(strike, by: 0)
         #expect(captures.map { Message.sunsCapture($0) } == [try packet("suns.capture").message])
+        // Seat 1 computes the same capture from the strike, bit for bit, and the capture vector passes its check.
+        var receiver = SunsReplica(seat: 1)
+        receiver.game.propose(coinToss: 3, suns: [.init(x: 0.5, y: 0.5)])
+        receiver.game.receiveStart(SunsStart(coinToss: 7, suns: [.init(x: 0.25, y: 0.25), .init(x: 0.75, y: 0.5)]))
+        #expect(receiver.receive(strike) == .ok)
+        guard case .sunsCapture(let capture) = try packet("suns.capture").message else {
+            Issue.record("suns.capture is not a SunsCapture")
+            return
+        }
+        #expect(receiver.receive(capture) == .ok)
+        #expect(receiver.game.best[0][0]?.bitPattern == 0x3F90_0000)
         let recorded = game.receiveCapture(SunsCapture(sunIndex: 1, gameTime: 2.5), by: 1)
         #expect(recorded)
         #expect(try packet("suns.tally").message == .sunsTally(game.tally()))
@@ -246,7 +259,7 @@ import Testing
         #expect(
             hash(final.fields["layout"]) == game.hashes.layout && hash(final.fields["captures"]) == game.hashes.captures
         )
-        for label in ["suns.capture", "suns.tally"] {
+        for label in ["suns.strike", "suns.capture", "suns.tally"] {
             let bytes = try vector(label).bytes
             #expect(try packet(label).encoded() == bytes, "\(label)")
         }

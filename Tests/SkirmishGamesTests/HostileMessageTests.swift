@@ -90,8 +90,9 @@ import Testing
                 SunsCapture(sunIndex: UInt32(rng.next() % 16), gameTime: Float(rng.next() % 100)),
                 by: Int(rng.next() % 3))
             _ = suns.strike(
-                SunsStrike(x: 0.5, y: 0.5, radius: Float(rng.next() % 100 + 1) / 100), by: Int(rng.next() % 2),
-                at: Float(rng.next() % 70))
+                SunsStrike(
+                    x: 0.5, y: 0.5, radius: Float(rng.next() % 100 + 1) / 100, gameTime: Float(rng.next() % 70)),
+                by: Int(rng.next() % 2))
         }
         #expect(replica.game.seats == 4)
         #expect((Array(replica.game.hands.joined()) + Array(replica.game.piles.joined())).count == 52)

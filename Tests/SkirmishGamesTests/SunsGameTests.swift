@@ -79,16 +79,16 @@ import Testing
 
     @Test func aStrikeCapturesSunsWithinItsRadiusAtTheScaledTime() {
         var game = started(0)
-        let captures = game.strike(SunsStrike(x: 0.5, y: 0.8, radius: 0.4), by: 0, at: 10)
+        let captures = game.strike(SunsStrike(x: 0.5, y: 0.8, radius: 0.4, gameTime: 10), by: 0)
         // Sun 0 is 0.3 away: 10 + 0.25 × 0.75; sun 2 is 0.41 away: outside.
         #expect(captures.map(\.sunIndex) == [0])
         #expect(captures[0].gameTime == 10 + 0.25 * ((0.3 as Float) * 0.3).squareRoot() / 0.4)
         // A later, closer strike improves the claim; a worse one does not.
-        let closer = game.strike(SunsStrike(x: 0.5, y: 0.5, radius: 0.4), by: 0, at: 10.1)
+        let closer = game.strike(SunsStrike(x: 0.5, y: 0.5, radius: 0.4, gameTime: 10.1), by: 0)
         #expect(closer.map(\.gameTime) == [10.1])
-        let worse = game.strike(SunsStrike(x: 0.5, y: 0.6, radius: 0.4), by: 0, at: 10.2)
+        let worse = game.strike(SunsStrike(x: 0.5, y: 0.6, radius: 0.4, gameTime: 10.2), by: 0)
         #expect(worse.isEmpty)
-        let late = game.strike(SunsStrike(x: 0.9, y: 0.9, radius: 0.1), by: 0, at: SunsGame.duration)
+        let late = game.strike(SunsStrike(x: 0.9, y: 0.9, radius: 0.1, gameTime: SunsGame.duration), by: 0)
         #expect(late.isEmpty)
         #expect(!game.isOver && game.isOver(at: 60))
     }
@@ -127,10 +127,11 @@ import Testing
             for _ in 0..<12 {
                 time += inputs.unit()
                 let seat = Int(rng.next() % 2)
-                let strike = SunsStrike(x: inputs.unit(), y: inputs.unit(), radius: 0.05 + inputs.unit() * 0.5)
                 // Quantised strike times make exact ties between the seats happen too.
-                let at = (time * 4).rounded() / 4
-                sent[seat] += peers[seat].strike(strike, by: seat, at: at)
+                let strike = SunsStrike(
+                    x: inputs.unit(), y: inputs.unit(), radius: 0.05 + inputs.unit() * 0.5,
+                    gameTime: (time * 4).rounded() / 4)
+                sent[seat] += peers[seat].strike(strike, by: seat)
             }
             for seat in 0..<2 {
                 var inbox = sent[1 - seat]

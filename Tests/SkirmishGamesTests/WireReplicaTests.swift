@@ -97,8 +97,8 @@ import Testing
             peers[seat].receiveStart(received)
         }
         #expect(peers[0].layout == layouts[1] && peers[1].layout == layouts[1])
-        let captures = peers[0].strike(SunsStrike(x: 0.7, y: 0.5, radius: 0.3), by: 0, at: 1.5)
-        let rival = peers[1].strike(SunsStrike(x: 0.75, y: 0.45, radius: 0.2), by: 1, at: 1.5)
+        let captures = peers[0].strike(SunsStrike(x: 0.7, y: 0.5, radius: 0.3, gameTime: 1.5), by: 0)
+        let rival = peers[1].strike(SunsStrike(x: 0.75, y: 0.45, radius: 0.2, gameTime: 1.5), by: 1)
         for capture in captures {
             guard case .sunsCapture(let c) = try throughTheWire(.sunsCapture(capture)) else {
                 Issue.record("the codec turned the message into another type")

@@ -296,7 +296,7 @@ import Testing
         .playerShouldSnap,
         .paddleState(PaddleState(inputStep: 77, x: 160.5, y: 401.25, vx: -3, vy: 0.5)),
         .sunsStart(SunsStart(coinToss: 0xDEAD_BEEF, suns: (0..<5).map { SunsStart.Sun(x: Float($0) / 5, y: 0.5) })),
-        .sunsStrike(SunsStrike(x: 0.25, y: 0.75, radius: 0.1)),
+        .sunsStrike(SunsStrike(x: 0.25, y: 0.75, radius: 0.1, gameTime: 12.25)),
         .sunsCapture(SunsCapture(sunIndex: 3, gameTime: 12.5)),
         .sunsTally(SunsTally(entries: (0..<16).map { SunsTally.Entry(owner: UInt8($0 % 2), time: Float($0)) })),
         .clientQuit,

@@ -31,9 +31,9 @@ import Testing
             case .message(.sunsStart(let other), _):
                 guard case .adopted(let suns) = game.receiveStart(other) else { continue }
                 for (index, sun) in suns.enumerated() {
-                    let strike = SunsStrike(x: sun.x, y: sun.y, radius: 0.05)
+                    let strike = SunsStrike(x: sun.x, y: sun.y, radius: 0.05, gameTime: 1 + Float(index) * 0.5)
                     session.send(.sunsStrike(strike))
-                    for capture in game.strike(strike, by: seat, at: 1 + Float(index) * 0.5) {
+                    for capture in game.strike(strike, by: seat) {
                         session.send(.sunsCapture(capture))
                     }
                 }

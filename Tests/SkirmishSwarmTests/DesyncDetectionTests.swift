@@ -110,6 +110,22 @@ import Testing
         }
     }
 
+    /// A connection's rewriter for Suns: every 2nd `SunsCapture` relayed to it carries a time one ulp later (at most
+    /// 3 per connection), re-sealed, so only the receiver's check against the striker's `SunsStrike` can tell.
+    static func sunsTamper(into changes: Changes) -> (Message) -> [Message] {
+        var relayed = 0
+        var made = 0
+        return { message in
+            guard case .sunsCapture(var capture) = message else { return [message] }
+            relayed += 1
+            guard relayed % 2 == 0, made < 3 else { return [message] }
+            capture.gameTime = capture.gameTime.nextUp
+            made += 1
+            changes.add(Change(tick: nil, part: "captures"))
+            return [.sunsCapture(capture)]
+        }
+    }
+
     struct Run {
         var outcome: SwarmOutcome
         var summary: RunSummary
@@ -244,5 +260,62 @@ import Testing
         #expect(episodes.allSatisfy { $0.expected.hasPrefix("seat ") && $0.expected != $0.observed }, "\(episodes)")
         #expect(run.warnings.count == changes.count)
         #expect(run.warnings.allSatisfy { $0.metadata["part"] == "piles" })
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func aSunsRelayThatChangesACaptureTimeByOneULPIsCaughtEveryTime() async throws {
+        let run = try await Self.run(seconds: 15, bots: 8, personas: "[{name: suns, game: suns}]") { changes in
+            Self.sunsTamper(into: changes)
+        }
+        let changes = run.changes
+        #expect(changes.count >= 16, "the proxy changed only \(changes.count) captures")
+        let episodes = try #require(run.summary.desyncEpisodes)
+        #expect(run.summary.desyncs == UInt64(changes.count), "\(episodes)")
+        #expect(episodes.count == changes.count)
+        #expect(run.summary.games["suns"]?.desyncsByPart["captures"] == UInt64(changes.count))
+        for episode in episodes {
+            #expect(episode.game == "suns" && episode.persona == "suns" && episode.part == "captures", "\(episode)")
+            #expect(episode.tick == nil && episode.match != 0, "\(episode)")
+            // The same sun, and the observed time the next float after the expected one.
+            let expected = try #require(Self.time(episode.expected), "\(episode)")
+            let observed = try #require(Self.time(episode.observed), "\(episode)")
+            #expect(observed == expected.nextUp, "\(episode)")
+            #expect(episode.expected.prefix(while: { $0 != " " }) == episode.observed.prefix(while: { $0 != " " }))
+            // Detected at the capture's receipt, within one round trip of its strike's (they travel together).
+            let delay = try #require(episode.detectionSeconds)
+            #expect(delay >= 0 && delay <= max(episode.rttSeconds, 0.25), "\(episode)")
+        }
+        print(
+            "DesyncDetectionTests: captures: \(episodes.count) of \(changes.count) changed SunsCapture times detected, "
+                + "slowest \(Int((episodes.compactMap(\.detectionSeconds).max() ?? 0) * 1_000)) ms after its strike")
+        #expect(run.outcome.snapshot.histogram(SkirmishMetrics.desyncDetection)?.count == UInt64(changes.count))
+        #expect(run.warnings.count == changes.count, "\(run.warnings)")
+        for warning in run.warnings {
+            #expect(warning.level == .warning && warning.metadata["part"] == "captures")
+            #expect(warning.metadata["tick"] == "none" && warning.metadata["detection.seconds"] != nil)
+            #expect(
+                episodes.contains {
+                    "\($0.bot)" == warning.metadata["bot.id"] && $0.observed == warning.metadata["observed"]
+                })
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func anHonestSunsRunThroughTheProxyHasNoDesync() async throws {
+        let run = try await Self.run(seconds: 10, bots: 8, personas: "[{name: suns, game: suns}]") { _ in { [$0] } }
+        #expect(run.summary.desyncs == 0, "\(run.summary.desyncEpisodes ?? [])")
+        #expect((run.summary.games["suns"]?.desyncsByPart["captures"] ?? 0) == 0)
+        // The series a dashboard reads exists at 0 on a clean run.
+        let series = run.outcome.snapshot.series(
+            of: SkirmishMetrics.desyncs, where: ["game": "suns", "part": "captures"])
+        #expect(series.count == 1 && run.outcome.snapshot.counterTotal(SkirmishMetrics.desyncs) == 0)
+        #expect((run.summary.games["suns"]?.matchesCompleted ?? 0) >= 4)
+        #expect(run.warnings.isEmpty, "\(run.warnings)")
+    }
+
+    /// The time in an episode's `sun=3 time=0x3f900000 (1.125)`, from its bit pattern.
+    static func time(_ text: String) -> Float? {
+        guard let range = text.range(of: "time=0x") else { return nil }
+        return UInt32(text[range.upperBound...].prefix(8), radix: 16).map(Float.init(bitPattern:))
     }
 }

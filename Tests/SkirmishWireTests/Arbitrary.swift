@@ -133,7 +133,9 @@ struct Arbitrary {
                 SunsStart(
                     coinToss: u32(), suns: (0..<count(WireLimits.maxSuns)).map { _ in .init(x: unit(), y: unit()) }))
         case .sunsStrike:
-            .sunsStrike(SunsStrike(x: unit(), y: unit(), radius: max(Float.leastNormalMagnitude, unit())))
+            .sunsStrike(
+                SunsStrike(
+                    x: unit(), y: unit(), radius: max(Float.leastNormalMagnitude, unit()), gameTime: unit() * 59))
         case .sunsCapture:
             .sunsCapture(
                 SunsCapture(

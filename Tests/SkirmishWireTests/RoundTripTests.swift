@@ -41,8 +41,11 @@ import Testing
             (Packet(number: 1, .ping(Ping(player: 0, count: 0, sendTime: .infinity))), .badValue),
             (Packet(number: 1, .chat(Chat(text: String(repeating: "x", count: 257)))), .stringTooLong),
             (Packet(number: 1, .chat(Chat(text: "a\u{0}b"))), .stringContainsNul),
-            (Packet(number: 1, .sunsStrike(SunsStrike(x: 1.5, y: 0, radius: 0.1))), .badValue),
-            (Packet(number: 1, .sunsStrike(SunsStrike(x: 0.5, y: 0, radius: 0))), .badValue),
+            (Packet(number: 1, .sunsStrike(SunsStrike(x: 1.5, y: 0, radius: 0.1, gameTime: 0))), .badValue),
+            (Packet(number: 1, .sunsStrike(SunsStrike(x: 0.5, y: 0, radius: 0, gameTime: 0))), .badValue),
+            (Packet(number: 1, .sunsStrike(SunsStrike(x: 0.5, y: 0, radius: 0.1, gameTime: -1))), .badValue),
+            (Packet(number: 1, .sunsStrike(SunsStrike(x: 0.5, y: 0, radius: 0.1, gameTime: 60))), .badValue),
+            (Packet(number: 1, .sunsStrike(SunsStrike(x: 0.5, y: 0, radius: 0.1, gameTime: .nan))), .badValue),
             (Packet(number: 1, .sunsCapture(SunsCapture(sunIndex: 16, gameTime: 1))), .badValue),
             (Packet(number: 1, .sunsTally(SunsTally(entries: [.init(owner: 4, time: 1)]))), .badValue),
             (

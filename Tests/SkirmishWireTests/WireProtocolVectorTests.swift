@@ -74,7 +74,7 @@ import Testing
             number: 10, .puckMatchOver(PuckMatchOver(winner: .me, myScore: 7, theirScore: 5))),
         "packet.suns-start": Packet(
             number: 1, .sunsStart(SunsStart(coinToss: 42, suns: [.init(x: 0.5, y: 0.25), .init(x: 0.75, y: 1)]))),
-        "packet.suns-strike": Packet(number: 2, .sunsStrike(SunsStrike(x: 0.5, y: 0.5, radius: 0.125))),
+        "packet.suns-strike": Packet(number: 2, .sunsStrike(SunsStrike(x: 0.5, y: 0.5, radius: 0.125, gameTime: 1.5))),
         "packet.suns-capture": Packet(number: 3, .sunsCapture(SunsCapture(sunIndex: 3, gameTime: 2.5))),
         "packet.suns-tally": Packet(
             number: 4,

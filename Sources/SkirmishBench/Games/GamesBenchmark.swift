@@ -27,7 +27,8 @@ package struct GamesBenchmark {
 
     package struct Result: Sendable {
         package var iterations: Int
-        /// Puck step, Puck server tick, Puck state hash, Puck replica apply, Snap turn, Snap turn + hash, Suns strike.
+        /// Puck step, Puck server tick, Puck state hash, Puck replica apply, Snap turn, Snap turn + hash, Suns strike,
+        /// Suns replica check (the other player's strike and its captures, as a receiver checks them).
         package var rows: [Row]
 
         package init(iterations: Int, rows: [Row]) {
@@ -84,6 +85,7 @@ package struct GamesBenchmark {
             Row(operation: Result.snapTurn, measurement: bench.snapTurns(hashing: false)),
             Row(operation: Result.snapTurnHash, measurement: bench.snapTurns(hashing: true)),
             Row(operation: "Suns strike", measurement: bench.sunsStrikes()),
+            Row(operation: "Suns replica check strike + capture", measurement: bench.sunsReplicaChecks()),
         ]
         return Result(iterations: configuration.iterations, rows: rows)
     }
@@ -201,10 +203,46 @@ package struct GamesBenchmark {
             if i % 64 == 0 { game = template }
             let strike = SunsStrike(
                 x: Float(random.next() % 1_000) / 1_000, y: Float(random.next() % 1_000) / 1_000,
-                radius: 0.05 + Float(random.next() % 250) / 1_000)
-            captures += game.strike(strike, by: i & 1, at: Float(i % 3_000) / 60).count
+                radius: 0.05 + Float(random.next() % 250) / 1_000, gameTime: Float(i % 3_000) / 60)
+            captures += game.strike(strike, by: i & 1).count
         }
         precondition(captures > 0, "no strike captured a sun")
+        return measurement
+    }
+
+    /// The receiver's side of a Suns strike: apply the other player's strike and check the captures it makes (computed
+    /// beforehand by the striker, outside the measurement). The honest path must allocate nothing.
+    private func sunsReplicaChecks() -> Measurement {
+        var random = SeededRandom(seed: 6)
+        let suns = (0..<16).map { _ in
+            SunsStart.Sun(x: Float(random.next() % 1_000) / 1_000, y: Float(random.next() % 1_000) / 1_000)
+        }
+        var striker = SunsGame(seat: 0)
+        striker.propose(coinToss: 9, suns: suns)
+        striker.receiveStart(SunsStart(coinToss: 3, suns: suns))
+        var template = SunsReplica(seat: 1)
+        template.game.propose(coinToss: 3, suns: suns)
+        template.game.receiveStart(SunsStart(coinToss: 9, suns: suns))
+        precondition(template.game.layout != nil, "the Suns layout was not adopted")
+        // One race of 64 strikes, replayed: each iteration checks one strike and its captures.
+        var race: [(SunsStrike, [SunsCapture])] = []
+        for i in 0..<64 {
+            let strike = SunsStrike(
+                x: Float(random.next() % 1_000) / 1_000, y: Float(random.next() % 1_000) / 1_000,
+                radius: 0.05 + Float(random.next() % 250) / 1_000, gameTime: Float(i) / 2)
+            race.append((strike, striker.strike(strike, by: 0)))
+        }
+        precondition(race.contains { !$0.1.isEmpty }, "no strike captured a sun")
+        // The copy of the template every 64 iterations is the only allocation (a few, amortised over the 64).
+        var replica = template
+        var failed = 0
+        let measurement = Measurement.run(iterations: iterations, environment: environment) { i in
+            if i % 64 == 0 { replica = template }
+            let (strike, captures) = race[i % 64]
+            if !replica.receive(strike).isOK { failed += 1 }
+            for capture in captures where !replica.receive(capture).isOK { failed += 1 }
+        }
+        precondition(failed == 0, "an honest capture failed its check")
         return measurement
     }
 }

@@ -97,24 +97,33 @@ public struct SunsGame: Sendable, Hashable {
         return .adopted(suns)
     }
 
-    /// A strike by `seat` at `gameTime`: records the seat's improved claims and returns them as `SunsCapture`s
-    /// (for this client's own strikes, the messages to send). Invalid strikes capture nothing.
-    public mutating func strike(_ strike: SunsStrike, by seat: Int, at gameTime: Float) -> [SunsCapture] {
-        guard let layout, (0...1).contains(seat), gameTime.isFinite, gameTime >= 0, gameTime < Self.duration,
-            strike.x.isFinite, strike.y.isFinite, strike.radius.isFinite, strike.radius > 0
-        else { return [] }
+    /// A strike by `seat` at its game time (`strike.gameTime`): records the seat's improved claims and returns them
+    /// as `SunsCapture`s (for this client's own strikes, the messages to send). Invalid strikes capture nothing.
+    public mutating func strike(_ strike: SunsStrike, by seat: Int) -> [SunsCapture] {
         var captures: [SunsCapture] = []
-        for (i, sun) in layout.enumerated() {
+        apply(strike, by: seat) { captures.append(SunsCapture(sunIndex: UInt32($0), gameTime: $1)) }
+        return captures
+    }
+
+    /// Applies a strike by `seat` with the shared rules, calling `improved` with each sun whose claim it improves and
+    /// the new time, in layout order; allocates nothing. Invalid strikes capture nothing.
+    ///
+    /// Each step is binary32, in the order the rules state (`d = sqrt(dx·dx + dy·dy)`, `d ≤ r`, `t + 0.25 × (d ÷ r)`),
+    /// so the receiver of a strike computes the striker's capture times bit for bit.
+    mutating func apply(_ strike: SunsStrike, by seat: Int, improved: (Int, Float) -> Void) {
+        let gameTime = strike.gameTime
+        guard let layout, (0...1).contains(seat), gameTime.isFinite, gameTime >= 0,
+            gameTime < Self.duration, strike.x.isFinite, strike.y.isFinite, strike.radius.isFinite, strike.radius > 0
+        else { return }
+        for i in layout.indices {
+            let sun = layout[i]
             let dx = sun.x - strike.x
             let dy = sun.y - strike.y
             let distance = (dx * dx + dy * dy).squareRoot()
             guard distance <= strike.radius else { continue }
             let time = gameTime + 0.25 * (distance / strike.radius)
-            if record(sun: i, seat: seat, time: time) {
-                captures.append(SunsCapture(sunIndex: UInt32(i), gameTime: time))
-            }
+            if record(sun: i, seat: seat, time: time) { improved(i, time) }
         }
-        return captures
     }
 
     /// Records a capture reported by `seat`; returns false when it is invalid (no layout, bad index or time) or

@@ -9,9 +9,14 @@ import SkirmishWire
 /// of its captures, and sends its tally once the other side's captures can no longer change its view (2 s after the
 /// last capture it knows of).
 ///
-/// The server compares the two tallies; correct clients never disagree, so any difference is a desync.
+/// Its replica (``SunsReplica``) computes the other player's captures from its strikes and checks each `SunsCapture`
+/// against them, bit for bit (desyncs in part `captures`, detected at the capture's receipt). The server compares the
+/// two tallies, which a client never sees; correct clients never disagree, so any difference is a desync there too.
 struct SunsPlayer: Agent {
-    private var game = SunsGame(seat: 0)
+    private var replica = SunsReplica(seat: 0)
+    /// When the other player's latest strike arrived: a capture's detection delay is measured from it.
+    private var theirStrike: NIODeadline?
+    private var desyncEpisode = false
     private var seat = 0
     private var gameStart: NIODeadline?
     private var nextStrike: NIODeadline?
@@ -29,13 +34,13 @@ struct SunsPlayer: Agent {
 
     var nextWake: NIODeadline? {
         guard !isMatchOver else { return nil }
-        if game.isOver, let lastCapture { return lastCapture + .seconds(2) }
+        if replica.game.isOver, let lastCapture { return lastCapture + .seconds(2) }
         return nextStrike
     }
 
     mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
         seat = Int(welcome.seat)
-        game = SunsGame(seat: seat)
+        replica = SunsReplica(seat: seat)
         propose(context: &context)
     }
 
@@ -46,40 +51,50 @@ struct SunsPlayer: Agent {
                 x: Float.random(in: 0.05...0.95, using: &context.random),
                 y: Float.random(in: 0.05...0.95, using: &context.random))
         }
-        game.propose(coinToss: toss, suns: suns)
+        replica.game.propose(coinToss: toss, suns: suns)
         context.send(.sunsStart(SunsStart(coinToss: toss, suns: suns)))
     }
 
     mutating func wake(context: inout AgentContext) {
         let now = context.now
         guard let gameStart, !isMatchOver else { return }
-        if game.isOver {
+        if replica.game.isOver {
             if let lastCapture, now >= lastCapture + .seconds(2) { sendTally(context: &context) }
             return
         }
         guard let due = nextStrike, due <= now else { return }
         let time = Float((now - gameStart).seconds)
-        let layout = game.layout ?? []
-        let open = layout.indices.filter { game.owner(of: $0) == nil }
+        // At game time 60 the race is over even with suns left (the protocol refuses later strikes): tally 2 s after
+        // the last capture.
+        if replica.game.isOver(at: time) {
+            let last = lastCapture ?? now
+            lastCapture = last
+            if now >= last + .seconds(2) { sendTally(context: &context) } else { nextStrike = last + .seconds(2) }
+            return
+        }
+        let layout = replica.game.layout ?? []
+        let open = layout.indices.filter { replica.game.owner(of: $0) == nil }
         if let target = open.randomElement(using: &context.random) {
             let sun = layout[target]
             let strike = SunsStrike(
                 x: min(max(sun.x + Float.random(in: -0.03...0.03, using: &context.random), 0), 1),
-                y: min(max(sun.y + Float.random(in: -0.03...0.03, using: &context.random), 0), 1), radius: Self.radius)
+                y: min(max(sun.y + Float.random(in: -0.03...0.03, using: &context.random), 0), 1), radius: Self.radius,
+                gameTime: time)
+            // The strike goes before its captures: the receiver checks each capture against the strike.
             context.send(.sunsStrike(strike))
-            let captures = game.strike(strike, by: seat, at: time)
+            let captures = replica.game.strike(strike, by: seat)
             for capture in captures { context.send(.sunsCapture(capture)) }
             if !captures.isEmpty { lastCapture = now }
         }
         nextStrike = now + .milliseconds(Int64.random(in: 250...600, using: &context.random))
-        if game.isOver, lastCapture == nil { lastCapture = now }
+        if replica.game.isOver, lastCapture == nil { lastCapture = now }
     }
 
     mutating func received(_ message: Message, context: inout AgentContext) {
         let now = context.now
         switch message {
         case .sunsStart(let other):
-            switch game.receiveStart(other) {
+            switch replica.game.receiveStart(other) {
             case .adopted:
                 if !started {
                     started = true
@@ -92,8 +107,16 @@ struct SunsPlayer: Agent {
             case .waiting:
                 break
             }
+        case .sunsStrike(let strike):
+            theirStrike = now
+            let result = replica.receive(strike)
+            context.check(result, episode: &desyncEpisode, divergence: result.isOK ? nil : replica.divergence)
         case .sunsCapture(let capture):
-            game.receiveCapture(capture, by: 1 - seat)
+            let result = replica.receive(capture)
+            // Detected at the capture's receipt: the delay is the time since the strike it belongs to arrived.
+            context.check(
+                result, episode: &desyncEpisode, divergence: result.isOK ? nil : replica.divergence,
+                detectionSeconds: result.isOK ? nil : theirStrike.map { (now - $0).seconds } ?? 0)
             lastCapture = now
         case .otherClientQuit, .serverQuit:
             isMatchOver = true
@@ -105,7 +128,7 @@ struct SunsPlayer: Agent {
     private mutating func sendTally(context: inout AgentContext) {
         guard !tallied else { return }
         tallied = true
-        context.send(.sunsTally(game.tally()))
+        context.send(.sunsTally(replica.game.tally()))
         context.meters.shard.add(context.meters.matchesCompleted)
         isMatchOver = true
     }

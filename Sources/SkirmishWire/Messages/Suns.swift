@@ -50,7 +50,11 @@ extension SunsStart: Payload {
     }
 }
 
-/// `SunsStrike` (0x012D, C→S→C, reliable): a strike at (x, y) with radius r, all in unit coordinates, r > 0.
+/// `SunsStrike` (0x012D, C→S→C, reliable): a strike at (x, y) with radius r, all in unit coordinates, r > 0, at the
+/// striker's game time t (seconds, 0 ≤ t < 60).
+///
+/// The time is what lets the receiver check the striker's `SunsCapture` messages: with the shared rules it computes
+/// which suns the strike reaches and when, and each capture must carry exactly that time.
 public struct SunsStrike: Sendable, Hashable {
     /// Centre x, in unit coordinates [0, 1].
     public var x: Float
@@ -58,15 +62,20 @@ public struct SunsStrike: Sendable, Hashable {
     public var y: Float
     /// Radius, in unit coordinates (0, 1]; suns within it are hit.
     public var radius: Float
+    /// The striker's game time of the strike, in seconds (0 ≤ t < 60): the base of its capture times.
+    public var gameTime: Float
 
-    /// A strike at (`x`, `y`) with `radius`.
-    public init(x: Float, y: Float, radius: Float) {
+    /// A strike at (`x`, `y`) with `radius`, at `gameTime` seconds of the striker's game time.
+    public init(x: Float, y: Float, radius: Float, gameTime: Float) {
         self.x = x
         self.y = y
         self.radius = radius
+        self.gameTime = gameTime
     }
 
     static let radiusRange: ClosedRange<Float> = Float.leastNormalMagnitude...1
+    /// [0, 60): strikes are made during the 60 s of a game; the bound is the largest `f32` below 60.
+    static let gameTimeRange: ClosedRange<Float> = 0...Float(60).nextDown
 }
 
 extension SunsStrike: Payload {
@@ -74,12 +83,14 @@ extension SunsStrike: Payload {
         x = try reader.f32(in: unitRange)
         y = try reader.f32(in: unitRange)
         radius = try reader.f32(in: Self.radiusRange)
+        gameTime = try reader.f32(in: Self.gameTimeRange)
     }
 
     func write(to writer: inout WireWriter) throws(EncodeError) {
         try writer.f32(x, in: unitRange)
         try writer.f32(y, in: unitRange)
         try writer.f32(radius, in: Self.radiusRange)
+        try writer.f32(gameTime, in: Self.gameTimeRange)
     }
 }
 
