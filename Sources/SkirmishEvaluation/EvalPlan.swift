@@ -67,6 +67,7 @@ package struct EvalPlan: Sendable {
         underTest.predicts = predicts
         let configuration = underTest
         let shotJobs = shotJobs(configuration: configuration)
+        let levels = Opponent.Difficulty.allCases
         var matchJobs: [MatchJob] = []
         for latency in latencies where matches > 0 {
             for rival in EvalRunner.Rival.allCases {
