@@ -129,9 +129,8 @@ package struct EvalPlan: Sendable {
         report.parallelMatches = parallel
         report.addDecisions(shotSessions.map(\.decisionNanos) + matchSessions.map(\.1.decisionNanos))
         report.addEndings(shots: allShots.map(\.1.ended), matches: allMatches.map(\.1.ended))
-        report.addLateness(
-            shotSessions.map(\.lateNanos) + curveSessions.map(\.lateNanos) + matchSessions.map(\.1.lateNanos)
-                + curveMatchSessions.map(\.1.lateNanos))
+        // Every session's clients share the loop: all of them say how late it ran.
+        report.addLateness(allShots.map(\.1.lateNanos) + allMatches.filter(\.1.played).map(\.1.lateNanos))
         report.checkTargets()
         return report
     }
@@ -223,7 +222,7 @@ package struct EvalPlan: Sendable {
         }
     }
 
-    /// Shots one session plays at most (about a minute of play); small runs use smaller sessions, at least 10 shots.
+    /// Shots one session plays at most (about a minute of play); a row's last session plays what is left.
     package static let shotsPerSession = 50
 
     /// Sessions for `shots` shots of `size` each.

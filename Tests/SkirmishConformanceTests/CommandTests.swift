@@ -8,13 +8,13 @@ import Testing
 struct CommandTests {
     @Test("exit 0 with PASS lines and the summary against the reference server")
     func passesWithZero() async throws {
-        let server = try await ReferenceServer.start(configuration: ServerConfiguration())
-        defer { Task { await server.shutdown() } }
-        let port = try #require(server.addresses.udp?.port)
-        let run = try await runSkirmish([
-            "conformance", "--target", "udp://127.0.0.1:\(port)", "--only", "handshake.vector", "--only",
-            "session.join",
-        ])
+        let run = try await ConformanceTests.withServer { server in
+            let port = try #require(server.addresses.udp?.port)
+            return try await runSkirmish([
+                "conformance", "--target", "udp://127.0.0.1:\(port)", "--only", "handshake.vector", "--only",
+                "session.join",
+            ])
+        }
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("PASS  handshake.vector  "))
         #expect(run.stdout.contains("PASS  session.join  "))
@@ -23,14 +23,11 @@ struct CommandTests {
 
     @Test("exit 1 with a FAIL line saying what was expected and seen when a rule is broken")
     func failsWithOne() async throws {
-        let server = try await ReferenceServer.start(configuration: ServerConfiguration())
-        defer { Task { await server.shutdown() } }
-        let proxy = try await FaultProxy.start(fault: .unmirrored, server: try #require(server.addresses.udp))
-        defer { Task { await proxy.stop() } }
-        let port = try #require(proxy.address.port)
-        let run = try await runSkirmish([
-            "conformance", "--target", "udp://127.0.0.1:\(port)", "--only", "puck.mirroring",
-        ])
+        let run = try await ConformanceTests.withProxy(.unmirrored) { target in
+            try await runSkirmish([
+                "conformance", "--target", "udp://127.0.0.1:\(target.port)", "--only", "puck.mirroring",
+            ])
+        }
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("FAIL  puck.mirroring  "))
         #expect(run.stdout.contains("expected A to see B's paddle at"))
@@ -75,8 +72,9 @@ private func runSkirmish(_ arguments: [String]) async throws -> (status: Int32, 
     if process.isRunning {
         process.terminate()
         Issue.record("skirmish \(arguments.joined(separator: " ")) did not end within 120 s")
+        // Waited for off the cooperative pool's threads: a graceful shutdown can take a moment.
+        while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
     }
-    process.waitUntilExit()
     let stdout = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
     let stderr = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
     return (process.terminationStatus, stdout, stderr)

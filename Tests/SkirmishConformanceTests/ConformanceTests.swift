@@ -14,9 +14,9 @@ import Testing
 struct ConformanceTests {
     @Test("the reference server passes every check", arguments: Transport.allCases)
     func referenceServerPasses(_ transport: Transport) async throws {
-        let server = try await ReferenceServer.start(configuration: ServerConfiguration())
-        defer { Task { await server.shutdown() } }
-        let report = await ConformanceSuite().run(against: try target(transport, of: server))
+        let report = try await Self.withServer { server in
+            await ConformanceSuite().run(against: try target(transport, of: server))
+        }
         let lines = report.results.map(\.line).joined(separator: "\n")
         #expect(report.failed == 0, "\(lines)")
         #expect(report.results.count == ConformanceSuite.all.count)
@@ -32,12 +32,9 @@ struct ConformanceTests {
 
     @Test("each check fails against the server with its rule broken", arguments: Fault.allCases)
     func checkFails(_ fault: Fault) async throws {
-        let server = try await ReferenceServer.start(configuration: ServerConfiguration())
-        defer { Task { await server.shutdown() } }
-        let proxy = try await FaultProxy.start(fault: fault, server: try #require(server.addresses.udp))
-        defer { Task { await proxy.stop() } }
-        let target = Target(transport: .udp, host: "127.0.0.1", port: try #require(proxy.address.port))
-        let report = await ConformanceSuite(only: [fault.check]).run(against: target)
+        let report = try await Self.withProxy(fault) { target in
+            await ConformanceSuite(only: [fault.check]).run(against: target)
+        }
         let result = try #require(report.results.first { $0.check.id == fault.check })
         guard case .fail = result.outcome else {
             Issue.record("\(fault.check) did not fail with \(fault): \(result.line)")
@@ -48,12 +45,7 @@ struct ConformanceTests {
 
     @Test("through the proxy with no fault every check passes: the failures above are the faults'")
     func transparentProxyPasses() async throws {
-        let server = try await ReferenceServer.start(configuration: ServerConfiguration())
-        defer { Task { await server.shutdown() } }
-        let proxy = try await FaultProxy.start(fault: nil, server: try #require(server.addresses.udp))
-        defer { Task { await proxy.stop() } }
-        let target = Target(transport: .udp, host: "127.0.0.1", port: try #require(proxy.address.port))
-        let report = await ConformanceSuite().run(against: target)
+        let report = try await Self.withProxy(nil) { target in await ConformanceSuite().run(against: target) }
         #expect(report.failed == 0, "\(report.results.map(\.line).joined(separator: "\n"))")
         #expect(report.passed == ConformanceSuite.all.count)
     }
@@ -67,6 +59,36 @@ struct ConformanceTests {
         try await channel.close()
         await #expect(throws: ConformanceSuite.Unreachable.self) {
             try await ConformanceSuite.reach(Target(transport: .tcp, host: "127.0.0.1", port: port))
+        }
+    }
+
+    /// Runs `body` against a fresh reference server and shuts it down before returning, thrown or not, so the next
+    /// test's timed checks never share the machine with this test's server.
+    static func withServer<T>(_ body: (ReferenceServer) async throws -> T) async throws -> T {
+        let server = try await ReferenceServer.start(configuration: ServerConfiguration())
+        do {
+            let result = try await body(server)
+            await server.shutdown()
+            return result
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+    }
+
+    /// Runs `body` against a ``FaultProxy`` breaking `fault` in front of a fresh server; stops both before returning.
+    static func withProxy<T>(_ fault: Fault?, _ body: (Target) async throws -> T) async throws -> T {
+        try await withServer { server in
+            let proxy = try await FaultProxy.start(fault: fault, server: try #require(server.addresses.udp))
+            do {
+                let result = try await body(
+                    Target(transport: .udp, host: "127.0.0.1", port: try #require(proxy.address.port)))
+                await proxy.stop()
+                return result
+            } catch {
+                await proxy.stop()
+                throw error
+            }
         }
     }
 

@@ -133,7 +133,7 @@ import Testing
             ], rival: .chaser, latency: 150)
         #expect(report.winCurve?.monotone == false)
         report.checkTargets()
-        #expect(report.targets.contains { $0.name.hasPrefix("difficulty monotone in win rate") && !$0.met })
+        #expect(report.targets.contains { $0.name.hasPrefix("difficulty curve monotone in win rate") && !$0.met })
         #expect(report.tableLines().contains { $0.contains("NOT monotone in win rate") })
     }
 }

@@ -45,7 +45,7 @@ import Testing
     /// Plays one match (to 7 or `ticks`) through `link`; with `tamper`, one in every `every` snapshots to seat 0 that
     /// the replica will compare is changed and must be flagged.
     static func play(
-        seed: UInt64, link: Link, ticks: Int = 6_000, tamper: Tamper? = nil, every: Int = 5
+        seed: UInt64, link: Link, ticks: Int = 6_000, tamper: Tamper? = nil, every: Int = 5, unnumbered: Bool = false
     ) -> Outcome {
         var rng = Inputs(seed: seed)
         var match = PuckMatch()
@@ -132,7 +132,7 @@ import Testing
             }
             if now % 2 == 1 {
                 for seat in 0..<2 {
-                    steps[seat] &+= 1
+                    if !unnumbered { steps[seat] &+= 1 }
                     let wild = rng.below(10) == 0
                     let target =
                         wild
@@ -190,6 +190,15 @@ import Testing
             #expect(outcome.desyncs.isEmpty, "the other seat, seed \(seed): \(outcome.desyncs)")
         }
         #expect(tampered >= 20)
+    }
+
+    /// A client may number every input 0: the server then applies each at once without moving `lastInputStep`, so
+    /// the replica cannot know which target its paddle followed and must not predict it.
+    @Test(arguments: [links[0], links[5]])
+    func unnumberedInputsAreNeverFlagged(link: Link) {
+        let outcome = Self.play(seed: 7, link: link, unnumbered: true)
+        #expect(outcome.desyncs.isEmpty, "\(outcome.desyncs) on \(link)")
+        #expect(outcome.snapshots > 500)
     }
 
     @Test func aDivergenceSaysWhereAndByHowMuch() throws {

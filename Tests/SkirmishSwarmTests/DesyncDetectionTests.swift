@@ -281,9 +281,10 @@ import Testing
             let observed = try #require(Self.time(episode.observed), "\(episode)")
             #expect(observed == expected.nextUp, "\(episode)")
             #expect(episode.expected.prefix(while: { $0 != " " }) == episode.observed.prefix(while: { $0 != " " }))
-            // Detected at the capture's receipt, within one round trip of its strike's (they travel together).
+            // Detected at the capture's receipt, which follows its strike's (they travel together): the delay is the
+            // time between the two on the bot's loop, a few ms here; the bound only leaves room for a busy machine.
             let delay = try #require(episode.detectionSeconds)
-            #expect(delay >= 0 && delay <= max(episode.rttSeconds, 0.25), "\(episode)")
+            #expect(delay >= 0 && delay <= max(episode.rttSeconds, 2), "\(episode)")
         }
         print(
             "DesyncDetectionTests: captures: \(episodes.count) of \(changes.count) changed SunsCapture times detected, "

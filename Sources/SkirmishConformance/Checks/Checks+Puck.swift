@@ -105,8 +105,16 @@ extension ConformanceCheck {
         var previous: TableSnapshot?
         for snapshot in seen {
             if case .desync(let part) = replica.apply(snapshot) {
+                // The replica checks each snapshot against its own hash, and against what the shared rules predict
+                // from the one before wherever no unknown input could have changed it: name which rule broke.
+                guard part != "hash", let divergence = replica.divergence else {
+                    return .failed(
+                        "snapshots whose fields reproduce their state hash",
+                        "a \(part) mismatch at tick \(snapshot.tick)")
+                }
                 return .failed(
-                    "snapshots whose fields reproduce their state hash", "a \(part) mismatch at tick \(snapshot.tick)")
+                    "the \(part) the shared rules predict from the previous snapshot: \(divergence.expected)",
+                    "\(divergence.observed) at tick \(snapshot.tick)")
             }
             defer { previous = snapshot }
             guard let earlier = previous, snapshot.tick > earlier.tick, snapshot.tick - earlier.tick <= 6,

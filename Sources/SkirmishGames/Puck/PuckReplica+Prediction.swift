@@ -28,6 +28,7 @@ extension PuckReplica {
     /// A step sent twice with different targets is ambiguous (the server keeps whichever arrived first): the replica
     /// then does not predict its paddle across it.
     public mutating func sent(_ input: PaddleState) {
+        if input.inputStep == 0 { sentUnnumbered = true }
         guard input.inputStep != 0, input.x.isFinite, input.y.isFinite else { return }
         let slot = Int(input.inputStep % UInt32(Self.inputCapacity))
         let previous = inputs[slot]
@@ -79,14 +80,16 @@ extension PuckReplica {
         var then: PuckTarget?
         if s1 == s2 {
             if s1 == 0 {
-                ownKnown = true
+                // No input accepted yet means the paddle kept its target, unless the client sent unnumbered inputs,
+                // which the server applies without counting them.
+                ownKnown = !sentUnnumbered
                 firstSteps = (0, 1)
             } else if sentTarget(s1) != nil {
                 ownKnown = true
                 firstSteps = (s1, 1)
             }
         } else if gap <= 2, SerialNumber.follows(s2, s1), let last = sentTarget(s2),
-            s1 == 0 || (sentTarget(s1) != nil && remembersAll(from: s1))
+            (s1 == 0 && !sentUnnumbered) || (sentTarget(s1) != nil && remembersAll(from: s1))
         {
             ownKnown = true
             if gap == 1 {

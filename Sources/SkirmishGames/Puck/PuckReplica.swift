@@ -35,6 +35,9 @@ public struct PuckReplica: Sendable {
     var inputs = InlineArray<32, SentInput>(repeating: .empty)
     /// The newest input step sent (0 before the first).
     var newestSent: UInt32 = 0
+    /// Whether this client sent an input numbered 0: the server applies each such input at once without moving
+    /// `lastInputStep`, so from then on a snapshot cannot tell which target its paddle followed.
+    var sentUnnumbered = false
     /// How many snapshots were compared, by part.
     package internal(set) var compared = ComparedParts()
     /// Set by a desync: the next newer snapshot is adopted without comparison.

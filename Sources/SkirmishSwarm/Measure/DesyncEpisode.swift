@@ -51,25 +51,21 @@ public struct DesyncEpisode: Sendable, Hashable, Codable {
     }
 }
 
-/// The first episodes of a run, shared by every loop of a swarm; the rest are only counted.
+/// The first episodes of a run, shared by every loop of a swarm; the rest are only counted (`skirmish_desyncs_total`).
 ///
 /// Touched only when a desync happens, so the lock is off the hot path.
 final class DesyncEpisodeLog: Sendable {
     /// Episodes kept in full for `summary.json`.
     static let capacity = 100
-    private let state = Mutex<(kept: [DesyncEpisode], total: Int)>(([], 0))
+    private let state = Mutex<[DesyncEpisode]>([])
 
     /// Keeps `episode` if fewer than ``capacity`` are kept already.
     func record(_ episode: DesyncEpisode) {
-        state.withLock { state in
-            state.total += 1
-            if state.kept.count < Self.capacity { state.kept.append(episode) }
+        state.withLock { kept in
+            if kept.count < Self.capacity { kept.append(episode) }
         }
     }
 
     /// The episodes kept, in the order they were recorded.
-    var kept: [DesyncEpisode] { state.withLock { $0.kept } }
-
-    /// Every episode recorded, kept or not.
-    var total: Int { state.withLock { $0.total } }
+    var kept: [DesyncEpisode] { state.withLock { $0 } }
 }

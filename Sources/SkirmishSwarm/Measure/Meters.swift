@@ -148,13 +148,13 @@ final class Meters {
 
     /// The parts a game's client replica reports desyncs in (`SkirmishGames`' `ReplicaCheck.desync(part:)`): for
     /// Puck the predicted `puck`, `paddles`, `score` and `phase` (and `hash`, a snapshot that fails its own hash);
-    /// for Snap the `deck`, the face-up `piles`, the `turn`, a snap call's `outcome`, the `deal` and `hash`; for Suns
+    /// for Snap the face-up `piles`, the `turn`, a snap call's `outcome`, the `deal` and `hash`; for Suns
     /// the other player's `captures`, checked against its strikes. Suns tallies travel only to the server, which
     /// compares them (`skirmish_server_desyncs_total`): no client sees the other's.
     static func desyncParts(_ game: GameKind) -> [String] {
         switch game {
         case .puck: ["hash", "puck", "paddles", "score", "phase"]
-        case .snap: ["hash", "deck", "piles", "turn", "outcome", "deal"]
+        case .snap: ["hash", "piles", "turn", "outcome", "deal"]
         case .suns: ["captures"]
         default: []
         }

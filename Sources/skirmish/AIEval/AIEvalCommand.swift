@@ -41,13 +41,14 @@ struct AIEvalCommand: AsyncParsableCommand {
             monotone.
 
             Difficulty curve: save rate of each preset at --curve-latency, and win rate of each preset against the \
-            chaser there (--curve-matches). Neither may fall from easy to expert; the command says so and exits 1 \
-            when one does. Decision time is timed around every decision the AI made; \
+            chaser there (--curve-matches). Neither may fall from easy to expert; the command says so (a MISS line), \
+            and exits 1 when the save curve falls (the win-rate curve rests on a few matches per preset, so one \
+            lost match can bend it: it is reported, not made the exit status). Decision time is timed around every decision the AI made; \
             tick lateness says how late the clients' event loop ran (a busy machine makes every link worse than \
             emulated, and the report warns when p99 passes 5 ms).
 
             Examples:
-              skirmish ai-eval --quick               about 1.5 min, smaller samples
+              skirmish ai-eval --quick               a few minutes, smaller samples
               skirmish ai-eval --out ai-eval.json    the full run (3-4 min), also as JSON
               skirmish ai-eval --latencies 150 --shots 2000 --matches 20
             """
@@ -93,8 +94,9 @@ struct AIEvalCommand: AsyncParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "A smaller run of about a minute and a half: 200 shots per row, 200 per preset for the curve, 2 matches "
-                + "per rival of at most 60 s."))
+            "A smaller run of a few minutes: 200 shots per row (each also at the no-prediction AI, the Kalman "
+                + "baseline and the still paddle), 200 per preset for the curve, 2 matches per rival and per preset "
+                + "of at most 60 s."))
     var quick = false
 
     @Option(help: "Seed for shots, links and aim noise; the same seed serves the same shots.")
@@ -161,7 +163,9 @@ struct AIEvalCommand: AsyncParsableCommand {
                 throw ValidationError("cannot write --out \(out): \(error). Check the folder exists and is writable.")
             }
         }
-        if report.curve.map({ !$0.monotone }) ?? false || report.winCurve.map({ !$0.monotone }) ?? false {
+        // The save curve rests on hundreds of shots per preset; the win-rate curve on a few matches, which one lost
+        // match can bend, so it is a MISS line only.
+        if report.curve.map({ !$0.monotone }) ?? false {
             throw ExitCode(1)
         }
     }

@@ -48,13 +48,24 @@ final class UDPTamperingProxy: Sendable {
         var pending: [ByteBuffer] = []
         var key: SessionKey?
         let tamper: (Message) -> [Message]
+        /// What was forwarded for each reliable packet number: a resend gets the same message as the first copy, and
+        /// `tamper` sees each reliable message once (a resend changed again would count a change the client drops as
+        /// a duplicate).
+        var forwarded: [UInt32: Message] = [:]
 
         init(tamper: @escaping (Message) -> [Message]) { self.tamper = tamper }
 
         /// The datagram to forward in place of `bytes`, from the server.
         func rewrite(_ bytes: [UInt8]) -> [UInt8] {
             if let key, let packet = Self.open(bytes, key) {
-                let replacement = tamper(packet.message)
+                let reliable = packet.message.type.delivery == .reliable && packet.number != 0
+                let replacement: [Message]
+                if reliable, let first = forwarded[packet.number] {
+                    replacement = [first]
+                } else {
+                    replacement = tamper(packet.message)
+                    if reliable, replacement.count == 1 { forwarded[packet.number] = replacement[0] }
+                }
                 guard replacement.count == 1, replacement[0] != packet.message,
                     var encoded = try? Packet(number: packet.number, replacement[0]).encoded()
                 else { return bytes }
@@ -69,7 +80,10 @@ final class UDPTamperingProxy: Sendable {
                 bytes.count > SessionKey.trailerSize
                 ? try? Packet.decode(Array(bytes.dropLast(SessionKey.trailerSize))) : nil
             if case .welcome(let welcome) = (plain ?? sealed)?.message {
-                if welcome.sessionKey != .zero { key = welcome.sessionKey }
+                if welcome.sessionKey != .zero, welcome.sessionKey != key {
+                    key = welcome.sessionKey
+                    forwarded.removeAll()
+                }
                 _ = tamper(.welcome(welcome))
             }
             return bytes
