@@ -11,15 +11,7 @@ import Testing
 /// mirrored into the opponent's frame) and the server's own packet counters, never the page's text alone.
 @Suite(.serialized) struct PracticePageTests {
     @Test func aPersonPlaysWithTheMouseAndGetsARematch() async throws {
-        let practice = try await PracticeFixture.start(difficulty: .medium)
-        let chromium: Chromium
-        do {
-            chromium = try await Chromium.startOrCancel()
-        } catch {
-            await practice.stop()
-            throw error
-        }
-        let outcome = await Result { () async throws in
+        try await Self.withPage(difficulty: .medium) { practice, chromium in
             let tab = try await chromium.openTab()
             try await tab.navigate(to: practice.pageURL)
             let match = try #require(await tab.waitUntilPlaying())
@@ -74,23 +66,12 @@ import Testing
             #expect(try await tab.evaluate("document.getElementById('latency').textContent") as? String == "offline")
             try await tab.screenshot(to: "/tmp/practice-disconnected.png")
         }
-        await chromium.close()
-        await practice.stop()
-        try outcome.get()
     }
 
     /// The person picks the opponent's strength on the page; the lobby seats an opponent of that strength, which
     /// attacks a person who stands still, and the page shows both scores as the server counts them.
     @Test func aPersonPicksTheDifficultyAndSeesBothScores() async throws {
-        let practice = try await PracticeFixture.start(difficulty: .easy)
-        let chromium: Chromium
-        do {
-            chromium = try await Chromium.startOrCancel()
-        } catch {
-            await practice.stop()
-            throw error
-        }
-        let outcome = await Result { () async throws in
+        try await Self.withPage(difficulty: .easy) { practice, chromium in
             let tab = try await chromium.openTab()
             try await tab.navigate(to: practice.pageURL)
             let first = try #require(await tab.waitUntilPlaying())
@@ -134,21 +115,10 @@ import Testing
             #expect(Int(texts[0]) == Int(latest.theirScore))
             try await tab.screenshot(to: "/tmp/practice-difficulty.png")
         }
-        await chromium.close()
-        await practice.stop()
-        try outcome.get()
     }
 
     @Test func aPersonPlaysWithAFingerOnAPhone() async throws {
-        let practice = try await PracticeFixture.start(difficulty: .expert)
-        let chromium: Chromium
-        do {
-            chromium = try await Chromium.startOrCancel()
-        } catch {
-            await practice.stop()
-            throw error
-        }
-        let outcome = await Result { () async throws in
+        try await Self.withPage(difficulty: .expert) { practice, chromium in
             let tab = try await chromium.openTab()
             try await tab.send(
                 "Emulation.setDeviceMetricsOverride",
@@ -175,6 +145,22 @@ import Testing
             try await tab.screenshot(to: "/tmp/practice-mobile.png")
             #expect(try await practice.server.stats().totalRejected == 0)
         }
+    }
+
+    /// Starts a practice server whose opponent plays at `difficulty` and a headless Chromium, runs `body` with both,
+    /// and closes the browser and stops the server whatever `body` did.
+    static func withPage(
+        difficulty: Opponent.Difficulty, _ body: (PracticeFixture, Chromium) async throws -> Void
+    ) async throws {
+        let practice = try await PracticeFixture.start(difficulty: difficulty)
+        let chromium: Chromium
+        do {
+            chromium = try await Chromium.startOrCancel()
+        } catch {
+            await practice.stop()
+            throw error
+        }
+        let outcome = await Result { try await body(practice, chromium) }
         await chromium.close()
         await practice.stop()
         try outcome.get()

@@ -27,8 +27,9 @@ import Testing
     @Test func halfSentFramesAndHeadsAndSilentConnectionsAreClosedAfterTheirTimeouts() async throws {
         let fixture = try await ServerFixture.start {
             $0.connections.frameTimeout = .seconds(1)
-            // Long enough that a busy machine's stall between a connect and its first write does not close the
-            // connection as idle before the test has sent its half frame (the write would fail on a closed channel).
+            // Below the 10 s a stream may take to say Hello, so the silent connection is closed as idle. The half
+            // frame and half head are written on the loop as their connections come up: no stall of the test's thread
+            // can let the idle timeout close them first (6 s was seen to pass between a connect and a write).
             $0.connections.idleTimeout = .seconds(6)
         }
         let tcpPort = try #require(fixture.server.addresses.tcp?.port)
@@ -36,18 +37,17 @@ import Testing
         // Timeouts run from each connection's last progress, so none can close within 1 s of this instant.
         let start = ContinuousClock.now
         // Half of a 64 KiB frame, then nothing.
-        let halfFrame = try await RawStream.connect(port: tcpPort, group: fixture.group)
         let sent: [UInt8] = [0, 1, 0, 0] + [UInt8](repeating: 0x53, count: 32 << 10)
-        try await halfFrame.write(sent)
+        let halfFrame = try await RawStream.connect(port: tcpPort, group: fixture.group, sending: sent)
         // Half a request head, then nothing.
-        let halfHead = try await RawStream.connect(port: httpPort, group: fixture.group)
-        try await halfHead.write(Array("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8))
+        let halfHead = try await RawStream.connect(
+            port: httpPort, group: fixture.group, sending: Array("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8))
         // Nothing at all.
         let silent = try await RawStream.connect(port: tcpPort, group: fixture.group)
-        // The guarantee is "closed, and not before its timeout"; 30 s leaves room for a busy machine.
-        _ = try await halfFrame.readUntilClosed(within: .seconds(30))
-        _ = try await halfHead.readUntilClosed(within: .seconds(30))
-        _ = try await silent.readUntilClosed(within: .seconds(30))
+        // The guarantee is "closed, and not before its timeout"; 60 s leaves room for a busy machine.
+        _ = try await halfFrame.readUntilClosed(within: .seconds(60))
+        _ = try await halfHead.readUntilClosed(within: .seconds(60))
+        _ = try await silent.readUntilClosed(within: .seconds(60))
         #expect(ContinuousClock.now - start >= .seconds(1))
         let stats = try await fixture.stats()
         await fixture.stop()

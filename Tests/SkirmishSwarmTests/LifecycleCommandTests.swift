@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -61,13 +62,14 @@ import Testing
             ], logs: directory)
         let underWay = try await SkirmishProcess.waitUntil(limit: .seconds(60)) { swarm.stderr.contains("bots peak") }
         try #require(underWay, "\(swarm.stderr)")
-        swarm.signal(SIGINT)
-        let stopping = try await SkirmishProcess.waitUntil(limit: .seconds(30)) {
-            swarm.stderr.contains("SIGINT: stopping the run")
-        }
-        #expect(stopping, "\(swarm.stderr)")
+        // The second Ctrl-C must come while the first is handled, that is within the final push's 15 s. A plain
+        // thread sends it as soon as the run says it is stopping: on a busy machine Swift's cooperative pool can stall
+        // for longer than that, and a second signal sent from it could come after the results were written.
+        let second = SecondSignal(
+            pid: swarm.process.processIdentifier, stderr: directory.appendingPathComponent("stderr"))
         swarm.signal(SIGINT)
         let status = try await swarm.wait(limit: .seconds(60))
+        #expect(second.sent, "the run never said it was stopping: \(swarm.stderr)")
         #expect(status == 130, "\(swarm.stderr)")
         // The final push waits up to 15 s for this collector; the summary comes after it and was never written.
         #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("summary.json").path))
@@ -87,4 +89,27 @@ import Testing
         #expect(status == 0, "\(practice.stderr)")
         #expect(practice.stderr.contains("SIGTERM: stopping the opponents"))
     }
+}
+
+/// Sends SIGINT to `pid` from a plain thread as soon as its stderr says the first one is being handled (at most 30 s).
+private final class SecondSignal: Sendable {
+    private let done = Atomic<Bool>(false)
+
+    init(pid: pid_t, stderr: URL) {
+        Thread.detachNewThread { [self] in
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                let text = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
+                if text.contains("SIGINT: stopping the run") {
+                    kill(pid, SIGINT)
+                    self.done.store(true, ordering: .releasing)
+                    return
+                }
+                usleep(5_000)
+            }
+        }
+    }
+
+    /// Whether the second signal was sent.
+    var sent: Bool { done.load(ordering: .acquiring) }
 }

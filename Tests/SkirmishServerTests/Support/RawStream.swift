@@ -29,13 +29,20 @@ final class RawStream: Sendable {
         self.inbox = inbox
     }
 
-    static func connect(port: Int, group: any EventLoopGroup) async throws -> RawStream {
+    /// Connects to `port` on 127.0.0.1; `first` (if any) is written on the channel's loop the moment the connection
+    /// is up, so no stall of the test's own thread can come between the two (a timeout counted from the connect).
+    static func connect(port: Int, group: any EventLoopGroup, sending first: [UInt8] = []) async throws -> RawStream {
         let inbox = Inbox()
         let channel = try await ClientBootstrap(group: group)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(inbox) }
             }
-            .connect(host: "127.0.0.1", port: port).get()
+            .connect(host: "127.0.0.1", port: port)
+            .flatMap { channel in
+                guard !first.isEmpty else { return channel.eventLoop.makeSucceededFuture(channel) }
+                return channel.writeAndFlush(ByteBuffer(bytes: first)).map { channel }
+            }
+            .get()
         return RawStream(channel: channel, inbox: inbox)
     }
 
