@@ -130,9 +130,17 @@ package actor PracticeLobby {
     /// Starts an opponent of `difficulty` (`nil`: the lobby's ``difficulty``) at a new table and returns what the page
     /// needs to join it.
     package func open(difficulty: Opponent.Difficulty? = nil) async throws -> Offer {
+        try await openSeat(difficulty: difficulty).offer
+    }
+
+    /// ``open(difficulty:)``, with the opponent's seat itself: it stays valid after the opponent leaves the lobby's
+    /// list (``opponents()``), so a caller can still ask how it ended.
+    package func openSeat(difficulty: Opponent.Difficulty? = nil) async throws -> (
+        offer: Offer, seat: OpponentSeat
+    ) {
         let previous = queue
         let level = difficulty ?? self.difficulty
-        let work = Task { () async throws -> Offer in
+        let work = Task { () async throws -> (offer: Offer, seat: OpponentSeat) in
             await previous?.value
             return try await self.openNow(difficulty: level)
         }
@@ -164,7 +172,7 @@ package actor PracticeLobby {
         for seat in running { await seat.stop() }
     }
 
-    private func openNow(difficulty: Opponent.Difficulty) async throws -> Offer {
+    private func openNow(difficulty: Opponent.Difficulty) async throws -> (offer: Offer, seat: OpponentSeat) {
         guard !closed else { throw LobbyError(description: "practice is shutting down") }
         guard let target = opponentTarget else {
             throw LobbyError(description: "practice is still starting; reload the page in a moment")
@@ -194,7 +202,7 @@ package actor PracticeLobby {
             seat.ended.whenComplete { [weak self] _ in
                 Task { await self?.forget(seat.welcome.peer) }
             }
-            return Offer(match: seat.welcome.match, difficulty: difficulty, webSocketURL: pageWebSocketURL)
+            return (Offer(match: seat.welcome.match, difficulty: difficulty, webSocketURL: pageWebSocketURL), seat)
         }
         throw LobbyError(
             description: "the opponent kept being seated at other players' tables on \(target); try again")
