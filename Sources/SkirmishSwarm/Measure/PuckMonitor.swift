@@ -69,15 +69,10 @@ struct PuckMonitor {
                 if error > 2 { context.meters.shard.add(context.meters.mispredictions) }
             }
             let result = replica.apply(snapshot)
-            if !result.isOK {
-                context.check(
-                    result, episode: &desyncEpisode, divergence: replica.divergence, tick: snapshot.tick,
-                    detectionSeconds: detectionDelay(
-                        since: replica.divergence?.tick ?? snapshot.tick, at: now,
-                        context: context))
-            } else {
-                context.check(result, episode: &desyncEpisode, tick: snapshot.tick)
-            }
+            context.check(
+                result, episode: &desyncEpisode, divergence: replica.divergence, tick: snapshot.tick,
+                detectionSeconds: result.isOK
+                    ? nil : detectionDelay(since: replica.divergence?.tick ?? snapshot.tick, at: now, context: context))
             if !started, snapshot.phase == .playing {
                 started = true
                 context.meters.shard.add(context.meters.matchesStarted)

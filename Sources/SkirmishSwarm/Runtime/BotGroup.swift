@@ -46,32 +46,34 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
     /// key path: writing through a `ReferenceWritableKeyPath` allocates a box on every call, four per bot-tick.
     enum ActionBuffer { case received, sending }
 
+    /// Runs `body` on the buffer `buffer` names, in place.
+    private func withBuffer<Result>(
+        _ buffer: ActionBuffer, _ body: (inout ClientConnection.Actions) -> Result
+    ) -> Result {
+        switch buffer {
+        case .received: body(&actions)
+        case .sending: body(&sending)
+        }
+    }
+
     /// Takes `buffer` out of the group, leaving an empty one, or empties it and returns nil when it has no events.
     func take(_ buffer: ActionBuffer) -> ClientConnection.Actions? {
-        var taken = ClientConnection.Actions()
-        switch buffer {
-        case .received:
-            guard !actions.events.isEmpty else {
-                actions.removeAll()
+        withBuffer(buffer) { stored in
+            guard !stored.events.isEmpty else {
+                stored.removeAll()
                 return nil
             }
-            swap(&taken, &actions)
-        case .sending:
-            guard !sending.events.isEmpty else {
-                sending.removeAll()
-                return nil
-            }
-            swap(&taken, &sending)
+            var taken = ClientConnection.Actions()
+            swap(&taken, &stored)
+            return taken
         }
-        return taken
     }
 
     /// Empties `used` and puts it back as `buffer` if its storage is larger than what took its place.
     func giveBack(_ used: inout ClientConnection.Actions, to buffer: ActionBuffer) {
         used.removeAll()
-        switch buffer {
-        case .received: if actions.packets.capacity < used.packets.capacity { swap(&actions, &used) }
-        case .sending: if sending.packets.capacity < used.packets.capacity { swap(&sending, &used) }
+        withBuffer(buffer) { stored in
+            if stored.packets.capacity < used.packets.capacity { swap(&stored, &used) }
         }
     }
 
