@@ -32,23 +32,50 @@ final class Collector {
 
     /// Starts a collector; `port` defaults to a free one, `scrapeTarget` configures Prometheus, which scrapes it
     /// every `scrapeSeconds` (also its scrape timeout: give a loaded target more than the default second).
+    ///
+    /// A free port is only free until someone takes it: on a busy machine another process can bind it between
+    /// `freePort()` and the collector's own bind. A collector that exits saying so is started again on a fresh port
+    /// (three tries); a port the caller chose is never changed.
     init(_ kind: Kind, port: Int? = nil, scrapeTarget: Int? = nil, scrapeSeconds: Int = 1) async throws {
         self.kind = kind
-        self.port = try port ?? Collector.freePort()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-\(kind)-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let binary = try Collector.binary(kind)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = try Collector.arguments(
-            kind, port: self.port, directory: directory, scrape: scrapeTarget, every: scrapeSeconds)
+        var attempt = 1
+        while true {
+            let chosen = try port ?? Collector.freePort()
+            let started = try Collector.launch(
+                kind, port: chosen, directory: directory, scrape: scrapeTarget, every: scrapeSeconds)
+            do {
+                try await Collector.waitUntilReady(kind, process: started, port: chosen, directory: directory)
+                self.port = chosen
+                process = started
+                return
+            } catch {
+                let lost = Collector.log(in: directory).contains("address already in use")
+                Collector.stop(started)
+                guard port == nil, lost, attempt < 3 else {
+                    try? FileManager.default.removeItem(at: directory)
+                    throw error
+                }
+                attempt += 1
+            }
+        }
+    }
+
+    /// Starts the collector's process on `port`, its output going to `log.txt` in `directory` (truncated first).
+    private static func launch(
+        _ kind: Kind, port: Int, directory: URL, scrape: Int?, every seconds: Int
+    ) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try binary(kind))
+        process.arguments = try arguments(kind, port: port, directory: directory, scrape: scrape, every: seconds)
         let log = directory.appendingPathComponent("log.txt")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        try await waitUntilReady()
+        return process
     }
 
     deinit {
@@ -57,18 +84,23 @@ final class Collector {
 
     /// Stops the process (TERM, then KILL after 5 s) and removes its data directory.
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning && Date() < deadline { usleep(20_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+        Collector.stop(process)
         try? FileManager.default.removeItem(at: directory)
     }
 
+    private static func stop(_ process: Process) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
     /// The collector's own log, for failure messages.
-    var log: String {
+    var log: String { Collector.log(in: directory) }
+
+    private static func log(in directory: URL) -> String {
         (try? String(contentsOf: directory.appendingPathComponent("log.txt"), encoding: .utf8)) ?? ""
     }
 
@@ -99,7 +131,7 @@ final class Collector {
         return try probe()
     }
 
-    private func waitUntilReady() async throws {
+    private static func waitUntilReady(_ kind: Kind, process: Process, port: Int, directory: URL) async throws {
         let path: String
         switch kind {
         case .pushgateway, .prometheus: path = "/-/ready"
@@ -107,13 +139,14 @@ final class Collector {
         case .influxdb: path = "/ping"
         case .promtool: return
         }
-        let ready = await Collector.poll(timeout: 30) { () -> Bool? in
+        let ready = await poll(timeout: 30) { () -> Bool? in
             guard process.isRunning else { return false }
-            guard let answer = get(path), (200..<300).contains(answer.status) else { return nil }
+            guard let answer = HTTPClient().get("http://127.0.0.1:\(port)\(path)"), (200..<300).contains(answer.status)
+            else { return nil }
             return true
         }
         guard ready == true else {
-            throw Failure(description: "\(kind.rawValue) did not become ready on port \(port):\n\(log)")
+            throw Failure(description: "\(kind.rawValue) did not become ready on port \(port):\n\(log(in: directory))")
         }
     }
 
