@@ -18,6 +18,8 @@ package struct OpponentProbe: Sendable {
         var number: Int
         var bounces: Int
         var servedTick: UInt32
+        /// The puck as served, in the defender's frame.
+        var puck: TableSnapshot.Puck
         /// How the shot ended, `nil` while it is in play.
         var outcome: ShotReferee.Outcome?
         /// Paddle centre to puck centre at the tick the puck crossed the defence line, px (``ShotReferee``).
@@ -73,8 +75,8 @@ package struct OpponentProbe: Sendable {
     /// A Chat line from the server: the shot machine's announcements (``ShotEvent``); other text is ignored.
     package mutating func chat(_ text: String) {
         switch ShotEvent(text: text) {
-        case .served(let number, let tick, _, let bounces):
-            shots.append(Shot(number: Int(number), bounces: bounces, servedTick: tick))
+        case .served(let number, let tick, let puck, let bounces):
+            shots.append(Shot(number: Int(number), bounces: bounces, servedTick: tick, puck: puck))
         case .ended(let number, let outcome, let error, let offset):
             guard let index = shots.lastIndex(where: { $0.number == Int(number) }), shots[index].outcome == nil
             else { return }

@@ -1,3 +1,4 @@
+import SkirmishGames
 import SkirmishOpponent
 import SkirmishWire
 
@@ -17,7 +18,7 @@ package enum ShotDefender: Sendable, Hashable {
 /// It still sends its position every tick, so the server holds it there exactly as it would hold a player's.
 package struct StillPaddle: PuckAgent {
     /// Where it stands, own frame: the ``SkirmishOpponent/Opponent``'s home.
-    package static let spot: (x: Float, y: Float) = (160, 425)
+    package static let spot = PuckShot.keeperSpot
     private var step: UInt32 = 0
 
     package init() {}

@@ -19,12 +19,14 @@ extension Opponent {
     static let maxRunUp: Float = 36
     /// A puck centre below this is too deep to get behind (the paddle box ends at y = 440).
     static let deep: Float = 425
-    /// Where the paddle stands when there is nothing to do.
-    static let home = Point(x: 160, y: 425)
+    /// Where the paddle stands when there is nothing to do (the spot `ai-eval`'s shots are drawn to stay clear of).
+    static let home = Point(x: PuckShot.keeperSpot.x, y: PuckShot.keeperSpot.y)
 
     struct Decision {
         var plan: Plan
         var target: Point
+        /// For a block: the server tick the shot crosses the line it is blocked on (held until then).
+        var blockUntil: UInt32? = nil
     }
 
     /// What to do, given the snapshot the opponent acts on.
@@ -53,7 +55,27 @@ extension Opponent {
         var mode: Plan.Mode
         var target: Point
         var aim: Point?
-        if var meet = scan.intercept {
+        var blockUntil: UInt32?
+        let seen = snapshot.puck // the snapshot is in this seat's frame
+        let incoming = seen.vy > 0 && seen.vx * seen.vx + seen.vy * seen.vy >= Self.shotSpeed2
+        // A shot is struck back only over a quick link and with a scoring shot from where it is met; otherwise it
+        // is stopped first and played from rest.
+        let strikeBack =
+            estimator.meanOneWay < Self.blockLatency
+            && scan.intercept.map {
+                shotDirection(
+                    from: $0.puck, them: them,
+                    themTouching: (them - $0.puck).length < PuckConstants.contactDistance) != nil
+            } ?? false
+        if configuration.predicts, incoming, !strikeBack,
+            let block = blockSpot(from: ownView(seen), after: lookahead, ticks: configuration.predictionHorizon)
+        {
+            // A shot is met standing on its line, not struck: a strike's timing rests on the latency estimate, a
+            // block's only on being there first, and the paddle gets there in a few ticks from anywhere in its box.
+            mode = .blocking
+            target = Point(x: block.spot.x + positionOffset, y: block.spot.y)
+            blockUntil = snapshot.tick &+ UInt32(block.ticks + Self.blockGrace)
+        } else if var meet = scan.intercept {
             let themTouching = (them - meet.puck).length < PuckConstants.contactDistance
             if let direction = shotDirection(from: meet.puck, them: them, themTouching: themTouching) {
                 aim = direction
@@ -95,7 +117,40 @@ extension Opponent {
             crossingPredicted: crossing != nil, crossingTick: crossing?.tick, bounces: crossing?.bounces ?? 0,
             snapshotTick: snapshot.tick, lookahead: lookahead)
         plan.aim = aim.map { PuckTarget(x: $0.x, y: $0.y) }
-        return Decision(plan: plan, target: target)
+        return Decision(plan: plan, target: target, blockUntil: blockUntil)
+    }
+
+    /// A puck at least this fast (squared, px per tick) coming down the table is a shot, blocked on its line.
+    static let shotSpeed2: Float = 9
+    /// Ticks a block is still tried for a crossing estimated before its inputs arrive, and held past the crossing.
+    static let blockGrace = 4
+    /// From this one-way latency (seconds) on, a shot is blocked rather than struck back. Below it a strike's
+    /// timing holds and returning the shot with pace wins matches (a block leaves the puck slow in front of the
+    /// goal, often by a wall where the only strike left runs up that wall into the rival); above it a strike timed
+    /// a tick wrong is a goal, and blocking saves more.
+    static let blockLatency = 0.075
+
+    /// Where to stand to block the puck (canonical, as a snapshot shows it), and the ticks after the snapshot until
+    /// it gets there: where its free path crosses the defence line after the decision takes effect (`after` ticks),
+    /// within `ticks`; `nil` when it does not.
+    ///
+    /// The path is the snapshot's puck touched by nobody, not the predicted table's: a paddle on that path stops the
+    /// shot whatever happens on the way, and the inputs already sent (a guard spot it grazes) are no reason to stand
+    /// anywhere else.
+    func blockSpot(from canonical: TableSnapshot.Puck, after: Int, ticks: Int) -> (spot: Point, ticks: Int)? {
+        var puck = canonical
+        guard ownView(puck).y < Self.defenceLine else { return nil }
+        for k in 1...max(ticks, 1) {
+            if PuckMatch.advanceFreePuck(&puck) != nil { return nil }
+            let own = ownView(puck)
+            if own.vy <= 0 { return nil }
+            if own.y >= Self.defenceLine {
+                // A crossing just before the estimate of the effect tick is still worth running for: inputs arrive
+                // with the link's jitter, and the puck is a few ticks more from the line into the goal.
+                return k + Self.blockGrace > after ? (Point(x: min(max(own.x, 40), 280), y: Self.defenceLine), k) : nil
+            }
+        }
+        return nil
     }
 
     /// Where `snapshot`'s puck, touched by nobody, first crosses the defence line toward this opponent's goal within

@@ -24,8 +24,10 @@ public struct Opponent: Sendable {
 
     /// How often to send a Ping so the round-trip estimate stays fresh, in seconds.
     public static let pingInterval = 0.2
-    /// The defence line in the opponent's own frame: the puck-centre y at which ``Plan/crossingX`` is predicted.
-    public static let defenceLine: Float = 400
+    /// The defence line in the opponent's own frame: the puck-centre y at which ``Plan/crossingX`` is predicted and
+    /// a shot is blocked — the deepest its paddle goes (its box ends at y = 440), which leaves the most time to get
+    /// there across a slow link.
+    public static let defenceLine: Float = 440
 
     /// The seat this opponent plays (its snapshots and inputs are in this seat's frame).
     public let seat: Int
@@ -49,6 +51,8 @@ public struct Opponent: Sendable {
     /// Positioning noise as a fraction of ``OpponentConfiguration/aimNoise``.
     static let positionNoise: Float = 0.8
     var strikeHold: (target: Point, until: Double)?
+    /// A block held until the shot's crossing tick: the puck it stopped is taken after that.
+    var blockHold: (target: Point, until: Double)?
     /// Since when a slow puck has sat in the band both paddles reach.
     var contestedSince: Double?
     /// Ticks a strike is held past its planned meeting.
@@ -109,10 +113,23 @@ public struct Opponent: Sendable {
             let decision = makePlan(from: view.snapshot, now: now, contested: contested)
             plan = decision.plan
             var target = decision.target
+            let effect = Double(plan.snapshotTick) + Double(plan.lookahead)
+            // A block stands until the shot would have crossed its line, whatever the prediction sees meanwhile: the
+            // error that counts is measured then, and a paddle that leaves early opens the goal to a deflection.
+            if plan.mode == .blocking, let until = decision.blockUntil {
+                blockHold = (target, Double(until))
+            } else if let hold = blockHold, effect <= hold.until, plan.mode != .waiting {
+                plan.mode = .blocking
+                target = hold.target
+                plan.target = PuckTarget(x: target.x, y: target.y)
+            } else {
+                blockHold = nil
+            }
             // A strike is followed through for a few ticks past its meeting tick even when the prediction already
             // sees the puck hit: jitter can hold the strike's inputs back, and retreating then loses the hit.
-            let effect = Double(plan.snapshotTick) + Double(plan.lookahead)
-            if plan.mode == .striking {
+            if plan.mode == .blocking {
+                strikeHold = nil
+            } else if plan.mode == .striking {
                 strikeHold = (target, effect + Double(driveTicks + Self.strikeFollowThrough))
             } else if let hold = strikeHold, effect <= hold.until, plan.mode != .waiting {
                 plan.mode = .striking

@@ -46,7 +46,7 @@ import Testing
         var saves = 0
         let shots = 45
         for index in 0..<shots {
-            let shot = PuckShot.corner(bounces: index % 3, using: &random)
+            let shot = PuckShot.corner(banked: index % 2 == 1, using: &random)
             table.match.serve(shot.canonical(defender: 1), resettingScore: true)
             var referee = ShotReferee(served: table.match.puck, defender: 1)
             var outcome: ShotReferee.Outcome?

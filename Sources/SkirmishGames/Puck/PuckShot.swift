@@ -79,6 +79,8 @@ package struct PuckPath: Sendable, Hashable {
     package var bouncesBeforeGoal: Int
     /// Ticks until the goal, when it scores.
     package var goalTicks: Int?
+    /// The puck's speed, px per tick, on the tick it enters a goal.
+    package var goalSpeed: Float?
 
     /// Follows `puck` (given in the frame of seat `defender`, which defends the bottom goal of that frame) for at
     /// most `maxTicks` ticks, stopping at a goal at either end.
@@ -97,6 +99,7 @@ package struct PuckPath: Sendable, Hashable {
         bouncesBeforeCrossing = 0
         scores = false
         goalTicks = nil
+        goalSpeed = nil
         for tick in 1...max(maxTicks, 1) {
             let vxBefore = p.vx
             let scorer = PuckMatch.advanceFreePuck(&p)
@@ -110,6 +113,7 @@ package struct PuckPath: Sendable, Hashable {
             if let scorer {
                 scores = scorer != defender
                 goalTicks = tick
+                goalSpeed = (p.vx * p.vx + p.vy * p.vy).squareRoot()
                 break
             }
         }

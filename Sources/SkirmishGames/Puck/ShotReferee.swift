@@ -38,8 +38,9 @@ package struct ShotReferee: Sendable {
         package var isSave: Bool { self == .stopped || self == .returned }
     }
 
-    /// The defence line, in the defender's frame: the puck-centre y of the intercept error (the AI's own line).
-    package static let defenceLine: Float = 400
+    /// The defence line, in the defender's frame: the puck-centre y of the intercept error (the AI's own line,
+    /// `Opponent.defenceLine`, where it blocks shots: the deepest a paddle goes).
+    package static let defenceLine: Float = 440
     /// Below this speed (px per tick) in the defender's half the puck is stopped.
     package static let stopSpeed: Float = 1
     /// A shot not decided after this many ticks (five seconds) times out.

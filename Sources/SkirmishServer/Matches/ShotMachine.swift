@@ -9,7 +9,7 @@ import SkirmishWire
 /// — the shooter's seat is an ordinary player that may stay idle. Then, instead of open play:
 ///
 /// - every shot puts the puck in play from the shooter's half with the velocity of a seeded corner shot
-///   (``PuckShot/corner(bounces:using:)``: 0, 1 or 2+ side-wall bounces in turn, scoring on an empty goal) and resets
+///   (``PuckShot/corner(banked:using:)``: direct and banked off a side wall in turn, scoring on an empty goal) and resets
 ///   the score to 0–0, so a match never ends;
 /// - the defender is told of each shot by a Chat line carrying a ``ShotEvent`` (`.served`: its own frame; the puck
 ///   is exactly there at that tick), and of the result by another (`.ended`);
@@ -60,7 +60,7 @@ package struct ShotMachine: Sendable {
             return
         }
         number &+= 1
-        let shot = PuckShot.corner(bounces: Int((number &- 1) % 3), using: &random)
+        let shot = PuckShot.corner(banked: number % 2 == 0, using: &random)
         let defender = configuration.defender
         match.serve(Self.view(shot.puck, seat: defender), resettingScore: true)
         let served = ShotEvent.served(

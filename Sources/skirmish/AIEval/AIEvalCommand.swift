@@ -11,9 +11,9 @@ struct AIEvalCommand: AsyncParsableCommand {
             Every session runs its own embedded reference server on 127.0.0.1 (UDP) and real client sessions whose \
             link emulator adds the row's one-way latency (±20 % jitter, 2 % loss, each direction).
 
-            Shots: the server's shot machine (an evaluation hook) serves seeded corner shots at the AI — fast, aimed \
-            at a corner of the goal from that corner's side, equal thirds with 0, 1 and 2+ side-wall bounces — and \
-            judges each on its own authoritative table:
+            Shots: the server's shot machine (an evaluation hook) serves seeded corner shots at the AI — 10 to 15 \
+            px/tick (a hit's top speeds), aimed at a corner of the goal from that corner's side, half of them banked \
+            off a side wall, all clear of a paddle that stands at the AI's home spot — and judges each on its own authoritative table:
               goal      the puck enters the defender's goal (a deflection that goes on to score is a goal);
               stopped   a save: the puck slower than 1 px/tick in the defender's half (all within its reach);
               returned  a save: the puck over the centre line moving away, after the defender touched it;
@@ -25,8 +25,10 @@ struct AIEvalCommand: AsyncParsableCommand {
             of whole 50-shot sessions), not Wilson intervals: shots of one session are not independent.
 
             Intercept error is physical: the distance between the paddle's centre and the puck's centre at the tick \
-            the puck crosses the defence line (puck-centre y = 400, 80 px before the goal line), both from the \
-            server's table; a puck already touched is taken where it would have been. p50/p95 per latency.
+            the puck crosses the defence line (puck-centre y = 440: the deepest a paddle goes, where the AI blocks \
+            shots), both from the server's table; a puck already touched is taken where it would have been. p50/p95 \
+            per latency, beside "reach": the share of the shots any paddle could meet on that line in time, starting \
+            at the AI's home spot when its answer to the serve could first act, at full speed (the ceiling).
 
             Matches: the AI against the swarm's own `chaser` and `defender` bots, against itself with prediction \
             switched off and against the ported Kalman baseline (`kalman`), to 7 goals or --match-seconds (then the \
