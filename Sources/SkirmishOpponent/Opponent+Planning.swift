@@ -58,16 +58,8 @@ extension Opponent {
         var blockUntil: UInt32?
         let seen = snapshot.puck // the snapshot is in this seat's frame
         let incoming = seen.vy > 0 && seen.vx * seen.vx + seen.vy * seen.vy >= Self.shotSpeed2
-        // A shot is struck back only over a quick link and with a scoring shot from where it is met; otherwise it
-        // is stopped first and played from rest.
-        let strikeBack =
-            estimator.meanOneWay < Self.blockLatency
-            && scan.intercept.map {
-                shotDirection(
-                    from: $0.puck, them: them,
-                    themTouching: (them - $0.puck).length < PuckConstants.contactDistance) != nil
-            } ?? false
-        if configuration.predicts, incoming, !strikeBack,
+        // A shot is struck back only over a quick link; otherwise it is stopped first and played from rest.
+        if configuration.predicts, incoming, estimator.meanOneWay >= Self.blockLatency,
             let block = blockSpot(from: ownView(seen), after: lookahead, ticks: configuration.predictionHorizon)
         {
             // A shot is met standing on its line, not struck: a strike's timing rests on the latency estimate, a

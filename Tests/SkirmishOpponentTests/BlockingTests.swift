@@ -1,0 +1,86 @@
+import SkirmishGames
+import SkirmishWire
+import Testing
+
+@testable import SkirmishOpponent
+
+/// Shots over a slow link are blocked where they cross the defence line; over a quick one they are struck back.
+///
+/// Corner shots from the shot machine's generator, served at an expert in seat 1 over a simulated link in lock-step
+/// and judged by the same ``ShotReferee`` the server uses.
+@Suite struct BlockingTests {
+    struct Outcome {
+        var saves = 0
+        var errors: [Float] = []
+        /// Shots first touched by a paddle standing on the defence line (within 3 px), and the rest.
+        var touchedOnTheLine = 0
+        var touchedElsewhere = 0
+
+        var medianError: Float { errors.sorted()[errors.count / 2] }
+    }
+
+    static func shots(_ count: Int, latency: Double, seed: UInt64) -> Outcome {
+        let link = LockstepTable<Idle, Opponent>.Link(latency: latency, jitter: latency / 5, loss: 0.02)
+        var table = LockstepTable(
+            bottom: Idle(), top: Opponent(seat: 1, configuration: OpponentConfiguration(difficulty: .expert), seed: seed),
+            bottomLink: .init(), topLink: link, seed: seed)
+        for _ in 0..<120 { table.step() }
+        var random = SeededRandom(seed: seed ^ 0xB10C)
+        var result = Outcome()
+        for index in 0..<count {
+            let shot = PuckShot.corner(banked: index % 2 == 1, using: &random)
+            table.match.serve(shot.canonical(defender: 1), resettingScore: true)
+            var referee = ShotReferee(served: table.match.puck, defender: 1)
+            var outcome: ShotReferee.Outcome?
+            while outcome == nil {
+                let touched = referee.touched
+                outcome = referee.observe(table.match, events: table.step())
+                if !touched, referee.touched {
+                    let paddle = table.match.paddle(of: 1)
+                    let own = PuckMatch.view(x: paddle.x, y: paddle.y, seat: 1)
+                    if abs(own.y - Opponent.defenceLine) <= 3 {
+                        result.touchedOnTheLine += 1
+                    } else {
+                        result.touchedElsewhere += 1
+                    }
+                }
+            }
+            if outcome!.isSave { result.saves += 1 }
+            if let error = referee.interceptError { result.errors.append(error) }
+            for _ in 0..<20 { table.step() }
+        }
+        return result
+    }
+
+    /// At 150 ms one way the expert stands on each shot's line: most shots are met by a paddle on the defence line,
+    /// they are saved, and the paddle is where the shot crosses the line when it does (the physical intercept error).
+    @Test func shotsOverASlowLinkAreBlockedOnTheirLine() {
+        let run = Self.shots(60, latency: 0.15, seed: 31)
+        #expect(run.saves >= 54, "saved \(run.saves) of 60")
+        #expect(run.medianError < 15, "median intercept error \(run.medianError) px")
+        #expect(run.touchedOnTheLine > 3 * run.touchedElsewhere, "\(run.touchedOnTheLine) met on the line, \(run.touchedElsewhere) elsewhere")
+    }
+
+    /// Without latency the expert strikes shots back instead of waiting for them on the line.
+    @Test func shotsOverAQuickLinkAreStruckBack() {
+        let run = Self.shots(30, latency: 0, seed: 32)
+        #expect(run.saves >= 29, "saved \(run.saves) of 30")
+        #expect(run.touchedElsewhere > 3 * run.touchedOnTheLine, "\(run.touchedOnTheLine) met on the line, \(run.touchedElsewhere) elsewhere")
+    }
+
+    /// The block spot is where the untouched puck crosses the defence line, if that is not long before the
+    /// opponent's inputs can act; a puck going away has none.
+    @Test func theBlockSpotIsTheFreeCrossingOfTheDefenceLine() {
+        let opponent = Opponent(seat: 0, configuration: OpponentConfiguration(difficulty: .expert))
+        let puck = TableSnapshot.Puck(x: 100, y: 200, vx: 0, vy: 12, angle: 0, spin: 0)
+        let path = PuckPath(followingCanonical: puck, defender: 0, line: Opponent.defenceLine, maxTicks: 60)
+        let crossing = try! #require(path.crossingTicks)
+        let block = opponent.blockSpot(from: puck, after: 3, ticks: 60)
+        #expect(block?.spot == Point(x: 100, y: Opponent.defenceLine))
+        #expect(block?.ticks == crossing)
+        #expect(opponent.blockSpot(from: puck, after: crossing + Opponent.blockGrace, ticks: 60) == nil)
+        #expect(opponent.blockSpot(from: puck, after: crossing + Opponent.blockGrace - 1, ticks: 60) != nil)
+        let away = TableSnapshot.Puck(x: 100, y: 300, vx: 0, vy: -12, angle: 0, spin: 0)
+        #expect(opponent.blockSpot(from: away, after: 0, ticks: 60) == nil)
+    }
+}
