@@ -22,7 +22,8 @@ import Testing
     static func shots(_ count: Int, latency: Double, seed: UInt64) -> Outcome {
         let link = LockstepTable<Idle, Opponent>.Link(latency: latency, jitter: latency / 5, loss: 0.02)
         var table = LockstepTable(
-            bottom: Idle(), top: Opponent(seat: 1, configuration: OpponentConfiguration(difficulty: .expert), seed: seed),
+            bottom: Idle(),
+            top: Opponent(seat: 1, configuration: OpponentConfiguration(difficulty: .expert), seed: seed),
             bottomLink: .init(), topLink: link, seed: seed)
         for _ in 0..<120 { table.step() }
         var random = SeededRandom(seed: seed ^ 0xB10C)
@@ -58,14 +59,18 @@ import Testing
         let run = Self.shots(60, latency: 0.15, seed: 31)
         #expect(run.saves >= 54, "saved \(run.saves) of 60")
         #expect(run.medianError < 15, "median intercept error \(run.medianError) px")
-        #expect(run.touchedOnTheLine > 3 * run.touchedElsewhere, "\(run.touchedOnTheLine) met on the line, \(run.touchedElsewhere) elsewhere")
+        #expect(
+            run.touchedOnTheLine > 3 * run.touchedElsewhere,
+            "\(run.touchedOnTheLine) met on the line, \(run.touchedElsewhere) elsewhere")
     }
 
     /// Without latency the expert strikes shots back instead of waiting for them on the line.
     @Test func shotsOverAQuickLinkAreStruckBack() {
         let run = Self.shots(30, latency: 0, seed: 32)
         #expect(run.saves >= 29, "saved \(run.saves) of 30")
-        #expect(run.touchedElsewhere > 3 * run.touchedOnTheLine, "\(run.touchedOnTheLine) met on the line, \(run.touchedElsewhere) elsewhere")
+        #expect(
+            run.touchedElsewhere > 3 * run.touchedOnTheLine,
+            "\(run.touchedOnTheLine) met on the line, \(run.touchedElsewhere) elsewhere")
     }
 
     /// The block spot is where the untouched puck crosses the defence line, if that is not long before the
