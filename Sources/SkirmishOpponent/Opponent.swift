@@ -50,9 +50,8 @@ public struct Opponent: Sendable {
     var positionOffset: Float = 0
     /// Positioning noise as a fraction of ``OpponentConfiguration/aimNoise``.
     static let positionNoise: Float = 0.8
-    var strikeHold: (target: Point, until: Double)?
-    /// A block held until the shot's crossing tick: the puck it stopped is taken after that.
-    var blockHold: (target: Point, until: Double)?
+    /// A block or strike in progress: its mode and target, kept until the effect tick passes `until`.
+    var hold: (mode: Plan.Mode, target: Point, until: Double)?
     /// Since when a slow puck has sat in the band both paddles reach.
     var contestedSince: Double?
     /// Ticks a strike is held past its planned meeting.
@@ -112,33 +111,8 @@ public struct Opponent: Sendable {
             let contested = contestedSince.map { now - $0 >= Self.contestAfter } ?? false
             let decision = makePlan(from: view.snapshot, now: now, contested: contested)
             plan = decision.plan
-            var target = decision.target
             let effect = Double(plan.snapshotTick) + Double(plan.lookahead)
-            // A block stands until the shot would have crossed its line, whatever the prediction sees meanwhile: the
-            // error that counts is measured then, and a paddle that leaves early opens the goal to a deflection.
-            if plan.mode == .blocking, let until = decision.blockUntil {
-                blockHold = (target, Double(until))
-            } else if let hold = blockHold, effect <= hold.until, plan.mode != .waiting {
-                plan.mode = .blocking
-                target = hold.target
-                plan.target = PuckTarget(x: target.x, y: target.y)
-            } else {
-                blockHold = nil
-            }
-            // A strike is followed through for a few ticks past its meeting tick even when the prediction already
-            // sees the puck hit: jitter can hold the strike's inputs back, and retreating then loses the hit.
-            if plan.mode == .blocking {
-                strikeHold = nil
-            } else if plan.mode == .striking {
-                strikeHold = (target, effect + Double(driveTicks + Self.strikeFollowThrough))
-            } else if let hold = strikeHold, effect <= hold.until, plan.mode != .waiting {
-                plan.mode = .striking
-                target = hold.target
-                plan.target = PuckTarget(x: target.x, y: target.y)
-            } else {
-                strikeHold = nil
-            }
-            desired = target
+            desired = held(decision.target, blockUntil: decision.blockUntil, effect: effect)
             if commanded == nil {
                 let mine = view.snapshot.me
                 commanded = Point(x: mine.x, y: mine.y)
@@ -170,6 +144,34 @@ public struct Opponent: Sendable {
         let perTick = max(dt, 1)
         return PaddleState(
             inputStep: inputStep, x: position.x, y: position.y, vx: move.x / perTick, vy: move.y / perTick)
+    }
+
+    /// The target to head for: `target`, or the one a block or strike in progress holds.
+    ///
+    /// A block stands until the shot would have crossed its line (`blockUntil`), whatever the prediction sees
+    /// meanwhile: the error that counts is measured then, and a paddle that leaves early opens the goal to a
+    /// deflection. A strike is followed through for a few ticks past its meeting tick even when the prediction
+    /// already sees the puck hit: jitter can hold the strike's inputs back, and retreating then loses the hit. A new
+    /// strike never cuts a block short, and a block planned from a crossing ends a strike.
+    private mutating func held(_ target: Point, blockUntil: UInt32?, effect: Double) -> Point {
+        if plan.mode == .blocking, let blockUntil {
+            hold = (.blocking, target, Double(blockUntil))
+            return target
+        }
+        let blocking = hold.map { $0.mode == .blocking && effect <= $0.until } ?? false
+        if plan.mode == .striking, !blocking {
+            hold = (.striking, target, effect + Double(driveTicks + Self.strikeFollowThrough))
+            return target
+        }
+        guard let hold, effect <= hold.until, plan.mode != .waiting,
+            hold.mode == .blocking || plan.mode != .blocking
+        else {
+            self.hold = nil
+            return target
+        }
+        plan.mode = hold.mode
+        plan.target = PuckTarget(x: hold.target.x, y: hold.target.y)
+        return hold.target
     }
 
     /// Corrections are blended in over ``OpponentConfiguration/blendTicks``; a new kind of plan (or a jump of more
