@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishGames
 import SkirmishOpponent
 import SkirmishScript
 import SkirmishTelemetry
@@ -83,10 +84,15 @@ package struct EvalReport: Codable, Sendable {
         var value: Double?
         var goal: String
         var met: Bool
+        /// What bounds the figure, printed on a line of its own under the check.
+        var note: String? = nil
     }
 
     package var difficulty: String
     package var seed: UInt64
+    /// The defence line of the intercept error, puck-centre y in the defender's frame (reports before it was
+    /// recorded used 400).
+    package var defenceLine = ShotReferee.defenceLine
     package var matchSeconds: Int
     package var link = "one-way latency ±20 % jitter (at least 1 ms), 2 % loss, each direction"
     /// What a save is (``SkirmishGames/ShotReferee``), and how the intervals are made.
@@ -300,6 +306,7 @@ package struct EvalReport: Codable, Sendable {
                 lines.append(
                     "\(target.met ? "PASS" : "MISS") \(target.name): \(number(target.value, 3)) (target \(target.goal))"
                 )
+                if let note = target.note { lines.append("     " + note) }
             }
         }
         return lines

@@ -32,10 +32,13 @@ extension Opponent {
     /// What to do, given the snapshot the opponent acts on.
     func makePlan(from snapshot: TableSnapshot, now: Double, contested: Bool) -> Decision {
         var lookahead = 0
+        // Ticks from the snapshot until the decision takes effect, however far that is beyond the horizon.
+        var effectAhead = 0
         if configuration.predicts, let tick = estimator.serverTick(at: now - configuration.reactionDelay) {
             // The decision takes effect when it reaches the server, on the tick after it arrives.
             let effect = tick + estimator.meanOneWay * Double(PuckConstants.tickRate) + 1
-            lookahead = min(max(Int((effect - Double(snapshot.tick)).rounded()), 0), configuration.predictionHorizon)
+            effectAhead = max(Int((effect - Double(snapshot.tick)).rounded()), 0)
+            lookahead = min(effectAhead, configuration.predictionHorizon)
         }
         let table = predictTable(from: snapshot, ticks: lookahead, stopBeforeGoal: true)
         let effectTick = snapshot.tick &+ UInt32(lookahead)
@@ -60,10 +63,12 @@ extension Opponent {
         let incoming = seen.vy > 0 && seen.vx * seen.vx + seen.vy * seen.vy >= Self.shotSpeed2
         // A shot is struck back only over a quick link; otherwise it is stopped first and played from rest.
         if configuration.predicts, incoming, estimator.meanOneWay >= Self.blockLatency,
-            let block = blockSpot(from: ownView(seen), after: lookahead, ticks: configuration.predictionHorizon)
+            let block = blockSpot(
+                from: ownView(seen), after: effectAhead, ticks: configuration.predictionHorizon,
+                paddle: commanded ?? mine)
         {
             // A shot is met standing on its line, not struck: a strike's timing rests on the latency estimate, a
-            // block's only on being there first, and the paddle gets there in a few ticks from anywhere in its box.
+            // block's only on being there first.
             mode = .blocking
             target = Point(x: block.spot.x + positionOffset, y: block.spot.y)
             blockUntil = snapshot.tick &+ UInt32(block.ticks + Self.blockGrace)
@@ -122,25 +127,31 @@ extension Opponent {
     /// a tick wrong is a goal, and blocking saves more.
     static let blockLatency = 0.075
 
-    /// Where to stand to block the puck (canonical, as a snapshot shows it), and the ticks after the snapshot until
-    /// it gets there: where its free path crosses the defence line after the decision takes effect (`after` ticks),
-    /// within `ticks`; `nil` when it does not.
+    /// Where to stand to block the puck (`canonical`: the snapshot's puck turned to the canonical frame), and the
+    /// ticks after the snapshot until it gets there: where its free path crosses the defence line within `ticks`,
+    /// when a paddle now at `paddle` can be there at the speed cap in the ticks between the decision taking effect
+    /// (`after` ticks after the snapshot, less ``blockGrace``) and the crossing; `nil` otherwise — then the shot is
+    /// met, or guarded against, the other ways.
     ///
     /// The path is the snapshot's puck touched by nobody, not the predicted table's: a paddle on that path stops the
     /// shot whatever happens on the way, and the inputs already sent (a guard spot it grazes) are no reason to stand
     /// anywhere else.
-    func blockSpot(from canonical: TableSnapshot.Puck, after: Int, ticks: Int) -> (spot: Point, ticks: Int)? {
+    func blockSpot(
+        from canonical: TableSnapshot.Puck, after: Int, ticks: Int, paddle: Point
+    ) -> (spot: Point, ticks: Int)? {
         var puck = canonical
         guard ownView(puck).y < Self.defenceLine else { return nil }
         for k in 1...max(ticks, 1) {
             if PuckMatch.advanceFreePuck(&puck) != nil { return nil }
             let own = ownView(puck)
             if own.vy <= 0 { return nil }
-            if own.y >= Self.defenceLine {
-                // A crossing just before the estimate of the effect tick is still worth running for: inputs arrive
-                // with the link's jitter, and the puck is a few ticks more from the line into the goal.
-                return k + Self.blockGrace > after ? (Point(x: min(max(own.x, 40), 280), y: Self.defenceLine), k) : nil
-            }
+            guard own.y >= Self.defenceLine else { continue }
+            // A crossing up to the grace before the estimate of the effect tick is still worth running for: inputs
+            // arrive with the link's jitter, and the puck is a few ticks more from the line into the goal.
+            let spot = Point(x: min(max(own.x, 40), 280), y: Self.defenceLine)
+            let time = k + Self.blockGrace - after
+            guard time >= 0, (spot - paddle).length <= configuration.speedCap * Float(time) else { return nil }
+            return (spot, k)
         }
         return nil
     }

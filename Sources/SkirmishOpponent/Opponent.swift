@@ -152,7 +152,7 @@ public struct Opponent: Sendable {
     /// meanwhile: the error that counts is measured then, and a paddle that leaves early opens the goal to a
     /// deflection. A strike is followed through for a few ticks past its meeting tick even when the prediction
     /// already sees the puck hit: jitter can hold the strike's inputs back, and retreating then loses the hit. A new
-    /// strike never cuts a block short, and a block planned from a crossing ends a strike.
+    /// strike never cuts a block short; a new block (of a shot) ends a strike.
     private mutating func held(_ target: Point, blockUntil: UInt32?, effect: Double) -> Point {
         if plan.mode == .blocking, let blockUntil {
             hold = (.blocking, target, Double(blockUntil))
@@ -163,9 +163,7 @@ public struct Opponent: Sendable {
             hold = (.striking, target, effect + Double(driveTicks + Self.strikeFollowThrough))
             return target
         }
-        guard let hold, effect <= hold.until, plan.mode != .waiting,
-            hold.mode == .blocking || plan.mode != .blocking
-        else {
+        guard let hold, effect <= hold.until, plan.mode != .waiting else {
             self.hold = nil
             return target
         }

@@ -15,7 +15,8 @@ public struct Plan: Sendable, Hashable {
         case intercepting
         /// Driving through the puck toward the open side of the far goal.
         case striking
-        /// The puck is coming but cannot be met in time within the speed cap: best effort at its crossing point.
+        /// Standing where the puck crosses the defence line: a shot over a slow link (held until it has crossed), or a
+        /// puck that is coming but cannot be met in time within the speed cap (best effort at its crossing point).
         case blocking
     }
 

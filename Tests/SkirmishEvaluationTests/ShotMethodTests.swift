@@ -155,6 +155,27 @@ import Testing
         #expect(banked == count / 2, "\(banked) of \(count) shots banked")
     }
 
+    /// The reach ceiling: a paddle that can act from `delay` ticks after the serve (moving on that tick) at 40 px/tick
+    /// reaches a crossing within 20 px by the crossing tick, or not.
+    @Test func reachIsWhetherAnyPaddleCanBeThereInTime() throws {
+        #expect(PuckShot.answerDelay(latency: 0) == 1)
+        #expect(PuckShot.answerDelay(latency: 0.15) == 19)
+        let line = ShotReferee.defenceLine
+        // Straight down the middle: the keeper spot is within 20 px of the crossing, so no travel is needed.
+        let middle = TableSnapshot.Puck(x: 160, y: 100, vx: 0, vy: 12, angle: 0, spin: 0)
+        let ticks = try #require(
+            PuckPath(following: middle, defender: 0, line: line, maxTicks: 300).crossingTicks)
+        #expect(PuckShot.reachable(middle, line: line, from: PuckShot.keeperSpot, delay: ticks + 1))
+        #expect(!PuckShot.reachable(middle, line: line, from: PuckShot.keeperSpot, delay: ticks + 2))
+        // Down the left side, 81 px from the keeper: the 61 px beyond the 20 px slack take two ticks.
+        let side = TableSnapshot.Puck(x: 80, y: 100, vx: 0, vy: 12, angle: 0, spin: 0)
+        #expect(PuckShot.reachable(side, line: line, from: PuckShot.keeperSpot, delay: ticks - 1))
+        #expect(!PuckShot.reachable(side, line: line, from: PuckShot.keeperSpot, delay: ticks))
+        // A puck going away never crosses: not reachable.
+        let away = TableSnapshot.Puck(x: 160, y: 300, vx: 0, vy: -12, angle: 0, spin: 0)
+        #expect(!PuckShot.reachable(away, line: line, from: PuckShot.keeperSpot, delay: 1))
+    }
+
     // MARK: Report
 
     /// A shot session whose shots ended as `outcomes`, every intercept error `error`.

@@ -16,7 +16,7 @@ import Testing
         var touchedOnTheLine = 0
         var touchedElsewhere = 0
 
-        var medianError: Float { errors.sorted()[errors.count / 2] }
+        var medianError: Float { errors.isEmpty ? .infinity : errors.sorted()[errors.count / 2] }
     }
 
     static func shots(_ count: Int, latency: Double, seed: UInt64) -> Outcome {
@@ -75,17 +75,27 @@ import Testing
 
     /// The block spot is where the untouched puck crosses the defence line, if that is not long before the
     /// opponent's inputs can act; a puck going away has none.
-    @Test func theBlockSpotIsTheFreeCrossingOfTheDefenceLine() {
-        let opponent = Opponent(seat: 0, configuration: OpponentConfiguration(difficulty: .expert))
-        let puck = TableSnapshot.Puck(x: 100, y: 200, vx: 0, vy: 12, angle: 0, spin: 0)
-        let path = PuckPath(followingCanonical: puck, defender: 0, line: Opponent.defenceLine, maxTicks: 60)
-        let crossing = try! #require(path.crossingTicks)
-        let block = opponent.blockSpot(from: puck, after: 3, ticks: 60)
-        #expect(block?.spot == Point(x: 100, y: Opponent.defenceLine))
+    @Test(arguments: [0, 1])
+    func theBlockSpotIsTheFreeCrossingOfTheDefenceLine(seat: Int) throws {
+        let opponent = Opponent(seat: seat, configuration: OpponentConfiguration(difficulty: .expert))
+        // Coming down the opponent's own frame, at x = 100 there; given to blockSpot in the canonical frame.
+        let own = TableSnapshot.Puck(x: 100, y: 200, vx: 0, vy: 12, angle: 0, spin: 0)
+        let puck = opponent.ownView(own)
+        let path = PuckPath(followingCanonical: puck, defender: seat, line: Opponent.defenceLine, maxTicks: 60)
+        let crossing = try #require(path.crossingTicks)
+        let spot = Point(x: 100, y: Opponent.defenceLine)
+        let block = opponent.blockSpot(from: puck, after: 3, ticks: 60, paddle: Point(x: 160, y: 425))
+        #expect(block?.spot == spot)
         #expect(block?.ticks == crossing)
-        #expect(opponent.blockSpot(from: puck, after: crossing + Opponent.blockGrace, ticks: 60) == nil)
-        #expect(opponent.blockSpot(from: puck, after: crossing + Opponent.blockGrace - 1, ticks: 60) != nil)
-        let away = TableSnapshot.Puck(x: 100, y: 300, vx: 0, vy: -12, angle: 0, spin: 0)
-        #expect(opponent.blockSpot(from: away, after: 0, ticks: 60) == nil)
+        // Up to the grace before the inputs can act, for a paddle already there; never for one that cannot get
+        // there in time.
+        let grace = Opponent.blockGrace
+        #expect(opponent.blockSpot(from: puck, after: crossing + grace, ticks: 60, paddle: spot) != nil)
+        #expect(opponent.blockSpot(from: puck, after: crossing + grace + 1, ticks: 60, paddle: spot) == nil)
+        #expect(
+            opponent.blockSpot(from: puck, after: crossing + grace - 1, ticks: 60, paddle: Point(x: 280, y: 280))
+                == nil)
+        let away = opponent.ownView(TableSnapshot.Puck(x: 100, y: 300, vx: 0, vy: -12, angle: 0, spin: 0))
+        #expect(opponent.blockSpot(from: away, after: 0, ticks: 60, paddle: spot) == nil)
     }
 }

@@ -4,7 +4,7 @@ extension PuckShot {
     /// Where a corner shot ends, in the defender's frame: the outer 16 px of the goal mouth, left and right — outside
     /// the 60 px a paddle at the goal's middle reaches.
     package static let cornerStrips: [ClosedRange<Float>] = [81...96, 224...239]
-    /// How fast corner shots are, px per tick: the top third of a hit's range (a hit sends the puck at most
+    /// How fast corner shots are, px per tick: the top 40 % of a hit's range (a hit sends the puck at most
     /// ``PuckConstants/hitSpeed``'s 15), so every shot is one a player can make on this table.
     package static let cornerSpeed: ClosedRange<Float> = 10...15
     /// The least speed, px per tick, a corner shot still has when it enters the goal: a shot, not a puck that rolls
@@ -30,8 +30,9 @@ extension PuckShot {
     /// their free paths (a test simulates it with the real physics), so a save rate measures moving to the puck, not
     /// standing in the middle. Drawn by rejection: the shared physics must take the shot into an empty goal through
     /// the corner strip, with the bounce count asked for, at least ``cornerArrival`` fast and clear of the keeper; at
-    /// most 4,000 draws, then the last such shot with the other bounce count (not reached in practice: the 600 shots of
-    /// the shot-set test all have the bounce count asked for).
+    /// most 4,000 draws, then the last such shot with the other bounce count, then a direct corner shot, then a plain
+    /// ``random(bounces:using:)`` shot that need not keep these properties (none of this is reached in practice: the
+    /// 600 shots of the shot-set test all have the bounce count asked for and clear the keeper).
     package static func corner(banked: Bool, using random: inout SeededRandom) -> PuckShot {
         let r = PuckConstants.puckRadius
         let left = r
@@ -89,20 +90,26 @@ extension PuckShot {
         return true
     }
 
-    /// Whether any defender could stand where `puck`'s free path (defender's frame, as served) crosses the line
-    /// y = `line` by the tick it crosses, if its paddle — at `spot` when the shot is served, moving at the server's
-    /// 40 px/tick — could start only `delay` ticks after the serve: the ceiling on meeting shots across a link
-    /// whose round trip is about that long (the serve is seen, then the answer travels back).
+    /// Whether any defender could have its paddle within ``reachSlack`` of where `puck`'s free path (defender's
+    /// frame, as served) crosses the line y = `line`, by the tick it crosses, if that paddle — at `spot` when the shot
+    /// is served, moving at the server's 40 px/tick — could act only from `delay` ticks after the serve (it moves on
+    /// that tick): an estimate of the ceiling on meeting shots across a link whose round trip is about that long (the
+    /// serve is seen, then the answer travels back; a jittery link can beat it by a tick or two). A shot that never
+    /// crosses the line is not reachable.
     package static func reachable(
         _ puck: TableSnapshot.Puck, line: Float, from spot: (x: Float, y: Float), delay: Int
     ) -> Bool {
         let path = PuckPath(following: puck, defender: 0, line: line, maxTicks: maxTicks)
-        guard let x = path.crossingX, let ticks = path.crossingTicks else { return true }
+        guard let x = path.crossingX, let ticks = path.crossingTicks else { return false }
         let dx = min(max(x, 40), 280) - spot.x
         let dy = line - spot.y
-        let travel = Int(((dx * dx + dy * dy).squareRoot() / PuckConstants.maxPaddleStep).rounded(.up))
-        return ticks >= delay + travel
+        let distance = max((dx * dx + dy * dy).squareRoot() - reachSlack, 0)
+        let travel = Int((distance / PuckConstants.maxPaddleStep).rounded(.up))
+        return ticks >= delay - 1 + travel
     }
+
+    /// How near the crossing counts as reaching it, px: the intercept error's target.
+    package static let reachSlack: Float = 20
 
     /// The ticks from a serve until a defender's answer to it can act on the server, across a link with `latency`
     /// seconds one way: the snapshot out, the input back, applied on the next tick.
