@@ -13,7 +13,8 @@ import Testing
 /// A test that waits on a stream of events ends as a failure, not a hang, if what it waits for never comes.
 @Suite(.timeLimit(.minutes(4))) struct PracticeLobbyTests {
     @Test func theServerServesThePageAndTheMatchRouteOnItsHTTPPort() async throws {
-        let practice = try await PracticeFixture.start(difficulty: .hard)
+        // Joining is not what this test is about: under load the opponent must not give up on its page first.
+        let practice = try await PracticeFixture.start(difficulty: .hard, joinTimeout: .seconds(120))
         let outcome = await Result { () async throws in
             let page = try await HTTPGet.fetch(port: practice.port, path: "/play")
             #expect(page.status == 200)
@@ -44,7 +45,10 @@ import Testing
     /// whatever the lobby's default.
     @Test(arguments: Opponent.Difficulty.allCases)
     func theMatchRouteOfADifficultySeatsAnOpponentOfThatStrength(difficulty: Opponent.Difficulty) async throws {
-        let practice = try await PracticeFixture.start(difficulty: difficulty == .medium ? .hard : .medium)
+        // Joining is not what this test is about: under load the opponent must not give up on its page (15 s by
+        // default) before the test looks it up, or the lookup finds no opponent at that table.
+        let practice = try await PracticeFixture.start(
+            difficulty: difficulty == .medium ? .hard : .medium, joinTimeout: .seconds(120))
         let outcome = await Result { () async throws in
             let answer = try await HTTPGet.fetch(port: practice.port, path: "/play/match/\(difficulty.rawValue)")
             #expect(answer.status == 200)
