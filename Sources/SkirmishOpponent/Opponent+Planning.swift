@@ -59,13 +59,13 @@ extension Opponent {
         var target: Point
         var aim: Point?
         var blockUntil: UInt32?
+        // The snapshot's puck followed with no paddle in the way: where a shot is blocked, and the crossing reported.
+        let free = configuration.predicts ? freeCrossing(from: snapshot, ticks: configuration.predictionHorizon) : nil
         let seen = snapshot.puck // the snapshot is in this seat's frame
         let incoming = seen.vy > 0 && seen.vx * seen.vx + seen.vy * seen.vy >= Self.shotSpeed2
         // A shot is struck back only over a quick link; otherwise it is stopped first and played from rest.
-        if configuration.predicts, incoming, estimator.meanOneWay >= Self.blockLatency,
-            let block = blockSpot(
-                from: ownView(seen), after: effectAhead, ticks: configuration.predictionHorizon,
-                paddle: commanded ?? mine)
+        if incoming, estimator.meanOneWay >= Self.blockLatency, let free,
+            let block = blockSpot(crossing: free, after: effectAhead, paddle: commanded ?? mine)
         {
             // A shot is met standing on its line, not struck: a strike's timing rests on the latency estimate, a
             // block's only on being there first.
@@ -105,7 +105,6 @@ extension Opponent {
         target = target.confined()
         // The reported crossing is the undisturbed one: the snapshot's puck followed with no paddle in the way (the
         // table at the effect tick may already show this opponent's own committed inputs touching it).
-        let free = configuration.predicts ? freeCrossing(from: snapshot, ticks: configuration.predictionHorizon) : nil
         let crossing =
             free.map { (x: $0.x, tick: snapshot.tick &+ UInt32($0.ticks), bounces: $0.bounces) }
             ?? scan.crossing.map { (x: $0.x, tick: effectTick &+ UInt32($0.ticks), bounces: $0.bounces) }
@@ -127,33 +126,25 @@ extension Opponent {
     /// a tick wrong is a goal, and blocking saves more.
     static let blockLatency = 0.075
 
-    /// Where to stand to block the puck (`canonical`: the snapshot's puck turned to the canonical frame), and the
-    /// ticks after the snapshot until it gets there: where its free path crosses the defence line within `ticks`,
-    /// when a paddle now at `paddle` can be there at the speed cap in the ticks between the decision taking effect
-    /// (`after` ticks after the snapshot, less ``blockGrace``) and the crossing; `nil` otherwise — then the shot is
-    /// met, or guarded against, the other ways.
+    /// Where to stand to block a shot whose free path crosses the defence line at `crossing` (from
+    /// ``freeCrossing(from:ticks:)``), and the ticks after the snapshot until it gets there: when a paddle now at
+    /// `paddle` can be there at the speed cap in the ticks between the decision taking effect (`after` ticks after
+    /// the snapshot, less ``blockGrace``) and the crossing; `nil` otherwise — then the shot is met, or guarded
+    /// against, the other ways.
     ///
     /// The path is the snapshot's puck touched by nobody, not the predicted table's: a paddle on that path stops the
     /// shot whatever happens on the way, and the inputs already sent (a guard spot it grazes) are no reason to stand
-    /// anywhere else.
+    /// anywhere else. A crossing up to the grace before the estimate of the effect tick is still worth running for:
+    /// inputs arrive with the link's jitter, and the puck is a few ticks more from the line into the goal.
     func blockSpot(
-        from canonical: TableSnapshot.Puck, after: Int, ticks: Int, paddle: Point
+        crossing: (x: Float, ticks: Int, bounces: Int), after: Int, paddle: Point
     ) -> (spot: Point, ticks: Int)? {
-        var puck = canonical
-        guard ownView(puck).y < Self.defenceLine else { return nil }
-        for k in 1...max(ticks, 1) {
-            if PuckMatch.advanceFreePuck(&puck) != nil { return nil }
-            let own = ownView(puck)
-            if own.vy <= 0 { return nil }
-            guard own.y >= Self.defenceLine else { continue }
-            // A crossing up to the grace before the estimate of the effect tick is still worth running for: inputs
-            // arrive with the link's jitter, and the puck is a few ticks more from the line into the goal.
-            let spot = Point(x: min(max(own.x, 40), 280), y: Self.defenceLine)
-            let time = k + Self.blockGrace - after
-            guard time >= 0, (spot - paddle).length <= configuration.speedCap * Float(time) else { return nil }
-            return (spot, k)
-        }
-        return nil
+        // A puck already on or past the line is not blocked there.
+        guard crossing.ticks > 0 else { return nil }
+        let spot = Point(x: min(max(crossing.x, 40), 280), y: Self.defenceLine)
+        let time = crossing.ticks + Self.blockGrace - after
+        guard time >= 0, (spot - paddle).length <= configuration.speedCap * Float(time) else { return nil }
+        return (spot, crossing.ticks)
     }
 
     /// Where `snapshot`'s puck, touched by nobody, first crosses the defence line toward this opponent's goal within

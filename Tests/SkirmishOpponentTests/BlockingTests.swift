@@ -78,24 +78,32 @@ import Testing
     @Test(arguments: [0, 1])
     func theBlockSpotIsTheFreeCrossingOfTheDefenceLine(seat: Int) throws {
         let opponent = Opponent(seat: seat, configuration: OpponentConfiguration(difficulty: .expert))
-        // Coming down the opponent's own frame, at x = 100 there; given to blockSpot in the canonical frame.
+        // Coming down the opponent's own frame (as its snapshots are), at x = 100 there.
         let own = TableSnapshot.Puck(x: 100, y: 200, vx: 0, vy: 12, angle: 0, spin: 0)
-        let puck = opponent.ownView(own)
-        let path = PuckPath(followingCanonical: puck, defender: seat, line: Opponent.defenceLine, maxTicks: 60)
+        let path = PuckPath(
+            followingCanonical: opponent.ownView(own), defender: seat, line: Opponent.defenceLine, maxTicks: 60)
         let crossing = try #require(path.crossingTicks)
+        let free = try #require(opponent.freeCrossing(from: Self.snapshot(puck: own), ticks: 60))
         let spot = Point(x: 100, y: Opponent.defenceLine)
-        let block = opponent.blockSpot(from: puck, after: 3, ticks: 60, paddle: Point(x: 160, y: 425))
+        let block = opponent.blockSpot(crossing: free, after: 3, paddle: Point(x: 160, y: 425))
         #expect(block?.spot == spot)
         #expect(block?.ticks == crossing)
         // Up to the grace before the inputs can act, for a paddle already there; never for one that cannot get
         // there in time.
         let grace = Opponent.blockGrace
-        #expect(opponent.blockSpot(from: puck, after: crossing + grace, ticks: 60, paddle: spot) != nil)
-        #expect(opponent.blockSpot(from: puck, after: crossing + grace + 1, ticks: 60, paddle: spot) == nil)
+        #expect(opponent.blockSpot(crossing: free, after: crossing + grace, paddle: spot) != nil)
+        #expect(opponent.blockSpot(crossing: free, after: crossing + grace + 1, paddle: spot) == nil)
         #expect(
-            opponent.blockSpot(from: puck, after: crossing + grace - 1, ticks: 60, paddle: Point(x: 280, y: 280))
-                == nil)
-        let away = opponent.ownView(TableSnapshot.Puck(x: 100, y: 300, vx: 0, vy: -12, angle: 0, spin: 0))
-        #expect(opponent.blockSpot(from: away, after: 0, ticks: 60, paddle: spot) == nil)
+            opponent.blockSpot(crossing: free, after: crossing + grace - 1, paddle: Point(x: 280, y: 280)) == nil)
+        let away = TableSnapshot.Puck(x: 100, y: 300, vx: 0, vy: -12, angle: 0, spin: 0)
+        #expect(opponent.freeCrossing(from: Self.snapshot(puck: away), ticks: 60) == nil)
+    }
+
+    /// A snapshot of play with `puck` (own frame) and the paddles at their start spots.
+    static func snapshot(puck: TableSnapshot.Puck) -> TableSnapshot {
+        TableSnapshot(
+            tick: 100, lastInputStep: 0, me: .init(x: 160, y: 400, vx: 0, vy: 0),
+            them: .init(x: 160, y: 80, vx: 0, vy: 0), puck: puck, myScore: 0, theirScore: 0, phase: .playing,
+            stateHash: 0)
     }
 }
