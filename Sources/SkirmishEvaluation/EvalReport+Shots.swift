@@ -223,8 +223,9 @@ extension EvalReport {
                 + "(y = \(Int(defenceLine)); a puck already touched is taken where it would have been), from the server's table, px; "
                 + "contact offset (off): paddle centre to the puck's line of travel at the first contact, px; "
                 + "reach: about how many of the shots any paddle could meet within 20 px of their crossing in time, "
-                + "starting from the AI's home spot when its answer to the serve could first act (two one-way "
-                + "latencies and a tick after it) at the server's 40 px/tick — the ceiling of the error's p95")
+                + "starting from the AI's home spot when its answer to the serve could first act (the next "
+                + "snapshot, two one-way latencies and a tick after it) at the server's 40 px/tick — the ceiling "
+                + "of the error's p95")
         lines.append(
             pad("latency", 9) + pad("bounces", 8) + pad("shots", 6, left: true) + pad("saves", 9, left: true)
                 + pad("95 % (sessions)", 16, left: true) + pad("stop/ret/goal/t-o", 19, left: true)

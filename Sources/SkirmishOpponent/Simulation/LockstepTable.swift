@@ -96,6 +96,22 @@ package struct LockstepTable<Bottom: PuckAgent, Top: PuckAgent>: Sendable {
         }
     }
 
+    /// Serves `shot` at the seat `defender` and steps until the server's ``SkirmishGames/ShotReferee`` decides it,
+    /// as the reference server's shot machine does: the referee judges the table after each step. `each` sees the
+    /// referee and the table after every step (the last one included).
+    package mutating func shoot(
+        _ shot: PuckShot, at defender: Int, each: (ShotReferee, PuckMatch) -> Void = { _, _ in }
+    ) -> (outcome: ShotReferee.Outcome, referee: ShotReferee) {
+        match.serve(shot.canonical(defender: defender), resettingScore: true)
+        var referee = ShotReferee(served: match.puck, defender: defender)
+        while true {
+            let events = step()
+            let outcome = referee.observe(match, events: events)
+            each(referee, match)
+            if let outcome { return (outcome, referee) }
+        }
+    }
+
     private func link(_ seat: Int) -> Link { seat == 0 ? bottomLink : topLink }
 
     /// The delay of one packet on `seat`'s link, or nil when it is lost.
