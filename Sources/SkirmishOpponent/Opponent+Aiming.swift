@@ -8,45 +8,156 @@ extension Opponent {
     ///
     /// Of the directions every 0.05 rad (about 3°) within 1.2 rad of straight up the table — direct shots and, past
     /// about 25°, shots banked off a side wall — it keeps the one whose free path at the hit speed enters the far goal
-    /// at least ``postMargin`` inside a post and scores best on ``shotScore(clearance:ticksToRival:ticksToGoal:)``:
-    /// far from where the other paddle can be when the puck passes its depth, and soon. A paddle already touching the
-    /// puck when it is struck cannot hit it again until they part (the rules' contact flag), so then every scoring
-    /// path is open. Each path is the closed form of the shared physics (``flight(from:velocity:to:)``), not a
-    /// simulation: 49 candidates cost less than one simulated shot.
+    /// at least ``postMargin`` inside a post and rates best in the style the read of the other player calls for
+    /// (``shotScore(from:velocity:them:style:lag:themTouching:)``). Each path is the closed form of the shared physics
+    /// (``flight(from:velocity:to:)``, ``lastTurn(from:velocity:within:)``), not a simulation: 49 candidates cost
+    /// less than one simulated shot.
     func shotDirection(from puck: Point, them: Point, themTouching: Bool = false) -> Point? {
         guard puck.y <= Self.deep else { return nil }
         let speed = hitSpeed
         let noise = aimOffset / 400
-        let depth = min(max(them.y, 40), 200)
+        let lag = rivalLag
         var best: (angle: Float, score: Float)?
         for step in -24...24 {
             let angle = Float(step) * 0.05
             let direction = Point(x: Self.sine(angle), y: -Self.cosine(angle))
-            let velocity = direction * speed
-            guard let goal = Self.flight(from: puck, velocity: velocity, to: 0),
-                let line = Self.flight(from: puck, velocity: velocity, to: PuckConstants.puckRadius),
-                Self.inMouth(goal.x), Self.inMouth(line.x)
+            guard
+                let score = Self.shotScore(
+                    from: puck, velocity: direction * speed, them: them, style: attackStyle, lag: lag,
+                    themTouching: themTouching)
             else { continue }
-            let rival = Self.flight(from: puck, velocity: velocity, to: depth) ?? goal
-            let clearance = themTouching ? Self.openClearance : abs(rival.x - them.x)
-            let score = Self.shotScore(clearance: clearance, ticksToRival: rival.ticks, ticksToGoal: goal.ticks)
             if score > best?.score ?? -.infinity { best = (angle, score) }
         }
         guard let angle = best?.angle else { return nil }
         return Point(x: Self.sine(angle + noise), y: -Self.cosine(angle + noise))
     }
 
-    /// How good a shot is: the sideways gap between its path and the other paddle where the puck passes that paddle's
-    /// depth, less what a paddle moving ``rivalDrift`` px a tick closes in the time, capped at ``openClearance``
-    /// (beyond that every shot is open and the sooner one is better), less a little for every tick to the goal.
-    static func shotScore(clearance: Float, ticksToRival: Float, ticksToGoal: Float) -> Float {
-        min(clearance - rivalDrift * ticksToRival, openClearance) - 0.25 * ticksToGoal
+    /// The style shots are rated in now: the one the read of the other player says, unless the configuration fixes
+    /// one.
+    var attackStyle: AttackStyle { configuration.attackStyle ?? rival.style }
+
+    /// How good a shot from `puck` with `velocity` (own frame) is in `style`, or `nil` when its free path misses the
+    /// far goal's mouth (by less than ``postMargin`` inside a post). Higher is better; the two styles' ratings are
+    /// not comparable with each other.
+    ///
+    /// - ``AttackStyle/wide``: the sideways gap between the path and the other paddle where the puck passes that
+    ///   paddle's depth, less what a paddle drifting ``rivalDrift`` px a tick sideways closes in the time, capped at
+    ///   ``openClearance`` (beyond that every shot is open and the sooner one is better), less a little for every
+    ///   tick to the goal. A player who chases the puck must turn and run after such a shot.
+    /// - ``AttackStyle/late``: how late the other paddle is to meet the puck. That paddle can go anywhere
+    ///   at the server's 40 px/tick, so it is beaten only by what it has not seen yet: it learns where the puck goes
+    ///   `lag` ticks after the puck last changed direction — the hit, or the last side-wall bounce before the puck
+    ///   reaches it — and from then closes in. The rating is the ticks it would need to come near the path, less
+    ///   the ticks it has, where that is least (``lateness(from:velocity:them:lag:goal:)``). A bank shot that turns
+    ///   late is the one a
+    ///   quick goalkeeper cannot follow. Every shot it is too late for is rated above every other (and above
+    ///   ``openTicks`` the sooner goal is better); when it can reach them all, the one that passes farthest from
+    ///   where it stands is best.
+    ///
+    /// A paddle already touching the puck when it is struck cannot hit it again until they part (the rules' contact
+    /// flag): then every scoring path is open (`themTouching`).
+    static func shotScore(
+        from puck: Point, velocity: Point, them: Point, style: AttackStyle, lag: Float, themTouching: Bool = false
+    ) -> Float? {
+        guard let goal = flight(from: puck, velocity: velocity, to: 0),
+            let line = flight(from: puck, velocity: velocity, to: PuckConstants.puckRadius),
+            inMouth(goal.x), inMouth(line.x)
+        else { return nil }
+        let rival = flight(from: puck, velocity: velocity, to: min(max(them.y, 40), 200)) ?? goal
+        let gap = abs(rival.x - them.x)
+        if style == .wide || themTouching {
+            let clearance = themTouching ? openClearance : gap - rivalDrift * rival.ticks
+            return min(clearance, openClearance) - 0.25 * goal.ticks
+        }
+        // A shot the keeper is too late for beats every other; when there is none, the one that passes farthest
+        // from where it stands (less what a keeper drifting ``keeperDrift`` px a tick sideways closes in the time).
+        let late = lateness(from: puck, velocity: velocity, them: them, lag: lag, goal: goal)
+        if late > 0 { return 1_000 + late - 0.05 * goal.ticks }
+        return min(gap - keeperDrift * rival.ticks, openClearance) - 0.25 * goal.ticks
     }
 
-    /// The sideways speed, px per tick, a shot assumes the other paddle closes in on it.
-    static let rivalDrift: Float = 2
-    /// A gap this wide (well past contact distance, the width of the goal mouth) counts as wide open.
-    static let openClearance: Float = 160
+    /// The ``AttackStyle/late`` rating's core: how many ticks too late the other paddle at `them`, `lag` ticks behind
+    /// the table, is to come within contact distance (and ``aimMargin``) of the shot's path (at most ``openTicks``; 0
+    /// or less: it can make it), taken where it is least: where the puck passes the paddle's depth, 30 and 60 px to
+    /// either side of it, and the front of its goal. A path that passes that near where the paddle already is needs
+    /// no reaction at all: it is rated below every other.
+    static func lateness(
+        from puck: Point, velocity: Point, them: Point, lag: Float, goal: (ticks: Float, x: Float)
+    ) -> Float {
+        var late = openTicks
+        let depth = min(max(them.y, 40), 200)
+        // Across the paddle's reach in depth (contact distance either side of it), and in front of its goal.
+        for line in [depth + 60, depth + 30, depth, depth - 30, 45] where line > 20 && line < puck.y {
+            let passing = flight(from: puck, velocity: velocity, to: line) ?? goal
+            let gap = (Point(x: passing.x, y: line) - them).length - PuckConstants.contactDistance - aimMargin
+            guard gap > 0 else { return -100 }
+            let turn = lastTurn(from: puck, velocity: velocity, within: passing.ticks)
+            late = min(late, gap / PuckConstants.maxPaddleStep - max(passing.ticks - turn - lag, 0))
+        }
+        return late
+    }
+
+    /// The sideways speed, px per tick, a ``AttackStyle/wide`` shot assumes a player who comes out for the puck
+    /// closes in on it (tuned against the chaser over 50 ms, where the wide style is slowest: 2, 4 and 6 px/tick
+    /// finished 19, 22 and 24 of 40 lock-step matches to 7 within 3 minutes, averaged over three seeds).
+    static let rivalDrift: Float = 6
+    /// The same for a goalkeeper that no shot is open against: it is in the way already, and a long shot past it
+    /// loses little to its drift (at 6 px/tick a keeper standing still is struck into more often).
+    static let keeperDrift: Float = 2
+    /// A gap this wide counts as wide open: beyond it the sooner shot is better (250 px, most of the table's width:
+    /// in practice the wider shot is always the better one; 160 finished fewer matches against the chaser).
+    static let openClearance: Float = 250
+    /// How far, px, a ``AttackStyle/late`` shot keeps beyond contact distance from where the other paddle can be:
+    /// the aim noise and the hit's quantisation move a shot a little.
+    static let aimMargin: Float = 16
+    /// A ``AttackStyle/late`` shot this many ticks out of the other paddle's reach is wide open.
+    static let openTicks: Float = 4
+
+    /// The ticks the other paddle is taken to be behind the table: it sees a snapshot a one-way trip late (every
+    /// second tick) and its answer takes another to arrive, so its lag is about this opponent's own round trip plus
+    /// three ticks — assuming the other player's link is like this one's. A person's reaction only adds to it.
+    var rivalLag: Float {
+        Float(estimator.smoothedRTT * Double(PuckConstants.tickRate)) + Float(PuckConstants.snapshotEvery) + 1
+    }
+
+    /// When a free puck from `start` with `velocity` last bounced off a side wall within its first `ticks` ticks, in
+    /// ticks after the start; 0 when it went straight.
+    static func lastTurn(from start: Point, velocity: Point, within ticks: Float) -> Float {
+        let across = abs(velocity.x)
+        guard across > PuckConstants.restSpeed else { return 0 }
+        let r = PuckConstants.puckRadius
+        let width = PuckConstants.width - 2 * r
+        let first = velocity.x < 0 ? start.x - r : PuckConstants.width - r - start.x
+        let covered = covered(across, in: ticks)
+        guard covered >= first else { return 0 }
+        let walls = ((covered - first) / width).rounded(.down)
+        return self.ticks(toCover: first + walls * width, at: across)
+    }
+
+    /// The distance one axis covers in `ticks` ticks from speed `speed`: n·s − f·n(n+1)/2 while above the rest
+    /// speed, then the rest speed on.
+    static func covered(_ speed: Float, in ticks: Float) -> Float {
+        let f = PuckConstants.friction
+        let slowing = min(ticks, max(((speed - PuckConstants.restSpeed) / f).rounded(.up), 0))
+        return slowing * speed - f * slowing * (slowing + 1) / 2 + (ticks - slowing) * max(speed - f * slowing, 0)
+    }
+
+    /// The first tick by which one axis moving at `speed` has covered `distance` (the inverse of
+    /// ``covered(_:in:)``).
+    static func ticks(toCover distance: Float, at speed: Float) -> Float {
+        guard distance > 0 else { return 0 }
+        let f = PuckConstants.friction
+        let b = speed - f / 2
+        let discriminant = b * b - 2 * f * distance
+        let slowing = max(((speed - PuckConstants.restSpeed) / f).rounded(.up), 0)
+        if discriminant >= 0 {
+            let n = ((b - discriminant.squareRoot()) / f).rounded(.up)
+            if n <= slowing { return n }
+        }
+        let rest = max(speed - f * slowing, PuckConstants.quantum)
+        return slowing + ((distance - covered(speed, in: slowing)) / rest).rounded(.up)
+    }
+
     /// A shot must enter the mouth this far inside a post: aim noise and quantisation move it a little.
     static let postMargin: Float = 7
 
@@ -94,16 +205,17 @@ extension Opponent {
     /// opponent tries 13 directions (the wanted one turned by up to ±0.6 rad in steps of 0.1), each both as a drive
     /// through the puck and as a drive that stops on the line just inside contact (a puck running at the paddle is
     /// met where it will be), with its commanded position moving at the speed cap and the other paddle held. A hit
-    /// whose free path scores is rated like a shot (``shotScore(clearance:ticksToRival:ticksToGoal:)``, less a little
-    /// for straying from the aim); one that misses, by how far it strays. The best rated drive is taken.
+    /// whose free path scores is rated like a shot (``shotScore(from:velocity:them:style:lag:themTouching:)``, less
+    /// a little for straying from the aim); one that misses, by how far it strays. The best rated drive is taken.
     func aimedDrive(on table: PuckMatch, meet: Meeting, from start: Point) -> Point {
         let cap = configuration.speedCap
         // The other paddle holds still, its target in its own frame.
         let other = table.paddle(of: 1 - seat)
         let hold = PuckMatch.view(x: other.x, y: other.y, seat: 1 - seat)
         let them = PuckTarget(x: hold.x, y: hold.y)
-        let rivalDepth = min(max(hold.y, 40), 200)
         let rival = Point(x: hold.x, y: hold.y)
+        let lag = rivalLag
+        let style = attackStyle
         var best: (turn: Float, quality: Float, target: Point)?
         func consider(_ turn: Float, reach: Float) {
             let (sine, cosine) = (Self.sine(turn), Self.cosine(turn))
@@ -129,16 +241,10 @@ extension Opponent {
                     // A hit that scores is judged like a shot; one that does not, by how far it is off the aim.
                     var quality = -100 - 100 * error
                     let from = Point(x: puck.x, y: puck.y)
-                    if let goal = Self.flight(from: from, velocity: velocity, to: 0),
-                        let line = Self.flight(from: from, velocity: velocity, to: PuckConstants.puckRadius),
-                        Self.inMouth(goal.x), Self.inMouth(line.x)
+                    if let score = Self.shotScore(
+                        from: from, velocity: velocity, them: rival, style: style, lag: lag)
                     {
-                        let passing = Self.flight(from: from, velocity: velocity, to: rivalDepth) ?? goal
-                        quality =
-                            Self.shotScore(
-                                clearance: abs(passing.x - rival.x), ticksToRival: passing.ticks,
-                                ticksToGoal: goal.ticks)
-                            - 20 * error
+                        quality = score - 20 * error
                     }
                     if quality > best?.quality ?? -.infinity { best = (turn, quality, target) }
                     return

@@ -54,6 +54,8 @@ public struct Opponent: Sendable {
     var hold: (mode: Plan.Mode, target: Point, until: Double)?
     /// Since when a slow puck has sat in the band both paddles reach.
     var contestedSince: Double?
+    /// What it has seen of the other player's defence, and so how it rates shots (``RivalRead``).
+    public private(set) var rival = RivalRead()
     /// Ticks a strike is held past its planned meeting.
     static let strikeFollowThrough = 4
 
@@ -82,6 +84,7 @@ public struct Opponent: Sendable {
             estimator.observeSnapshot(tick: snapshot.tick, at: time)
         }
         snapshots.append(Received(snapshot: snapshot, time: time))
+        rival.observe(snapshot)
     }
 
     /// One measured round trip (Ping sent → Pong received), in seconds, at local time `time`.

@@ -19,6 +19,9 @@ public struct OpponentConfiguration: Sendable, Hashable {
     /// Whether the opponent runs the physics forward at all. `false` is the evaluation baseline: the same planner
     /// acting on the latest snapshot as if it were the present.
     public var predicts: Bool
+    /// The ``AttackStyle`` every shot is rated in, or `nil` (the default) for the one the opponent's read of the
+    /// other player says (``RivalRead``).
+    public var attackStyle: AttackStyle? = nil
 
     /// The preset of `difficulty`.
     public init(difficulty: Opponent.Difficulty = .medium) {
@@ -30,10 +33,10 @@ public struct OpponentConfiguration: Sendable, Hashable {
             predictionHorizon = 10
             blendTicks = 4
         case .medium:
-            reactionDelay = 0.2
-            speedCap = 7
-            aimNoise = 34
-            predictionHorizon = 18
+            reactionDelay = 0.15
+            speedCap = 9
+            aimNoise = 30
+            predictionHorizon = 24
             blendTicks = 3
         case .hard:
             reactionDelay = 0.09

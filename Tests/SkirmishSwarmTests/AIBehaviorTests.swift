@@ -31,6 +31,26 @@ import Testing
         #expect(goalsFor > 2 * goalsAgainst, "goals \(goalsFor)-\(goalsAgainst)")
     }
 
+    /// The expert reads how the swarm's players defend within a match: the chaser comes out for the puck (and is
+    /// beaten wide), the defender keeps its goal (and is beaten late). At 150 ms the chaser is late to the puck and
+    /// reads either way, and either style beats it there.
+    @Test(arguments: [0.0, 0.05, 0.15])
+    func expertReadsTheChaserAsComingOutAndTheDefenderAsAKeeper(latency: Double) {
+        let players = latency < 0.1 ? [(PuckStyle.chaser, AttackStyle.wide), (.defender, .late)] : [(.defender, .late)]
+        for (style, expected) in players {
+            let link = LockstepTable<Opponent, ScriptedPuckAgent>.Link(
+                latency: latency, jitter: max(0.001, latency / 5), loss: 0.02)
+            var table = LockstepTable(
+                bottom: Opponent(seat: 0, configuration: OpponentConfiguration(difficulty: .expert), seed: 8),
+                top: ScriptedPuckAgent(style: style, seat: 1, inputRate: 30, seed: 8), bottomLink: link,
+                topLink: link, seed: 8)
+            table.play(limit: 60 * 40)
+            #expect(
+                table.bottom.rival.style == expected,
+                "\(style) at \(latency) s read as \(table.bottom.rival.style) (\(table.bottom.rival.depth) px out)")
+        }
+    }
+
     /// Lock-step matches against the chaser: who won, the goals, and how many reached 7.
     static func matchesAgainstTheChaser(
         _ difficulty: Opponent.Difficulty, latency: Double, matches: Int, seconds: Int, seedBase: UInt64
