@@ -21,6 +21,8 @@ package struct EvalPlan: Sendable {
     package var seed: UInt64
     /// Whether the AI under test predicts (`--no-prediction` turns it off, to reproduce that baseline alone).
     package var predicts = true
+    /// Seconds of lock-step play per rival and latency for the attack's headroom (``AttackHeadroom``); 0 skips it.
+    package var headroomSeconds = 0
 
     package init(
         shots: Int, matches: Int, matchSeconds: Int, latencies: [Int], difficulty: Opponent.Difficulty,
@@ -125,6 +127,11 @@ package struct EvalPlan: Sendable {
             report.addWinCurve(
                 levels.map { level in (level.rawValue, curveMatchSessions.filter { $0.0.level == level }.map(\.1)) },
                 rival: Self.curveRival, latency: curveLatency)
+        }
+        if headroomSeconds > 0 {
+            // After the real-time sessions, so its CPU work does not make their links worse than emulated.
+            report.headroom = await AttackHeadroom(seconds: headroomSeconds, seed: seed).measureAll(
+                latencies: latencies)
         }
         report.parallelMatches = parallel
         report.addDecisions(shotSessions.map(\.decisionNanos) + matchSessions.map(\.1.decisionNanos))

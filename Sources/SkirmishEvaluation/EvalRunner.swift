@@ -24,6 +24,10 @@ package struct EvalRunner: Sendable {
         /// The Robot Air Hockey Challenge's baseline agent, ported (``SkirmishOpponent/KalmanGoalie``).
         case kalman
 
+        /// Whether the AI's matches against this rival are a target (PASS/MISS lines): the scripted bots and its
+        /// no-prediction self; the Kalman baseline is the field's reference, reported beside them.
+        var isTarget: Bool { self != .kalman }
+
         /// The swarm behaviour a scripted rival runs; `nil` for the AI's own baseline and the Kalman goalie.
         var behavior: BehaviorName? {
             switch self {

@@ -1,0 +1,256 @@
+import Dispatch
+import SkirmishGames
+import SkirmishOpponent
+import SkirmishSwarm
+import SkirmishWire
+import Synchronization
+
+/// How much better the AI's attack could be against one rival at one latency: the ceiling that the match win rates
+/// are measured under, so a target no attacker can reach shows as such instead of as a weak AI.
+///
+/// It plays lock-step matches of the AI against the rival (``SkirmishOpponent/LockstepTable``: the server's own
+/// rules, both players behind the row's simulated link, seeded, no sockets), a new one whenever one ends, for the
+/// seconds of play asked for. Whenever the AI begins a strike (at most
+/// once every half second), the whole world — table, links in flight and both players' state — is copied, and in the
+/// copy the AI's paddle is driven instead through each of ``candidates`` other strikes: at the puck's free position
+/// 0, 3, …, 18 ticks ahead, from 24 directions, through the puck or stopping short of it, then home. Each copy plays on
+/// for ``window`` ticks against the real rival. A *moment* counts as **open** when at least one strike scored there;
+/// the AI's own continuation is played the same way. At 0 ms no strike scores against a goalkeeper that moves at the
+/// server's 40 px/tick and sees the table at once: that is a property of the table and the latency, not of the AI.
+package struct AttackHeadroom: Sendable {
+    /// One rival at one latency.
+    package struct Row: Codable, Sendable, Equatable {
+        package var latencyMs: Int
+        package var rival: String
+        /// Moments the AI began a strike.
+        package var moments: Int
+        /// Moments after which the AI's own play scored within the window.
+        package var aiScored: Int
+        /// Moments at which at least one of the candidate strikes scored.
+        package var open: Int
+        /// Candidate strikes played out, and how many of them scored.
+        package var strikes: Int
+        package var scoringStrikes: Int
+    }
+
+    /// Candidate strikes per moment: 7 lead times × 24 directions × 2 reaches.
+    package static let candidates = 7 * 24 * 2
+    /// Ticks a strike is followed for (2.5 s): long enough for any shot to arrive.
+    package static let window = 150
+    /// Ticks between two moments (0.5 s): one per attack.
+    static let spacing = 30
+
+    let seconds: Int
+    let seed: UInt64
+
+    /// A measurement of `seconds` of lock-step play per row, seeded by `seed`.
+    package init(seconds: Int, seed: UInt64) {
+        self.seconds = seconds
+        self.seed = seed
+    }
+
+    /// The row for `rival` at `latencyMilliseconds` one way (±20 % jitter, at least 1 ms, 2 % loss, as the real
+    /// evaluation's links) with the expert AI.
+    package func measure(rival: EvalRunner.Rival, latencyMilliseconds: Int) -> Row {
+        let latency = Double(latencyMilliseconds) / 1000
+        let link = LockstepTable<Striker, Rival>.Link(latency: latency, jitter: max(0.001, latency / 5), loss: 0.02)
+        var matches = 0
+        func newMatch() -> LockstepTable<Striker, Rival> {
+            let matchSeed = seed &+ UInt64(latencyMilliseconds) &* 7919 &+ UInt64(matches) &* 104_729
+            matches += 1
+            return LockstepTable(
+                bottom: Striker.ai(
+                    Opponent(seat: 0, configuration: OpponentConfiguration(difficulty: .expert), seed: matchSeed)),
+                top: Rival(rival, seed: matchSeed), bottomLink: link, topLink: link, seed: matchSeed)
+        }
+        var table = newMatch()
+        var row = Row(
+            latencyMs: latencyMilliseconds, rival: rival.rawValue, moments: 0, aiScored: 0, open: 0, strikes: 0,
+            scoringStrikes: 0)
+        var previous = Plan.Mode.waiting
+        var quiet = 0
+        var played = 0
+        while played < 60 * seconds {
+            if table.match.phase == .over { table = newMatch() }
+            table.step()
+            played += 1
+            guard case .ai(let opponent) = table.bottom else { break }
+            let mode = opponent.plan.mode
+            defer { previous = mode }
+            quiet -= 1
+            let begins =
+                (mode == .striking || mode == .intercepting) && previous != .striking
+                && previous != .intercepting
+            guard begins, quiet <= 0, table.match.phase == .playing else { continue }
+            quiet = Self.spacing
+            row.moments += 1
+            if Self.scores(table) { row.aiScored += 1 }
+            var scoring = 0
+            for drive in Self.drives(for: table.match.puck) {
+                var copy = table
+                copy.bottom = .drive(Drive(step: opponent.lastInputStep, target: drive.target, ticks: drive.ticks))
+                if Self.scores(copy) { scoring += 1 }
+            }
+            row.strikes += Self.candidates
+            row.scoringStrikes += scoring
+            if scoring > 0 { row.open += 1 }
+        }
+        return row
+    }
+
+    /// Every rival at every latency in `latencies`, on all cores: CPU work on threads of its own, never on the
+    /// cooperative pool.
+    package func measureAll(latencies: [Int]) async -> [Row] {
+        let cells = latencies.flatMap { latency in EvalRunner.Rival.allCases.map { (latency, $0) } }
+        let rows = RowBox(count: cells.count)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                DispatchQueue.concurrentPerform(iterations: cells.count) { index in
+                    rows.set(index, measure(rival: cells[index].1, latencyMilliseconds: cells[index].0))
+                }
+                done.resume()
+            }
+        }
+        return rows.all
+    }
+
+    /// Whether the bottom seat scores within ``window`` ticks, before the rival does.
+    private static func scores(_ table: LockstepTable<Striker, Rival>) -> Bool {
+        var copy = table
+        let before = copy.match.scores
+        for _ in 0..<window {
+            copy.step()
+            let now = copy.match.scores
+            if now != before { return now.0 > before.0 }
+        }
+        return false
+    }
+
+    /// The candidate strikes at `puck` (canonical frame, the AI's own as seat 0): drive targets and how long to hold
+    /// each before going home.
+    static func drives(for puck: TableSnapshot.Puck) -> [(target: PuckTarget, ticks: Int)] {
+        var drives: [(target: PuckTarget, ticks: Int)] = []
+        drives.reserveCapacity(candidates)
+        var ahead = puck
+        for lead in stride(from: 0, through: 18, by: 3) {
+            if lead > 0 {
+                for _ in 0..<3 { _ = PuckMatch.advanceFreePuck(&ahead) }
+            }
+            for direction in 0..<24 {
+                // Every 15°, from the sine and cosine of 0°, 15°, 30°, 45°, 60°, 75° reflected into the quadrants.
+                let (sine, cosine) = Self.unitCircle[direction]
+                for reach: Float in [15, -45] {
+                    drives.append(
+                        (PuckTarget(x: ahead.x + cosine * reach, y: ahead.y + sine * reach), lead + 6))
+                }
+            }
+        }
+        return drives
+    }
+
+    /// Sine and cosine every 15° around the circle.
+    static let unitCircle: [(Float, Float)] = {
+        let first: [(Float, Float)] = [
+            (0, 1), (0.258_819, 0.965_926), (0.5, 0.866_025), (0.707_107, 0.707_107), (0.866_025, 0.5),
+            (0.965_926, 0.258_819),
+        ]
+        var all: [(Float, Float)] = []
+        for quarter in 0..<4 {
+            for (sine, cosine) in first {
+                switch quarter {
+                case 0: all.append((sine, cosine))
+                case 1: all.append((cosine, -sine))
+                case 2: all.append((-sine, -cosine))
+                default: all.append((-cosine, sine))
+                }
+            }
+        }
+        return all
+    }()
+
+    /// The bottom seat (its own frame is the canonical one): the AI as it plays, or a copy's candidate strike.
+    enum Striker: PuckAgent {
+        case ai(Opponent)
+        case drive(Drive)
+
+        mutating func observe(_ snapshot: TableSnapshot, at time: Double) {
+            if case .ai(var opponent) = self {
+                opponent.observe(snapshot, at: time)
+                self = .ai(opponent)
+            }
+        }
+
+        mutating func observeRoundTrip(_ seconds: Double, at time: Double) {
+            if case .ai(var opponent) = self {
+                opponent.observeRoundTrip(seconds, at: time)
+                self = .ai(opponent)
+            }
+        }
+
+        mutating func act(now: Double) -> PaddleState? {
+            switch self {
+            case .ai(var opponent):
+                let input = opponent.decide(now: now)
+                self = .ai(opponent)
+                return input
+            case .drive(var drive):
+                let input = drive.act()
+                self = .drive(drive)
+                return input
+            }
+        }
+    }
+
+    /// A candidate strike: the paddle sent at one target for a few ticks, then home; its input steps continue the
+    /// AI's, so the server takes them.
+    struct Drive: Sendable {
+        var step: UInt32
+        var target: PuckTarget
+        var ticks: Int
+
+        mutating func act() -> PaddleState {
+            step &+= 1
+            ticks -= 1
+            let goal = ticks > 0 ? target : PuckTarget(x: PuckShot.keeperSpot.x, y: PuckShot.keeperSpot.y)
+            return PaddleState(inputStep: step, x: goal.x, y: goal.y, vx: 0, vy: 0)
+        }
+    }
+
+    /// The rival, as the real evaluation plays it.
+    struct Rival: PuckAgent {
+        private var agent: any PuckAgent
+
+        init(_ rival: EvalRunner.Rival, seed: UInt64) {
+            switch rival {
+            case .chaser: agent = ScriptedPuckAgent(style: .chaser, seat: 1, seed: seed)
+            case .defender: agent = ScriptedPuckAgent(style: .defender, seat: 1, seed: seed)
+            case .noPrediction:
+                var blind = OpponentConfiguration(difficulty: .expert)
+                blind.predicts = false
+                agent = Opponent(seat: 1, configuration: blind, seed: seed)
+            case .kalman: agent = KalmanGoalie(seat: 1)
+            }
+        }
+
+        mutating func observe(_ snapshot: TableSnapshot, at time: Double) { agent.observe(snapshot, at: time) }
+        mutating func observeRoundTrip(_ seconds: Double, at time: Double) {
+            agent.observeRoundTrip(seconds, at: time)
+        }
+        mutating func act(now: Double) -> PaddleState? { agent.act(now: now) }
+    }
+}
+
+/// The rows of concurrent measurements, each written once by its own worker.
+private final class RowBox: Sendable {
+    private let rows: Mutex<[AttackHeadroom.Row?]>
+
+    init(count: Int) {
+        rows = Mutex(Array(repeating: nil, count: count))
+    }
+
+    func set(_ index: Int, _ row: AttackHeadroom.Row) {
+        rows.withLock { $0[index] = row }
+    }
+
+    var all: [AttackHeadroom.Row] { rows.withLock { $0.compactMap { $0 } } }
+}
