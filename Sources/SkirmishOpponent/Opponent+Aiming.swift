@@ -13,23 +13,31 @@ extension Opponent {
     /// (``flight(from:velocity:to:)``, ``lastTurn(from:velocity:within:)``), not a simulation: 49 candidates cost
     /// less than one simulated shot.
     func shotDirection(from puck: Point, them: Point, themTouching: Bool = false) -> Point? {
-        guard puck.y <= Self.deep else { return nil }
-        let speed = hitSpeed
-        let noise = aimOffset / 400
-        let lag = rivalLag
+        guard puck.y <= Self.deep,
+            let best = Self.bestShot(
+                from: puck, speed: hitSpeed, them: them, style: attackStyle, lag: rivalLag, themTouching: themTouching)
+        else { return nil }
+        let angle = best.angle + aimOffset / 400
+        return Point(x: Self.sine(angle), y: -Self.cosine(angle))
+    }
+
+    /// The best-rated of the 49 candidate directions at `speed` (its angle from straight up the table, and its
+    /// rating), or `nil` when none scores.
+    static func bestShot(
+        from puck: Point, speed: Float, them: Point, style: AttackStyle, lag: Float, themTouching: Bool = false
+    ) -> (angle: Float, score: Float)? {
         var best: (angle: Float, score: Float)?
         for step in -24...24 {
             let angle = Float(step) * 0.05
-            let direction = Point(x: Self.sine(angle), y: -Self.cosine(angle))
+            let direction = Point(x: sine(angle), y: -cosine(angle))
             guard
-                let score = Self.shotScore(
-                    from: puck, velocity: direction * speed, them: them, style: attackStyle, lag: lag,
+                let score = shotScore(
+                    from: puck, velocity: direction * speed, them: them, style: style, lag: lag,
                     themTouching: themTouching)
             else { continue }
             if score > best?.score ?? -.infinity { best = (angle, score) }
         }
-        guard let angle = best?.angle else { return nil }
-        return Point(x: Self.sine(angle + noise), y: -Self.cosine(angle + noise))
+        return best
     }
 
     /// The style shots are rated in now: the one the read of the other player says, unless the configuration fixes

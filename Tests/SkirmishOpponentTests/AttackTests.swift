@@ -35,17 +35,9 @@ import Testing
     static func best(
         _ style: AttackStyle, from puck: Point, them: Point, lag: Float
     ) -> (direction: Point, score: Float)? {
-        var best: (direction: Point, score: Float)?
-        for step in -24...24 {
-            let angle = Float(step) * 0.05
-            let direction = Point(x: Opponent.sine(angle), y: -Opponent.cosine(angle))
-            guard
-                let score = Opponent.shotScore(
-                    from: puck, velocity: direction * 15, them: them, style: style, lag: lag)
-            else { continue }
-            if score > best?.score ?? -.infinity { best = (direction, score) }
+        Opponent.bestShot(from: puck, speed: 15, them: them, style: style, lag: lag).map {
+            (Point(x: Opponent.sine($0.angle), y: -Opponent.cosine($0.angle)), $0.score)
         }
-        return best
     }
 
     /// A goalkeeper in the middle of its goal that sees the table 10 ticks late (50 ms each way) has time to reach
