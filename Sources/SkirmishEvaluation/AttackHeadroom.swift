@@ -1,22 +1,24 @@
-import Dispatch
+import Foundation
 import SkirmishGames
 import SkirmishOpponent
 import SkirmishSwarm
 import SkirmishWire
 import Synchronization
 
-/// How much better the AI's attack could be against one rival at one latency: the ceiling that the match win rates
-/// are measured under, so a target no attacker can reach shows as such instead of as a weak AI.
+/// How much better the AI's attack could be against one rival at one latency, so a match target that aim cannot
+/// reach shows as such instead of as a weak AI.
 ///
 /// It plays lock-step matches of the AI against the rival (``SkirmishOpponent/LockstepTable``: the server's own
 /// rules, both players behind the row's simulated link, seeded, no sockets), a new one whenever one ends, for the
-/// seconds of play asked for. Whenever the AI begins a strike (at most
-/// once every half second), the whole world — table, links in flight and both players' state — is copied, and in the
-/// copy the AI's paddle is driven instead through each of ``candidates`` other strikes: at the puck's free position
-/// 0, 3, …, 18 ticks ahead, from 24 directions, through the puck or stopping short of it, then home. Each copy plays on
-/// for ``window`` ticks against the real rival. A *moment* counts as **open** when at least one strike scored there;
-/// the AI's own continuation is played the same way. At 0 ms no strike scores against a goalkeeper that moves at the
-/// server's 40 px/tick and sees the table at once: that is a property of the table and the latency, not of the AI.
+/// seconds of play asked for. Whenever the AI begins a strike (at most once every half second), the whole world —
+/// table, packets in flight and both players' state — is copied, and in each copy the AI's paddle is driven instead
+/// through one of ``candidates`` other strikes: at the puck's free position where the strike's inputs arrive (a
+/// one-way trip later) and 3, 6, …, 18 ticks after that, from 24 directions, through the puck or stopping short of it,
+/// then home. Each copy plays on for ``window`` ticks against the real rival. A *moment* counts as **open** when at
+/// least one strike scored there; the AI's own continuation is played the same way. This is a lower bound on what aim
+/// could do (single strikes, from the paddle as it is, at the moments the AI chose), not a ceiling; but where not one
+/// of them scores — at 0 ms against a goalkeeper that moves at the server's 40 px/tick and sees the table at once — the
+/// table and the latency, not the AI, stand in the way.
 package struct AttackHeadroom: Sendable {
     /// One rival at one latency.
     package struct Row: Codable, Sendable, Equatable {
@@ -42,16 +44,23 @@ package struct AttackHeadroom: Sendable {
 
     let seconds: Int
     let seed: UInt64
+    /// The AI under test; its no-prediction rival is the same with prediction off, as in the matches.
+    let configuration: OpponentConfiguration
 
-    /// A measurement of `seconds` of lock-step play per row, seeded by `seed`.
-    package init(seconds: Int, seed: UInt64) {
+    /// A measurement of `seconds` of lock-step play per row of the AI with `configuration`, seeded by `seed`.
+    package init(
+        seconds: Int, seed: UInt64, configuration: OpponentConfiguration = OpponentConfiguration(difficulty: .expert)
+    ) {
         self.seconds = seconds
         self.seed = seed
+        self.configuration = configuration
     }
 
     /// The row for `rival` at `latencyMilliseconds` one way (±20 % jitter, at least 1 ms, 2 % loss, as the real
-    /// evaluation's links) with the expert AI.
-    package func measure(rival: EvalRunner.Rival, latencyMilliseconds: Int) -> Row {
+    /// evaluation's links); it stops early, with what it has, once `cancelled` says so.
+    package func measure(
+        rival: EvalRunner.Rival, latencyMilliseconds: Int, cancelled: () -> Bool = { false }
+    ) -> Row {
         let latency = Double(latencyMilliseconds) / 1000
         let link = LockstepTable<Striker, Rival>.Link(latency: latency, jitter: max(0.001, latency / 5), loss: 0.02)
         var matches = 0
@@ -59,9 +68,9 @@ package struct AttackHeadroom: Sendable {
             let matchSeed = seed &+ UInt64(latencyMilliseconds) &* 7919 &+ UInt64(matches) &* 104_729
             matches += 1
             return LockstepTable(
-                bottom: Striker.ai(
-                    Opponent(seat: 0, configuration: OpponentConfiguration(difficulty: .expert), seed: matchSeed)),
-                top: Rival(rival, seed: matchSeed), bottomLink: link, topLink: link, seed: matchSeed)
+                bottom: Striker.ai(Opponent(seat: 0, configuration: configuration, seed: matchSeed)),
+                top: Rival(rival, configuration: configuration, seed: matchSeed), bottomLink: link, topLink: link,
+                seed: matchSeed)
         }
         var table = newMatch()
         var row = Row(
@@ -70,7 +79,8 @@ package struct AttackHeadroom: Sendable {
         var previous = Plan.Mode.waiting
         var quiet = 0
         var played = 0
-        while played < 60 * seconds {
+        let arrival = Int((latency * Double(PuckConstants.tickRate)).rounded())
+        while played < 60 * seconds, !cancelled() {
             if table.match.phase == .over { table = newMatch() }
             table.step()
             played += 1
@@ -86,7 +96,7 @@ package struct AttackHeadroom: Sendable {
             row.moments += 1
             if Self.scores(table) { row.aiScored += 1 }
             var scoring = 0
-            for drive in Self.drives(for: table.match.puck) {
+            for drive in Self.drives(for: table.match.puck, after: arrival) {
                 var copy = table
                 copy.bottom = .drive(Drive(step: opponent.lastInputStep, target: drive.target, ticks: drive.ticks))
                 if Self.scores(copy) { scoring += 1 }
@@ -98,20 +108,34 @@ package struct AttackHeadroom: Sendable {
         return row
     }
 
-    /// Every rival at every latency in `latencies`, on all cores: CPU work on threads of its own, never on the
-    /// cooperative pool.
+    /// Every rival at every latency in `latencies`, on threads of its own (one a core, never the cooperative pool's:
+    /// this is minutes of CPU work); cancelling the task stops them at the next moment, with the rows so far.
     package func measureAll(latencies: [Int]) async -> [Row] {
         let cells = latencies.flatMap { latency in EvalRunner.Rival.allCases.map { (latency, $0) } }
-        let rows = RowBox(count: cells.count)
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                DispatchQueue.concurrentPerform(iterations: cells.count) { index in
-                    rows.set(index, measure(rival: cells[index].1, latencyMilliseconds: cells[index].0))
+        let work = Work(count: cells.count)
+        let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, cells.count))
+        await withTaskCancellationHandler {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<threads {
+                    group.addTask {
+                        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                            Thread {
+                                while let index = work.next() {
+                                    let (latency, rival) = cells[index]
+                                    let row = measure(
+                                        rival: rival, latencyMilliseconds: latency, cancelled: { work.isCancelled })
+                                    work.set(index, row)
+                                }
+                                done.resume()
+                            }.start()
+                        }
+                    }
                 }
-                done.resume()
             }
+        } onCancel: {
+            work.cancel()
         }
-        return rows.all
+        return work.rows
     }
 
     /// Whether the bottom seat scores within ``window`` ticks, before the rival does.
@@ -126,14 +150,16 @@ package struct AttackHeadroom: Sendable {
         return false
     }
 
-    /// The candidate strikes at `puck` (canonical frame, the AI's own as seat 0): drive targets and how long to hold
-    /// each before going home.
-    static func drives(for puck: TableSnapshot.Puck) -> [(target: PuckTarget, ticks: Int)] {
+    /// The candidate strikes at `puck` (canonical frame, the AI's own as seat 0) for inputs that reach the server
+    /// `after` ticks from now: drive targets and how long to hold each, from sending, before going home.
+    static func drives(for puck: TableSnapshot.Puck, after: Int) -> [(target: PuckTarget, ticks: Int)] {
         var drives: [(target: PuckTarget, ticks: Int)] = []
         drives.reserveCapacity(candidates)
         var ahead = puck
-        for lead in stride(from: 0, through: 18, by: 3) {
-            if lead > 0 {
+        for _ in 0..<after { _ = PuckMatch.advanceFreePuck(&ahead) }
+        for step in 0..<7 {
+            let lead = after + 3 * step
+            if step > 0 {
                 for _ in 0..<3 { _ = PuckMatch.advanceFreePuck(&ahead) }
             }
             for direction in 0..<24 {
@@ -220,12 +246,12 @@ package struct AttackHeadroom: Sendable {
     struct Rival: PuckAgent {
         private var agent: any PuckAgent
 
-        init(_ rival: EvalRunner.Rival, seed: UInt64) {
+        init(_ rival: EvalRunner.Rival, configuration: OpponentConfiguration, seed: UInt64) {
             switch rival {
             case .chaser: agent = ScriptedPuckAgent(style: .chaser, seat: 1, seed: seed)
             case .defender: agent = ScriptedPuckAgent(style: .defender, seat: 1, seed: seed)
             case .noPrediction:
-                var blind = OpponentConfiguration(difficulty: .expert)
+                var blind = configuration
                 blind.predicts = false
                 agent = Opponent(seat: 1, configuration: blind, seed: seed)
             case .kalman: agent = KalmanGoalie(seat: 1)
@@ -240,17 +266,32 @@ package struct AttackHeadroom: Sendable {
     }
 }
 
-/// The rows of concurrent measurements, each written once by its own worker.
-private final class RowBox: Sendable {
-    private let rows: Mutex<[AttackHeadroom.Row?]>
+/// The cells of a concurrent measurement: which is next, the rows done, and whether to stop.
+private final class Work: Sendable {
+    private let state: Mutex<(next: Int, rows: [AttackHeadroom.Row?], cancelled: Bool)>
 
     init(count: Int) {
-        rows = Mutex(Array(repeating: nil, count: count))
+        state = Mutex((0, Array(repeating: nil, count: count), false))
+    }
+
+    /// The next cell to measure, or `nil` when none is left or the measurement was cancelled.
+    func next() -> Int? {
+        state.withLock { state in
+            guard !state.cancelled, state.next < state.rows.count else { return nil }
+            state.next += 1
+            return state.next - 1
+        }
     }
 
     func set(_ index: Int, _ row: AttackHeadroom.Row) {
-        rows.withLock { $0[index] = row }
+        state.withLock { $0.rows[index] = row }
     }
 
-    var all: [AttackHeadroom.Row] { rows.withLock { $0.compactMap { $0 } } }
+    func cancel() {
+        state.withLock { $0.cancelled = true }
+    }
+
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    var rows: [AttackHeadroom.Row] { state.withLock { $0.rows.compactMap { $0 } } }
 }

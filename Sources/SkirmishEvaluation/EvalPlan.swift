@@ -130,8 +130,8 @@ package struct EvalPlan: Sendable {
         }
         if headroomSeconds > 0 {
             // After the real-time sessions, so its CPU work does not make their links worse than emulated.
-            report.headroom = await AttackHeadroom(seconds: headroomSeconds, seed: seed).measureAll(
-                latencies: latencies)
+            report.headroom = await AttackHeadroom(seconds: headroomSeconds, seed: seed, configuration: configuration)
+                .measureAll(latencies: latencies)
         }
         report.parallelMatches = parallel
         report.addDecisions(shotSessions.map(\.decisionNanos) + matchSessions.map(\.1.decisionNanos))

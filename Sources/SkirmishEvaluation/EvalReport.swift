@@ -322,9 +322,10 @@ package struct EvalReport: Codable, Sendable {
         guard !headroom.isEmpty else { return [] }
         var lines = [
             "",
-            "attack headroom (lock-step, the expert against each rival behind the row's simulated link): at each moment "
-                + "the AI began a strike, \(AttackHeadroom.candidates) other strikes were played out against a copy "
-                + "of the rival and the table; open = some strike scored there",
+            "attack headroom (lock-step, the \(difficulty) AI against each rival behind the row's simulated link): at "
+                + "each moment the AI began a strike, \(AttackHeadroom.candidates) other strikes were played out "
+                + "against a copy of the rival and the table; open = some strike scored there (a lower bound on what "
+                + "aim could do)",
             pad("latency", 9) + pad("rival", 15) + pad("moments", 9, left: true) + pad("AI scored", 11, left: true)
                 + pad("open", 7, left: true) + pad("open %", 9, left: true) + pad("strikes that score", 20, left: true),
         ]
@@ -339,12 +340,13 @@ package struct EvalReport: Codable, Sendable {
                     + pad(fixed(scoring * 100, 2) + " %", 20, left: true))
             previous = row.latencyMs
         }
-        let closed = headroom.filter { $0.moments > 0 && $0.open == 0 }.map { "\($0.rival) at \($0.latencyMs) ms" }
+        let closed = headroom.filter { $0.moments > 0 && $0.open == 0 && $0.aiScored == 0 }.map {
+            "\($0.rival) at \($0.latencyMs) ms"
+        }
         if !closed.isEmpty {
             lines.append(
-                "not one strike tried scored against " + closed.joined(separator: ", ")
-                    + ": there, aim alone does not beat these players, and neither this AI nor any other strike "
-                    + "this measure tries can reach 7 against them")
+                "not one strike tried, nor the AI's own, scored against " + closed.joined(separator: ", ")
+                    + ": there the table and the latency, not the aim, keep these players from being beaten to 7")
         }
         return lines
     }

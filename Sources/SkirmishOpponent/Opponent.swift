@@ -55,7 +55,7 @@ public struct Opponent: Sendable {
     /// Since when a slow puck has sat in the band both paddles reach.
     var contestedSince: Double?
     /// What it has seen of the other player's defence, and so how it rates shots (``RivalRead``).
-    public private(set) var rival = RivalRead()
+    package private(set) var rival = RivalRead()
     /// Ticks a strike is held past its planned meeting.
     static let strikeFollowThrough = 4
 

@@ -19,9 +19,6 @@ public struct OpponentConfiguration: Sendable, Hashable {
     /// Whether the opponent runs the physics forward at all. `false` is the evaluation baseline: the same planner
     /// acting on the latest snapshot as if it were the present.
     public var predicts: Bool
-    /// The ``AttackStyle`` every shot is rated in, or `nil` (the default) for the one the opponent's read of the
-    /// other player says (``RivalRead``).
-    public var attackStyle: AttackStyle? = nil
 
     /// The preset of `difficulty`.
     public init(difficulty: Opponent.Difficulty = .medium) {

@@ -108,6 +108,21 @@ import Testing
         #expect(slow?.met == false && slow?.value == nil)
     }
 
+    /// The Kalman baseline's matches are the field's reference: in the table, never a PASS/MISS line.
+    @Test func theKalmanBaselinesMatchesAreReportedButNotATarget() {
+        let lost = EvalRunner.MatchSession(
+            myScore: 0, theirScore: 7, completed: true, seconds: 90, probe: nil, decisionNanos: Samples(),
+            lateNanos: Samples(), ended: "over")
+        var report = EvalReport(difficulty: "expert", seed: 1, matchSeconds: 180)
+        report.addMatches([lost, lost], rival: .kalman, latency: 50)
+        report.addMatches([lost], rival: .noPrediction, latency: 50)
+        report.checkTargets()
+        #expect(report.matches.map(\.rival) == ["kalman", "no-prediction"])
+        #expect(!report.targets.contains { $0.name.contains("kalman") }, "\(report.targets.map(\.name))")
+        #expect(report.targets.filter { $0.name.contains("vs no-prediction at 50 ms") }.count == 3)
+        #expect(report.tableLines().contains { $0.contains("kalman") && $0.contains("0-0-2") })
+    }
+
     /// The win-rate curve must not fall from easy to expert.
     @Test func theWinCurveIsMonotoneOnlyWhenNoHarderPresetWinsLess() {
         func sessions(won: Int, of count: Int) -> [EvalRunner.MatchSession] {

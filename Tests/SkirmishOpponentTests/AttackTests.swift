@@ -11,7 +11,7 @@ import Testing
     /// uses, against the physics stepping the same puck: straight, off one wall, off both.
     @Test(arguments: [
         (Float(160), Float(300), Float(0), Float(-15)), (250, 280, 10, -11), (70, 300, -9, -12), (200, 400, 12, -10),
-        (120, 260, -6, -13.5),
+        (120, 260, -6, -13.5), (26, 300, -1, -12),
     ])
     func theLastTurnIsThePhysicsLastBounce(x: Float, y: Float, vx: Float, vy: Float) throws {
         let start = Point(x: x, y: y)
@@ -49,7 +49,8 @@ import Testing
         let keeper = Point(x: 160, y: 55)
         func lateness(_ direction: Point, lag: Float) throws -> Float {
             let goal = try #require(Opponent.flight(from: puck, velocity: direction * 15, to: 0))
-            return Opponent.lateness(from: puck, velocity: direction * 15, them: keeper, lag: lag, goal: goal)
+            // A path into where the keeper stands (`nil`) is as reachable as any.
+            return Opponent.lateness(from: puck, velocity: direction * 15, them: keeper, lag: lag, goal: goal) ?? -100
         }
         let slow = try #require(Self.best(.late, from: puck, them: keeper, lag: 10))
         #expect(try lateness(slow.direction, lag: 10) > 0)
@@ -57,6 +58,21 @@ import Testing
         #expect(turn > 0, "the best shot against a lagging keeper goes straight")
         let quick = try #require(Self.best(.late, from: puck, them: keeper, lag: 3))
         #expect(try lateness(quick.direction, lag: 3) <= 0)
+    }
+
+    /// A path through the spot where the other paddle already stands is rated below every other, whatever the lag:
+    /// a paddle that does not move stops it. Against a keeper that sees at once (nothing is open), a shot into it
+    /// still rates below one past it.
+    @Test func aPathThroughAStandingPaddleIsRatedBelowTheRest() throws {
+        let keeper = Point(x: 100, y: 55)
+        let puck = Point(x: 100, y: 300)
+        let into = try #require(
+            Opponent.shotScore(from: puck, velocity: Point(x: 0, y: -15), them: keeper, style: .late, lag: 0))
+        let past = try #require(
+            Opponent.shotScore(
+                from: puck, velocity: Point(x: 5, y: -14), them: keeper, style: .late, lag: 0))
+        #expect(into < -500, "into the keeper: \(into)")
+        #expect(past > into, "past the keeper: \(past), into it: \(into)")
     }
 
     /// A path through the spot where the other paddle already stands is never the `late` pick, however late it

@@ -71,13 +71,11 @@ import Testing
     }
 
     /// Without latency the expert mostly strikes shots back with pace (a shot it is already waiting for runs into
-    /// its paddle before the drive); over a slow link it mostly stands in their way.
+    /// its paddle before the drive).
     @Test func shotsOverAQuickLinkAreStruckBack() {
         let quick = Self.shots(30, latency: 0, seed: 32)
         #expect(quick.saves >= 29, "saved \(quick.saves) of 30")
         #expect(quick.struck > quick.stopped, "\(quick.struck) struck back, \(quick.stopped) stopped")
-        let slow = Self.shots(30, latency: 0.15, seed: 32)
-        #expect(slow.stopped > slow.struck, "\(slow.struck) struck back, \(slow.stopped) stopped")
     }
 
     /// The block spot is where the untouched puck crosses the defence line, if that is not long before the

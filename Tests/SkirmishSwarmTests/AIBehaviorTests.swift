@@ -48,6 +48,17 @@ import Testing
             #expect(
                 table.bottom.rival.style == expected,
                 "\(style) at \(latency) s read as \(table.bottom.rival.style) (\(table.bottom.rival.depth) px out)")
+            // The same from the top seat: snapshots come in each seat's own frame.
+            let mirroredLink = LockstepTable<ScriptedPuckAgent, Opponent>.Link(
+                latency: latency, jitter: max(0.001, latency / 5), loss: 0.02)
+            var mirrored = LockstepTable(
+                bottom: ScriptedPuckAgent(style: style, seat: 0, inputRate: 30, seed: 8),
+                top: Opponent(seat: 1, configuration: OpponentConfiguration(difficulty: .expert), seed: 8),
+                bottomLink: mirroredLink, topLink: mirroredLink, seed: 8)
+            mirrored.play(limit: 60 * 40)
+            #expect(
+                mirrored.top.rival.style == expected,
+                "\(style) at \(latency) s read from the top seat as \(mirrored.top.rival.style)")
         }
     }
 

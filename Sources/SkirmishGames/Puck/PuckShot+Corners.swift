@@ -123,8 +123,8 @@ extension PuckShot {
     package static let reachSlack: Float = 20
 
     /// The ticks from a serve until a defender's answer to it can act on the server, across a link with `latency`
-    /// seconds one way: the serve is in the next snapshot (snapshots go out every second tick), that snapshot goes
-    /// out, the input comes back, and it is applied on the next tick.
+    /// seconds one way, at the longest: the serve is in the next snapshot (snapshots go out every second tick, so up
+    /// to two ticks later), that snapshot goes out, the input comes back, and it is applied on the next tick.
     package static func answerDelay(latency: Double) -> Int {
         PuckConstants.snapshotEvery + Int((2 * latency * Double(PuckConstants.tickRate)).rounded(.up)) + 1
     }

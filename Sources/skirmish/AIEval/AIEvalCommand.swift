@@ -71,7 +71,7 @@ struct AIEvalCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Matches per latency row against each rival (chaser, defender, no-prediction, kalman); 40 or more lets "
+            "Matches per latency row against each rival (chaser, defender, no-prediction, kalman); 35 or more lets "
                 + "the Wilson interval of a perfect record clear 90 %."))
     var matches = 6
 
