@@ -78,18 +78,19 @@ extension Opponent {
         }
         // A shot the keeper is too late for beats every other; when there is none, the one that passes farthest
         // from where it stands (less what a keeper drifting ``keeperDrift`` px a tick sideways closes in the time).
-        let wide = min(gap - keeperDrift * rival.ticks, openClearance) - 0.25 * goal.ticks
-        guard let late = lateness(from: puck, velocity: velocity, them: them, lag: lag, goal: goal) else {
-            return wide - 1_000
-        }
-        return late > 0 ? 1_000 + late - 0.05 * goal.ticks : wide
+        // A path near where the keeper stands now is not open either, however late it turns; it is rated like any
+        // other shot the keeper can reach (rating it lower still gave the no-prediction AI at 150 ms a median match
+        // of 100 s instead of 15: a keeper that lags moves on from where it stands before the puck comes).
+        let late = lateness(from: puck, velocity: velocity, them: them, lag: lag, goal: goal) ?? 0
+        if late > 0 { return 1_000 + late - 0.05 * goal.ticks }
+        return min(gap - keeperDrift * rival.ticks, openClearance) - 0.25 * goal.ticks
     }
 
     /// The ``AttackStyle/late`` rating's core: how many ticks too late the other paddle at `them`, `lag` ticks behind
     /// the table, is to come within contact distance (and ``aimMargin``) of the shot's path (at most ``openTicks``; 0
     /// or less: it can make it), taken where it is least: where the puck passes the paddle's depth, 30 and 60 px to
     /// either side of it, and the front of its goal. `nil` for a path that passes that near where the paddle already
-    /// is: it needs no reaction at all, and is rated below every other.
+    /// is: it needs no reaction at all, and is never open.
     static func lateness(
         from puck: Point, velocity: Point, them: Point, lag: Float, goal: (ticks: Float, x: Float)
     ) -> Float? {

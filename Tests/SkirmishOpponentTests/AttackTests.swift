@@ -60,19 +60,22 @@ import Testing
         #expect(try lateness(quick.direction, lag: 3) <= 0)
     }
 
-    /// A path through the spot where the other paddle already stands is rated below every other, whatever the lag:
-    /// a paddle that does not move stops it. Against a keeper that sees at once (nothing is open), a shot into it
-    /// still rates below one past it.
-    @Test func aPathThroughAStandingPaddleIsRatedBelowTheRest() throws {
+    /// A path through the spot where the other paddle already stands is never open, whatever the lag: a paddle that
+    /// does not move stops it. Against a keeper that sees at once (nothing is open) a shot into it rates below one
+    /// past it.
+    @Test func aPathThroughAStandingPaddleIsNeverOpen() throws {
         let keeper = Point(x: 100, y: 55)
         let puck = Point(x: 100, y: 300)
+        let straight = Point(x: 0, y: -15)
+        let goal = try #require(Opponent.flight(from: puck, velocity: straight, to: 0))
+        #expect(Opponent.lateness(from: puck, velocity: straight, them: keeper, lag: 100, goal: goal) == nil)
         let into = try #require(
-            Opponent.shotScore(from: puck, velocity: Point(x: 0, y: -15), them: keeper, style: .late, lag: 0))
+            Opponent.shotScore(from: puck, velocity: straight, them: keeper, style: .late, lag: 100))
+        #expect(into < 500, "a shot into a standing keeper is rated open: \(into)")
+        let slow = try #require(Opponent.shotScore(from: puck, velocity: straight, them: keeper, style: .late, lag: 0))
         let past = try #require(
-            Opponent.shotScore(
-                from: puck, velocity: Point(x: 5, y: -14), them: keeper, style: .late, lag: 0))
-        #expect(into < -500, "into the keeper: \(into)")
-        #expect(past > into, "past the keeper: \(past), into it: \(into)")
+            Opponent.shotScore(from: puck, velocity: Point(x: 5, y: -14), them: keeper, style: .late, lag: 0))
+        #expect(past > slow, "past the keeper: \(past), into it: \(slow)")
     }
 
     /// A path through the spot where the other paddle already stands is never the `late` pick, however late it
