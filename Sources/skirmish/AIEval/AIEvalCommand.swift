@@ -55,9 +55,9 @@ struct AIEvalCommand: AsyncParsableCommand {
 
             Attack headroom (--headroom SECONDS): in lock-step play of the expert against each rival at each \
             latency, wherever the AI began a strike, hundreds of other strikes are played out against a copy of the \
-            rival and the table; the share of moments where some strike scored is the ceiling on what any attack \
-            could do there. At 0 ms no strike tried scores against a goalkeeper that moves at the server's 40 \
-            px/tick, and the report names the players that no aim beats.
+            rival and the table; the share of moments where some strike scored is a measure of what any attack \
+            could do there (a lower bound). At 0 ms next to no strike scores against a goalkeeper that moves at the \
+            server's 40 px/tick, and the report names the players against whom none did.
 
             Examples:
               skirmish ai-eval --quick               a few minutes, smaller samples
