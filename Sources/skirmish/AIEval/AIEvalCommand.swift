@@ -53,7 +53,7 @@ struct AIEvalCommand: AsyncParsableCommand {
             tick lateness says how late the clients' event loop ran (a busy machine makes every link worse than \
             emulated, and the report warns when p99 passes 5 ms).
 
-            Attack headroom (--headroom SECONDS): in lock-step play of the expert against each rival at each \
+            Attack headroom (--headroom SECONDS): in lock-step play of the AI under test against each rival at each \
             latency, wherever the AI began a strike, hundreds of other strikes are played out against a copy of the \
             rival and the table; the share of moments where some strike scored is a measure of what any attack \
             could do there (a lower bound). At 0 ms next to no strike scores against a goalkeeper that moves at the \
