@@ -163,7 +163,6 @@ package struct AttackHeadroom: Sendable {
                 for _ in 0..<3 { _ = PuckMatch.advanceFreePuck(&ahead) }
             }
             for direction in 0..<24 {
-                // Every 15°, from the sine and cosine of 0°, 15°, 30°, 45°, 60°, 75° reflected into the quadrants.
                 let (sine, cosine) = Self.unitCircle[direction]
                 for reach: Float in [15, -45] {
                     drives.append(
@@ -175,24 +174,10 @@ package struct AttackHeadroom: Sendable {
     }
 
     /// Sine and cosine every 15° around the circle.
-    static let unitCircle: [(Float, Float)] = {
-        let first: [(Float, Float)] = [
-            (0, 1), (0.258_819, 0.965_926), (0.5, 0.866_025), (0.707_107, 0.707_107), (0.866_025, 0.5),
-            (0.965_926, 0.258_819),
-        ]
-        var all: [(Float, Float)] = []
-        for quarter in 0..<4 {
-            for (sine, cosine) in first {
-                switch quarter {
-                case 0: all.append((sine, cosine))
-                case 1: all.append((cosine, -sine))
-                case 2: all.append((-sine, -cosine))
-                default: all.append((-cosine, sine))
-                }
-            }
-        }
-        return all
-    }()
+    static let unitCircle: [(Float, Float)] = (0..<24).map { step in
+        let angle = Double(step) * Double.pi / 12
+        return (Float(sin(angle)), Float(cos(angle)))
+    }
 
     /// The bottom seat (its own frame is the canonical one): the AI as it plays, or a copy's candidate strike.
     enum Striker: PuckAgent {

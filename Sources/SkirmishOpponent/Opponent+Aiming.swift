@@ -56,8 +56,8 @@ extension Opponent {
     ///   `lag` ticks after the puck last changed direction — the hit, or the last side-wall bounce before the puck
     ///   reaches it — and from then closes in. The rating is the ticks it would need to come near the path, less
     ///   the ticks it has, where that is least (``lateness(from:velocity:them:lag:goal:)``). A bank shot that turns
-    ///   late is the one a
-    ///   quick goalkeeper cannot follow. Every shot it is too late for is rated above every other (and above
+    ///   late is the one a quick goalkeeper cannot follow. Every shot it is too late for is rated above every other
+    ///   (and above
     ///   ``openTicks`` the sooner goal is better); when it can reach them all, the one that passes farthest from
     ///   where it stands is best.
     ///
@@ -66,24 +66,37 @@ extension Opponent {
     static func shotScore(
         from puck: Point, velocity: Point, them: Point, style: AttackStyle, lag: Float, themTouching: Bool = false
     ) -> Float? {
+        guard let goal = scoringFlight(from: puck, velocity: velocity) else { return nil }
+        if themTouching { return openClearance - 0.25 * goal.ticks }
+        if style == .late {
+            // A shot the keeper is too late for beats every other. A path near where the keeper stands now is not
+            // open either, however late it turns; it is rated like any other shot the keeper can reach (rating it
+            // lower still gave the no-prediction AI at 150 ms a median match of 100 s instead of 15: a keeper that
+            // lags moves on from where it stands before the puck comes).
+            let late = lateness(from: puck, velocity: velocity, them: them, lag: lag, goal: goal) ?? 0
+            if late > 0 { return 1_000 + late - 0.05 * goal.ticks }
+        }
+        // The wide shot, or a keeper that can reach every shot: the one that passes farthest from where it stands,
+        // less what it closes drifting sideways in the time (a keeper at ``keeperDrift``: it is in the way already).
+        let rival = flight(from: puck, velocity: velocity, to: min(max(them.y, 40), 200)) ?? goal
+        let drift = style == .wide ? rivalDrift : keeperDrift
+        return clearance(abs(rival.x - them.x), after: rival.ticks, drift: drift, goalTicks: goal.ticks)
+    }
+
+    /// Where `velocity` from `puck` crosses the far goal line, or `nil` when its free path misses the mouth (by less
+    /// than ``postMargin`` inside a post, at the line and a puck radius in front of it).
+    static func scoringFlight(from puck: Point, velocity: Point) -> (ticks: Float, x: Float)? {
         guard let goal = flight(from: puck, velocity: velocity, to: 0),
             let line = flight(from: puck, velocity: velocity, to: PuckConstants.puckRadius),
             inMouth(goal.x), inMouth(line.x)
         else { return nil }
-        let rival = flight(from: puck, velocity: velocity, to: min(max(them.y, 40), 200)) ?? goal
-        let gap = abs(rival.x - them.x)
-        if style == .wide || themTouching {
-            let clearance = themTouching ? openClearance : gap - rivalDrift * rival.ticks
-            return min(clearance, openClearance) - 0.25 * goal.ticks
-        }
-        // A shot the keeper is too late for beats every other; when there is none, the one that passes farthest
-        // from where it stands (less what a keeper drifting ``keeperDrift`` px a tick sideways closes in the time).
-        // A path near where the keeper stands now is not open either, however late it turns; it is rated like any
-        // other shot the keeper can reach (rating it lower still gave the no-prediction AI at 150 ms a median match
-        // of 100 s instead of 15: a keeper that lags moves on from where it stands before the puck comes).
-        let late = lateness(from: puck, velocity: velocity, them: them, lag: lag, goal: goal) ?? 0
-        if late > 0 { return 1_000 + late - 0.05 * goal.ticks }
-        return min(gap - keeperDrift * rival.ticks, openClearance) - 0.25 * goal.ticks
+        return goal
+    }
+
+    /// A wide-open rating: a sideways `gap` (px), less what a paddle drifting `drift` px a tick closes in the `after`
+    /// ticks, capped at ``openClearance``, less a little for every tick to the goal.
+    static func clearance(_ gap: Float, after ticks: Float, drift: Float, goalTicks: Float) -> Float {
+        min(gap - drift * ticks, openClearance) - 0.25 * goalTicks
     }
 
     /// The ``AttackStyle/late`` rating's core: how many ticks too late the other paddle at `them`, `lag` ticks behind
@@ -115,13 +128,10 @@ extension Opponent {
     /// chaser over 50 ms in lock-step (40 matches, three seeds): 23 of 40 reached 7 within 3 minutes, against 10 for
     /// the drive rated like the shot itself, farthest from the paddle.
     static func drawScore(from puck: Point, velocity: Point, them: Point) -> Float? {
-        guard let goal = flight(from: puck, velocity: velocity, to: 0),
-            let line = flight(from: puck, velocity: velocity, to: PuckConstants.puckRadius),
-            inMouth(goal.x), inMouth(line.x)
-        else { return nil }
+        guard let goal = scoringFlight(from: puck, velocity: velocity) else { return nil }
         let entry = flight(from: puck, velocity: velocity, to: 200) ?? goal
         let opposite = PuckConstants.width - them.x
-        return min(abs(entry.x - opposite) - rivalDrift * entry.ticks, openClearance) - 0.25 * goal.ticks
+        return clearance(abs(entry.x - opposite), after: entry.ticks, drift: rivalDrift, goalTicks: goal.ticks)
     }
 
     /// The sideways speed, px per tick, a ``AttackStyle/wide`` shot assumes a player who comes out for the puck
@@ -210,11 +220,8 @@ extension Opponent {
         let discriminant = b * b - 2 * f * distance
         guard discriminant >= 0 else { return nil }
         let ticks = ((b - discriminant.squareRoot()) / f).rounded(.up)
-        let across = abs(velocity.x)
-        let slowing = min(ticks, max(((across - PuckConstants.restSpeed) / f).rounded(.up), 0))
-        let covered =
-            slowing * across - f * slowing * (slowing + 1) / 2 + (ticks - slowing) * max(across - f * slowing, 0)
-        let x = start.x + (velocity.x < 0 ? -covered : covered)
+        let across = covered(abs(velocity.x), in: ticks)
+        let x = start.x + (velocity.x < 0 ? -across : across)
         let r = PuckConstants.puckRadius
         return (ticks, fold(x, r, PuckConstants.width - r))
     }
