@@ -26,13 +26,26 @@ package struct AttackHeadroom: Sendable {
         package var rival: String
         /// Moments the AI began a strike.
         package var moments: Int
-        /// Moments after which the AI's own play scored within the window.
+        /// Moments after which the AI's own play scored within the window, and of those how many the rival never
+        /// touched on the way in.
         package var aiScored: Int
-        /// Moments at which at least one of the candidate strikes scored.
+        package var aiScoredClean = 0
+        /// Moments at which at least one of the candidate strikes scored, and at which one scored untouched.
         package var open: Int
-        /// Candidate strikes played out, and how many of them scored.
+        package var cleanOpen = 0
+        /// Candidate strikes played out, how many of them scored, and how many of those the rival never touched.
         package var strikes: Int
         package var scoringStrikes: Int
+        package var cleanStrikes = 0
+    }
+
+    /// How a copy of the world ended for the AI within the window.
+    enum Goal {
+        /// The AI scored and the rival never touched the puck: aim alone did it.
+        case clean
+        /// The AI scored after the rival touched the puck: a deflection or a fumble, found by playing the rival's
+        /// exact future, which no aim can plan on.
+        case touched
     }
 
     /// Candidate strikes per moment: 7 lead times × 24 directions × 2 reaches.
@@ -57,9 +70,11 @@ package struct AttackHeadroom: Sendable {
     }
 
     /// The row for `rival` at `latencyMilliseconds` one way (±20 % jitter, at least 1 ms, 2 % loss, as the real
-    /// evaluation's links); it stops early, with what it has, once `cancelled` says so.
+    /// evaluation's links); it stops early, with what it has, once `cancelled` says so. `eachSecond` is called after
+    /// every second of play.
     package func measure(
-        rival: EvalRunner.Rival, latencyMilliseconds: Int, cancelled: () -> Bool = { false }
+        rival: EvalRunner.Rival, latencyMilliseconds: Int, cancelled: () -> Bool = { false },
+        eachSecond: () -> Void = {}
     ) -> Row {
         let latency = Double(latencyMilliseconds) / 1000
         let link = LockstepTable<Striker, Rival>.Link(latency: latency, jitter: max(0.001, latency / 5), loss: 0.02)
@@ -84,6 +99,7 @@ package struct AttackHeadroom: Sendable {
             if table.match.phase == .over { table = newMatch() }
             table.step()
             played += 1
+            if played % PuckConstants.tickRate == 0 { eachSecond() }
             guard case .ai(let opponent) = table.bottom else { break }
             let mode = opponent.plan.mode
             defer { previous = mode }
@@ -94,23 +110,32 @@ package struct AttackHeadroom: Sendable {
             guard begins, quiet <= 0, table.match.phase == .playing else { continue }
             quiet = Self.spacing
             row.moments += 1
-            if Self.scores(table) { row.aiScored += 1 }
+            if let goal = Self.goal(table) {
+                row.aiScored += 1
+                if goal == .clean { row.aiScoredClean += 1 }
+            }
             var scoring = 0
+            var clean = 0
             for drive in Self.drives(for: table.match.puck, after: arrival) {
                 var copy = table
                 copy.bottom = .drive(Drive(step: opponent.lastInputStep, target: drive.target, ticks: drive.ticks))
-                if Self.scores(copy) { scoring += 1 }
+                guard let goal = Self.goal(copy) else { continue }
+                scoring += 1
+                if goal == .clean { clean += 1 }
             }
             row.strikes += Self.candidates
             row.scoringStrikes += scoring
+            row.cleanStrikes += clean
             if scoring > 0 { row.open += 1 }
+            if clean > 0 { row.cleanOpen += 1 }
         }
         return row
     }
 
     /// Every rival at every latency in `latencies`, on threads of its own (one a core, never the cooperative pool's:
     /// this is minutes of CPU work); cancelling the task stops them at the next moment, with the rows so far.
-    package func measureAll(latencies: [Int]) async -> [Row] {
+    /// `eachSecond` is called, from those threads, after every second of play of any row.
+    package func measureAll(latencies: [Int], eachSecond: @escaping @Sendable () -> Void = {}) async -> [Row] {
         let cells = latencies.flatMap { latency in EvalRunner.Rival.allCases.map { (latency, $0) } }
         let work = Work(count: cells.count)
         let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, cells.count))
@@ -123,7 +148,8 @@ package struct AttackHeadroom: Sendable {
                                 while let index = work.next() {
                                     let (latency, rival) = cells[index]
                                     let row = measure(
-                                        rival: rival, latencyMilliseconds: latency, cancelled: { work.isCancelled })
+                                        rival: rival, latencyMilliseconds: latency, cancelled: { work.isCancelled },
+                                        eachSecond: eachSecond)
                                     work.set(index, row)
                                 }
                                 done.resume()
@@ -138,16 +164,35 @@ package struct AttackHeadroom: Sendable {
         return work.rows
     }
 
-    /// Whether the bottom seat scores within ``window`` ticks, before the rival does.
-    private static func scores(_ table: LockstepTable<Striker, Rival>) -> Bool {
+    /// How the bottom seat scores within ``window`` ticks, before the rival does; `nil` when it does not. A touch
+    /// is the rival's when its paddle is in reach of a puck that left its free path (``ShotReferee/touches(_:puck:expected:)``)
+    /// and nearer than the AI's.
+    static func goal(_ table: LockstepTable<Striker, Rival>) -> Goal? {
         var copy = table
         let before = copy.match.scores
+        var touched = false
         for _ in 0..<window {
+            var expected = copy.match.puck
+            _ = PuckMatch.advanceFreePuck(&expected)
             copy.step()
             let now = copy.match.scores
-            if now != before { return now.0 > before.0 }
+            if now != before { return now.0 > before.0 ? (touched ? .touched : .clean) : nil }
+            let match = copy.match
+            let rival = match.paddle(of: 1)
+            if !touched, ShotReferee.touches(rival, puck: match.puck, expected: expected) {
+                let mine = match.paddle(of: 0)
+                touched =
+                    !ShotReferee.touches(mine, puck: match.puck, expected: expected)
+                    || distance2(rival, match.puck) < distance2(mine, match.puck)
+            }
         }
-        return false
+        return nil
+    }
+
+    private static func distance2(_ paddle: TableSnapshot.Paddle, _ puck: TableSnapshot.Puck) -> Float {
+        let dx = paddle.x - puck.x
+        let dy = paddle.y - puck.y
+        return dx * dx + dy * dy
     }
 
     /// The candidate strikes at `puck` (canonical frame, the AI's own as seat 0) for inputs that reach the server

@@ -46,10 +46,17 @@ extension EvalPlan {
         matchSeconds = min(matchSeconds, 60)
     }
 
-    /// The progress line `ai-eval` prints every two seconds.
-    package func progressLine(shots done: Int, matches played: Int, elapsedSeconds: Int64) -> String {
-        "ai-eval: \(done)/\(totalShots) shots, \(played)/\(totalMatches) matches, \(elapsedSeconds) s"
+    /// The progress line `ai-eval` prints every two seconds; the headroom's part only when it is measured.
+    package func progressLine(shots done: Int, matches played: Int, headroomSeconds: Int = 0, elapsedSeconds: Int64)
+        -> String
+    {
+        let headroom =
+            totalHeadroomSeconds > 0 ? ", headroom \(headroomSeconds)/\(totalHeadroomSeconds) s of play" : ""
+        return "ai-eval: \(done)/\(totalShots) shots, \(played)/\(totalMatches) matches\(headroom), \(elapsedSeconds) s"
     }
+
+    /// Seconds of lock-step play the attack headroom takes: its seconds for every rival at every latency.
+    package var totalHeadroomSeconds: Int { headroomSeconds * EvalRunner.Rival.allCases.count * latencies.count }
 
     /// Plays the whole plan: one event loop for the embedded servers and one client runtime, both released when the
     /// evaluation ends or fails.

@@ -130,8 +130,9 @@ package struct EvalPlan: Sendable {
         }
         if headroomSeconds > 0 {
             // After the real-time sessions, so its CPU work does not make their links worse than emulated.
+            let progress = runner.progress
             report.headroom = await AttackHeadroom(seconds: headroomSeconds, seed: seed, configuration: configuration)
-                .measureAll(latencies: latencies)
+                .measureAll(latencies: latencies, eachSecond: { progress.add(.headroomSeconds, 1) })
         }
         report.parallelMatches = parallel
         report.addDecisions(shotSessions.map(\.decisionNanos) + matchSessions.map(\.1.decisionNanos))

@@ -325,28 +325,41 @@ package struct EvalReport: Codable, Sendable {
             "attack headroom (lock-step, the \(difficulty) AI against each rival behind the row's simulated link): at "
                 + "each moment the AI began a strike, \(AttackHeadroom.candidates) other strikes were played out "
                 + "against a copy of the rival and the table; open = some strike scored there (a lower bound on what "
-                + "aim could do)",
+                + "aim could do); clean = it went in untouched by the rival (the rest went in off the rival's paddle: "
+                + "deflections and fumbles that only a copy playing the rival's exact future finds)",
             pad("latency", 9) + pad("rival", 15) + pad("moments", 9, left: true) + pad("AI scored", 11, left: true)
-                + pad("open", 7, left: true) + pad("open %", 9, left: true) + pad("strikes that score", 20, left: true),
+                + pad("clean", 7, left: true) + pad("open", 7, left: true) + pad("open %", 9, left: true)
+                + pad("clean", 7, left: true) + pad("strikes that score", 20, left: true)
+                + pad("clean", 9, left: true),
         ]
         var previous: Int?
         for row in headroom {
             let open = row.moments == 0 ? 0 : Double(row.open) / Double(row.moments)
             let scoring = row.strikes == 0 ? 0 : Double(row.scoringStrikes) / Double(row.strikes)
+            let clean = row.strikes == 0 ? 0 : Double(row.cleanStrikes) / Double(row.strikes)
             lines.append(
                 pad(row.latencyMs == previous ? "" : "\(row.latencyMs) ms", 9) + pad(row.rival, 15)
                     + pad("\(row.moments)", 9, left: true) + pad("\(row.aiScored)", 11, left: true)
-                    + pad("\(row.open)", 7, left: true) + pad(percent(open), 9, left: true)
-                    + pad(fixed(scoring * 100, 2) + " %", 20, left: true))
+                    + pad("\(row.aiScoredClean)", 7, left: true) + pad("\(row.open)", 7, left: true)
+                    + pad(percent(open), 9, left: true) + pad("\(row.cleanOpen)", 7, left: true)
+                    + pad(fixed(scoring * 100, 2) + " %", 20, left: true)
+                    + pad(fixed(clean * 100, 2) + " %", 9, left: true))
             previous = row.latencyMs
         }
-        let closed = headroom.filter { $0.moments > 0 && $0.open == 0 && $0.aiScored == 0 }.map {
-            "\($0.rival) at \($0.latencyMs) ms"
+        func cells(_ rows: [AttackHeadroom.Row]) -> String {
+            rows.map { "\($0.rival) at \($0.latencyMs) ms" }.joined(separator: ", ")
         }
+        let closed = headroom.filter { $0.moments > 0 && $0.open == 0 && $0.aiScored == 0 }
         if !closed.isEmpty {
             lines.append(
-                "not one strike tried, nor the AI's own, scored against " + closed.joined(separator: ", ")
+                "not one strike tried, nor the AI's own, scored against " + cells(closed)
                     + ": there the table and the latency, not the aim, keep these players from being beaten to 7")
+        }
+        let unclean = headroom.filter { $0.moments > 0 && $0.cleanOpen == 0 && $0.aiScoredClean == 0 && $0.open > 0 }
+        if !unclean.isEmpty {
+            lines.append(
+                "no strike went in untouched against " + cells(unclean)
+                    + ": every goal found there came off the rival's own paddle")
         }
         return lines
     }

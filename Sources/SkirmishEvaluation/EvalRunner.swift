@@ -290,10 +290,12 @@ private struct IdleRival: Agent {
 
 /// Counts finished work across sessions for the progress line.
 package final class EvalProgress: Sendable {
-    package enum Unit: Sendable { case shots, matches }
+    /// Shots played, matches played, and seconds of the attack headroom's lock-step play.
+    package enum Unit: Sendable { case shots, matches, headroomSeconds }
 
     private let shots = Atomic<Int>(0)
     private let matches = Atomic<Int>(0)
+    private let headroom = Atomic<Int>(0)
 
     package init() {}
 
@@ -301,10 +303,11 @@ package final class EvalProgress: Sendable {
         switch unit {
         case .shots: shots.add(count, ordering: .relaxed)
         case .matches: matches.add(count, ordering: .relaxed)
+        case .headroomSeconds: headroom.add(count, ordering: .relaxed)
         }
     }
 
-    package var counts: (shots: Int, matches: Int) {
-        (shots.load(ordering: .relaxed), matches.load(ordering: .relaxed))
+    package var counts: (shots: Int, matches: Int, headroomSeconds: Int) {
+        (shots.load(ordering: .relaxed), matches.load(ordering: .relaxed), headroom.load(ordering: .relaxed))
     }
 }

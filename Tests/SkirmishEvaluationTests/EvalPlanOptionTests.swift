@@ -42,6 +42,11 @@ import Testing
         // 2 matches × 4 rivals (chaser, defender, no prediction, Kalman) × 2 latencies + 2 × 4 presets.
         #expect(
             plan.progressLine(shots: 12, matches: 3, elapsedSeconds: 8) == "ai-eval: 12/2200 shots, 3/24 matches, 8 s")
+        // The headroom's seconds of play: 30 s for each of 4 rivals at 2 latencies.
+        plan.headroomSeconds = 30
+        #expect(
+            plan.progressLine(shots: 2200, matches: 24, headroomSeconds: 75, elapsedSeconds: 90)
+                == "ai-eval: 2200/2200 shots, 24/24 matches, headroom 75/240 s of play, 90 s")
         #expect(EvalRunner.Rival.allCases.count == 4)
     }
 }

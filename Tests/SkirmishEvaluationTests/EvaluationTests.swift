@@ -123,6 +123,29 @@ import Testing
         #expect(report.tableLines().contains { $0.contains("kalman") && $0.contains("0-0-2") })
     }
 
+    /// The headroom table says where no strike scored at all, and where every goal found came off the rival's own
+    /// paddle, naming the cells.
+    @Test func theHeadroomNamesWhereNoStrikeScoresCleanly() {
+        var report = EvalReport(difficulty: "expert", seed: 1, matchSeconds: 180)
+        report.headroom = [
+            AttackHeadroom.Row(
+                latencyMs: 0, rival: "defender", moments: 50, aiScored: 0, open: 0, strikes: 16_800, scoringStrikes: 0),
+            AttackHeadroom.Row(
+                latencyMs: 50, rival: "no-prediction", moments: 40, aiScored: 3, aiScoredClean: 0, open: 12,
+                cleanOpen: 0, strikes: 13_440, scoringStrikes: 90, cleanStrikes: 0),
+            AttackHeadroom.Row(
+                latencyMs: 150, rival: "chaser", moments: 30, aiScored: 9, aiScoredClean: 4, open: 20, cleanOpen: 11,
+                strikes: 10_080, scoringStrikes: 900, cleanStrikes: 300),
+        ]
+        let lines = report.headroomLines()
+        let none = lines.filter { $0.hasPrefix("not one strike tried") }
+        #expect(none.count == 1 && none[0].contains("defender at 0 ms") && !none[0].contains("no-prediction"))
+        let unclean = lines.filter { $0.hasPrefix("no strike went in untouched") }
+        #expect(unclean.count == 1 && unclean[0].contains("no-prediction at 50 ms") && !unclean[0].contains("chaser"))
+        let chaser = lines.first { $0.contains("chaser") && !$0.hasPrefix("no ") }
+        #expect(chaser?.contains("2.98 %") == true, "\(lines)")
+    }
+
     /// The win-rate curve must not fall from easy to expert.
     @Test func theWinCurveIsMonotoneOnlyWhenNoHarderPresetWinsLess() {
         func sessions(won: Int, of count: Int) -> [EvalRunner.MatchSession] {

@@ -56,8 +56,10 @@ struct AIEvalCommand: AsyncParsableCommand {
             Attack headroom (--headroom SECONDS): in lock-step play of the AI under test against each rival at each \
             latency, wherever the AI began a strike, hundreds of other strikes are played out against a copy of the \
             rival and the table; the share of moments where some strike scored is a measure of what any attack \
-            could do there (a lower bound). At 0 ms next to no strike scores against a goalkeeper that moves at the \
-            server's 40 px/tick, and the report names the players against whom none did.
+            could do there (a lower bound). A goal is clean when the rival never touched the puck; the others went in \
+            off its paddle, found only because the copy plays the rival's exact future. At 0 ms no strike scores \
+            cleanly against a goalkeeper that moves at the server's 40 px/tick, and the report names the players \
+            against whom none did.
 
             Examples:
               skirmish ai-eval --quick               a few minutes, smaller samples
@@ -203,9 +205,10 @@ struct AIEvalCommand: AsyncParsableCommand {
         let start = clock.now
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(2))
-            let (shots, matches) = progress.counts
+            let (shots, matches, headroom) = progress.counts
             let line = plan.progressLine(
-                shots: shots, matches: matches, elapsedSeconds: start.duration(to: clock.now).components.seconds)
+                shots: shots, matches: matches, headroomSeconds: headroom,
+                elapsedSeconds: start.duration(to: clock.now).components.seconds)
             if Console.isTerminal { Console.live(line) } else { Console.progress(line) }
         }
     }
