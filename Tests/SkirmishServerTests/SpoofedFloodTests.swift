@@ -46,22 +46,52 @@ import Testing
         return sent
     }
 
-    /// A new player's handshake from a fresh port (Hello, the Challenge's cookie, Hello again, each resent every
-    /// 500 ms until answered); whether a Welcome came back before `limit`. The Welcome carries the new session's trailer, so only its header is read.
-    static func join(serverPort: Int, limit: Duration) throws -> Bool {
+    /// How a new player's handshake ended.
+    enum Join: Hashable, CustomStringConvertible {
+        case welcomed
+        /// The server refused the player.
+        case refused(Reject)
+        /// Before its Welcome a new address is sent a Challenge, a Welcome or a Reject; anything else is a server bug.
+        case unexpected(MessageType)
+        /// No Welcome before the deadline.
+        case unanswered
+
+        var description: String {
+            switch self {
+            case .welcomed: "welcomed"
+            case .refused(let reject): "refused (\(reject.reason): \(reject.text))"
+            case .unexpected(let type): "sent \(type) before any Welcome"
+            case .unanswered: "unanswered"
+            }
+        }
+    }
+
+    /// A new player's UDP socket: a free port, connected to the server as a real client's is, so the kernel gives it
+    /// the server's datagrams only, not whatever else on the machine is sent to that port.
+    static func playerSocket(serverPort: Int) throws -> Int32 {
         let fd = try SpoofingLoopbackTests.socket(reusePort: false, port: 0)
-        defer { close(fd) }
         var server = SpoofingLoopbackTests.loopback(port: UInt16(serverPort))
+        let connected = withUnsafePointer(to: &server) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            let code = errno
+            close(fd)
+            throw SpoofingLoopbackTests.Failure("connect: errno \(code)")
+        }
+        return fd
+    }
+
+    /// A new player's handshake on `fd` (Hello, the Challenge's cookie, Hello again, each resent every 500 ms until
+    /// answered), and how it ended by `limit`. The Welcome carries the new session's trailer, so only its header is
+    /// read.
+    static func join(on fd: Int32, limit: Duration) throws -> Join {
         func send(_ hello: Hello) throws {
             let bytes = try Packet(.hello(hello)).encoded()
-            let sent = bytes.withUnsafeBytes { raw in
-                withUnsafePointer(to: &server) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(fd, raw.baseAddress, raw.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
-            }
-            guard sent == bytes.count else { throw SpoofingLoopbackTests.Failure("sendto: errno \(errno)") }
+            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+            guard sent == bytes.count else { throw SpoofingLoopbackTests.Failure("send: errno \(errno)") }
         }
         let deadline = ContinuousClock.now + limit
         var hello = Hello(game: .puck, seats: 2, name: "newcomer")
@@ -91,12 +121,15 @@ import Testing
                 try send(hello)
                 resendAt = ContinuousClock.now + .milliseconds(500)
             case .welcome:
-                return true
+                return .welcomed
+            case .reject:
+                guard case .reject(let reject) = try Packet.decode(Array(buffer[0..<size])).message else { continue }
+                return .refused(reject)
             default:
-                return false
+                return .unexpected(header.type)
             }
         }
-        return false
+        return .unanswered
     }
 
     @Test(.enabled(if: geteuid() == 0, "forging source addresses with a raw socket needs root"))
@@ -104,24 +137,32 @@ import Testing
         // The server as `skirmish serve` runs it: the standard limits per host and prefix.
         let fixture = try await ServerFixture.start { $0.hostLimits = .standard }
         let port = try #require(fixture.server.addresses.udp?.port)
-        let answers: Result<(sent: Int, welcomes: Int), any Error> = await withCheckedContinuation { continuation in
+        let answers: Result<(sent: Int, joins: [Join]), any Error> = await withCheckedContinuation { continuation in
             Thread {
                 continuation.resume(
                     returning: Result {
                         let sent = try Self.flood(serverPort: port, count: 70_000, seed: 19)
-                        var welcomes = 0
+                        // Every player keeps its socket until all have joined, so each has a port no other took
+                        // before it: a port the kernel handed out again would be an earlier player's address, whose
+                        // Hello the server rightly ignores as that player's resend and whose snapshots it sends there.
+                        var sockets: [Int32] = []
+                        defer { for fd in sockets { close(fd) } }
+                        var joins: [Join] = []
                         for _ in 0..<16 {
-                            // A fresh port each; a deadline generous for a busy machine, not a speed.
-                            if try Self.join(serverPort: port, limit: .seconds(15)) { welcomes += 1 }
+                            let fd = try Self.playerSocket(serverPort: port)
+                            sockets.append(fd)
+                            // A deadline generous for a busy machine, not a speed.
+                            joins.append(try Self.join(on: fd, limit: .seconds(15)))
                         }
-                        return (sent, welcomes)
+                        return (sent, joins)
                     })
             }.start()
         }
-        let (sent, welcomes) = try answers.get()
+        let (sent, joins) = try answers.get()
         print("spoofing path: raw socket as root, \(sent) forged one-byte datagrams from 127.0.0.0/8")
         #expect(sent > 60_000)
-        #expect(welcomes == 16, "\(welcomes) of 16 new players were seated after the flood")
+        let welcomes = joins.filter { $0 == .welcomed }.count
+        #expect(welcomes == 16, "\(welcomes) of 16 new players were seated after the flood: \(joins)")
         let stats = try await fixture.stats()
         // The server read the flood (the kernel may drop part of a burst this size) and refused it as garbage.
         #expect(stats.rejected.reduce(0, +) > 1_000)
