@@ -26,25 +26,28 @@ package struct AttackHeadroom: Sendable {
         package var rival: String
         /// Moments the AI began a strike.
         package var moments: Int
-        /// Moments after which the AI's own play scored within the window, and of those how many the rival never
-        /// touched on the way in.
+        /// Moments after which the AI's own play scored within the window.
         package var aiScored: Int
+        /// Of those, the moments after which it scored cleanly: the rival never hit the puck in between.
         package var aiScoredClean = 0
-        /// Moments at which at least one of the candidate strikes scored, and at which one scored untouched.
+        /// Moments at which at least one of the candidate strikes scored.
         package var open: Int
+        /// Moments at which at least one of the candidate strikes scored cleanly.
         package var cleanOpen = 0
-        /// Candidate strikes played out, how many of them scored, and how many of those the rival never touched.
+        /// Candidate strikes played out.
         package var strikes: Int
+        /// Candidate strikes that scored.
         package var scoringStrikes: Int
+        /// Candidate strikes that scored cleanly.
         package var cleanStrikes = 0
     }
 
     /// How a copy of the world ended for the AI within the window.
     enum Goal {
-        /// The AI scored and the rival never touched the puck: aim alone did it.
+        /// The AI scored and the rival's paddle never hit the puck since the moment: aim alone did it.
         case clean
-        /// The AI scored after the rival touched the puck: a deflection or a fumble, found by playing the rival's
-        /// exact future, which no aim can plan on.
+        /// The AI scored after the rival's paddle hit the puck: a deflection or a fumble. In a copy it is found by
+        /// playing the rival's exact future, which no aim can plan on.
         case touched
     }
 
@@ -95,7 +98,7 @@ package struct AttackHeadroom: Sendable {
         var quiet = 0
         var played = 0
         let arrival = Int((latency * Double(PuckConstants.tickRate)).rounded())
-        while played < 60 * seconds, !cancelled() {
+        while played < PuckConstants.tickRate * seconds, !cancelled() {
             if table.match.phase == .over { table = newMatch() }
             table.step()
             played += 1
@@ -164,35 +167,20 @@ package struct AttackHeadroom: Sendable {
         return work.rows
     }
 
-    /// How the bottom seat scores within ``window`` ticks, before the rival does; `nil` when it does not. A touch
-    /// is the rival's when its paddle is in reach of a puck that left its free path (``ShotReferee/touches(_:puck:expected:)``)
-    /// and nearer than the AI's.
-    static func goal(_ table: LockstepTable<Striker, Rival>) -> Goal? {
+    /// How the bottom seat scores within ``window`` ticks, before the rival does; `nil` when it does not. The goal
+    /// is clean when the rival's paddle hit the puck at no step since the moment (``PuckEvents/hits``: the rules'
+    /// own contact, so a hit both paddles make in one step is the rival's too).
+    private static func goal(_ table: LockstepTable<Striker, Rival>) -> Goal? {
         var copy = table
         let before = copy.match.scores
         var touched = false
         for _ in 0..<window {
-            var expected = copy.match.puck
-            _ = PuckMatch.advanceFreePuck(&expected)
-            copy.step()
+            let events = copy.step()
             let now = copy.match.scores
             if now != before { return now.0 > before.0 ? (touched ? .touched : .clean) : nil }
-            let match = copy.match
-            let rival = match.paddle(of: 1)
-            if !touched, ShotReferee.touches(rival, puck: match.puck, expected: expected) {
-                let mine = match.paddle(of: 0)
-                touched =
-                    !ShotReferee.touches(mine, puck: match.puck, expected: expected)
-                    || distance2(rival, match.puck) < distance2(mine, match.puck)
-            }
+            if events.hit(seat: 1) { touched = true }
         }
         return nil
-    }
-
-    private static func distance2(_ paddle: TableSnapshot.Paddle, _ puck: TableSnapshot.Puck) -> Float {
-        let dx = paddle.x - puck.x
-        let dy = paddle.y - puck.y
-        return dx * dx + dy * dy
     }
 
     /// The candidate strikes at `puck` (canonical frame, the AI's own as seat 0) for inputs that reach the server

@@ -325,8 +325,9 @@ package struct EvalReport: Codable, Sendable {
             "attack headroom (lock-step, the \(difficulty) AI against each rival behind the row's simulated link): at "
                 + "each moment the AI began a strike, \(AttackHeadroom.candidates) other strikes were played out "
                 + "against a copy of the rival and the table; open = some strike scored there (a lower bound on what "
-                + "aim could do); clean = it went in untouched by the rival (the rest went in off the rival's paddle: "
-                + "deflections and fumbles that only a copy playing the rival's exact future finds)",
+                + "aim could do); clean = the rival's paddle never hit the puck between the moment and the goal (the "
+                + "rest went in off it: deflections and fumbles, which in the copies are found by playing the rival's "
+                + "exact future)",
             pad("latency", 9) + pad("rival", 15) + pad("moments", 9, left: true) + pad("AI scored", 11, left: true)
                 + pad("clean", 7, left: true) + pad("open", 7, left: true) + pad("open %", 9, left: true)
                 + pad("clean", 7, left: true) + pad("strikes that score", 20, left: true)
@@ -355,7 +356,9 @@ package struct EvalReport: Codable, Sendable {
                 "not one strike tried, nor the AI's own, scored against " + cells(closed)
                     + ": there the table and the latency, not the aim, keep these players from being beaten to 7")
         }
-        let unclean = headroom.filter { $0.moments > 0 && $0.cleanOpen == 0 && $0.aiScoredClean == 0 && $0.open > 0 }
+        let unclean = headroom.filter {
+            $0.cleanOpen == 0 && $0.aiScoredClean == 0 && ($0.open > 0 || $0.aiScored > 0)
+        }
         if !unclean.isEmpty {
             lines.append(
                 "no strike went in untouched against " + cells(unclean)

@@ -44,26 +44,24 @@ import Testing
     }
 
     /// With no latency the swarm's defender reaches every strike: at each moment the AI began one, none of the
-    /// hundreds of others scores either, cleanly or off its paddle. Over 150 ms the same defender is beaten from some
-    /// of those moments, some strikes past its paddle untouched, and the measure says so.
+    /// hundreds of others scores either. Over 150 ms the same defender is beaten from some of those moments, some
+    /// strikes past its paddle untouched, and the measure says so.
     @Test func noStrikeBeatsTheDefenderAtOnceButSomeDoOverASlowLink() {
         let headroom = AttackHeadroom(seconds: 8, seed: 5)
         let quick = headroom.measure(rival: .defender, latencyMilliseconds: 0)
         #expect(quick.moments >= 4, "\(quick)")
         #expect(quick.open == 0 && quick.scoringStrikes == 0, "\(quick)")
-        #expect(quick.cleanOpen == 0 && quick.cleanStrikes == 0 && quick.aiScoredClean == 0, "\(quick)")
         #expect(quick.strikes == quick.moments * AttackHeadroom.candidates)
         let slow = headroom.measure(rival: .defender, latencyMilliseconds: 150)
         #expect(slow.moments >= 2, "\(slow)")
         #expect(slow.open > 0 && slow.scoringStrikes > 0, "\(slow)")
-        // Over 150 ms the defender is beaten cleanly, past its paddle; clean goals are some of all the goals.
+        // Over 150 ms the defender is beaten cleanly, past its paddle (a count of every goal as touched fails here).
         #expect(slow.cleanOpen > 0 && slow.cleanStrikes > 0, "\(slow)")
-        #expect(slow.cleanOpen <= slow.open && slow.cleanStrikes <= slow.scoringStrikes, "\(slow)")
-        #expect(slow.aiScoredClean <= slow.aiScored, "\(slow)")
     }
 
     /// Against the AI's own no-prediction self over 50 ms, goals come mostly off the keeper's paddle: strikes that
-    /// score only because the copy plays its exact fumble. The measure tells those from clean ones.
+    /// score only because the copy plays its exact fumble. The measure tells those from clean ones (a count of every
+    /// goal as clean fails here).
     @Test func goalsOffTheRivalsPaddleAreNotCountedClean() {
         var seconds = 0
         let row = AttackHeadroom(seconds: 8, seed: 5).measure(

@@ -134,6 +134,9 @@ import Testing
                 latencyMs: 50, rival: "no-prediction", moments: 40, aiScored: 3, aiScoredClean: 0, open: 12,
                 cleanOpen: 0, strikes: 13_440, scoringStrikes: 90, cleanStrikes: 0),
             AttackHeadroom.Row(
+                latencyMs: 50, rival: "kalman", moments: 45, aiScored: 2, aiScoredClean: 0, open: 0, cleanOpen: 0,
+                strikes: 15_120, scoringStrikes: 0, cleanStrikes: 0),
+            AttackHeadroom.Row(
                 latencyMs: 150, rival: "chaser", moments: 30, aiScored: 9, aiScoredClean: 4, open: 20, cleanOpen: 11,
                 strikes: 10_080, scoringStrikes: 900, cleanStrikes: 300),
         ]
@@ -141,7 +144,10 @@ import Testing
         let none = lines.filter { $0.hasPrefix("not one strike tried") }
         #expect(none.count == 1 && none[0].contains("defender at 0 ms") && !none[0].contains("no-prediction"))
         let unclean = lines.filter { $0.hasPrefix("no strike went in untouched") }
-        #expect(unclean.count == 1 && unclean[0].contains("no-prediction at 50 ms") && !unclean[0].contains("chaser"))
+        // Only the AI's own play scored against the Kalman baseline, off its paddle: named too.
+        #expect(unclean.count == 1)
+        #expect(unclean.first.map { $0.contains("no-prediction at 50 ms") && $0.contains("kalman at 50 ms") } == true)
+        #expect(unclean.first?.contains("chaser") == false)
         let chaser = lines.first { $0.contains("chaser") && !$0.hasPrefix("no ") }
         #expect(chaser?.contains("2.98 %") == true, "\(lines)")
     }

@@ -58,11 +58,13 @@ import Testing
         match.paddle0 = TableSnapshot.Paddle(x: 160, y: 320, vx: 0, vy: 0)
         match.target0 = PuckTarget(x: 160, y: 320)
         // Move up 30 px: centre distance 80 → 50, a hit at 1.5 × 30 = 45, clamped to 15, straight up.
-        _ = match.step(PuckTarget(x: 160, y: 290), nil)
+        let hit = match.step(PuckTarget(x: 160, y: 290), nil)
         #expect(match.puck.vx == 0 && match.puck.vy == -15)
         #expect(match.puck.y == 240)
+        #expect(hit.hit(seat: 0) && !hit.hit(seat: 1) && !hit.isEmpty)
         // Still in contact while the paddle follows: no second hit, only friction.
-        _ = match.step(PuckTarget(x: 160, y: 280), nil)
+        let follow = match.step(PuckTarget(x: 160, y: 280), nil)
+        #expect(follow.hits == 0)
         #expect(match.puck.vy == -15 + K.friction)
         #expect(match.puck.y == PuckMatch.quantise(240 - 15 + K.friction))
     }
@@ -72,7 +74,9 @@ import Testing
         match.paddle1 = TableSnapshot.Paddle(x: 160, y: 170, vx: 0, vy: 0)
         match.target1 = PuckTarget(x: 160, y: 170)
         match.puck = TableSnapshot.Puck(x: 196, y: 220, vx: 0, vy: -4, angle: 0, spin: 0)
-        _ = match.step(nil, nil)
+        let events = match.step(nil, nil)
+        // A puck running into a still paddle is that paddle's hit.
+        #expect(events.hits == 2)
         // The puck moved to (196, 216.1), 58.5 from the paddle: a hit at 2.5 along (36, 46.1) / 58.5.
         let y = PuckMatch.quantise(216.1)
         #expect(match.puck.y == y)
@@ -90,7 +94,8 @@ import Testing
         match.paddle1 = TableSnapshot.Paddle(x: 100, y: 180, vx: 0, vy: 0)
         // Seat 0 moves up 20 (hit 15 straight up); seat 1 moves to (130, 200) — 50 px from the puck along (3, 4)/5,
         // moving 36 px: also 15. The sum (9, 12 − 15) = (9, −3) has speed 9.49, inside [2.5, 15].
-        _ = match.step(PuckTarget(x: 160, y: 290), PuckTarget(x: 320 - 130, y: 480 - 200))
+        let events = match.step(PuckTarget(x: 160, y: 290), PuckTarget(x: 320 - 130, y: 480 - 200))
+        #expect(events.hit(seat: 0) && events.hit(seat: 1))
         let a: (Float, Float) = (0, -15)
         let b: (Float, Float) = (30 / 50 * 15, 40 / 50 * 15)
         let sum = (a.0 + b.0, a.1 + b.1)

@@ -27,17 +27,24 @@ public struct PuckEvents: Sendable, Hashable {
     public var winner: Int?
     /// Bit `s` is set when seat `s`'s target was refused (non-finite) this step.
     public var refusedTargets: UInt8
+    /// Bit `s` is set when seat `s`'s paddle hit the puck this step (the rules' contact flag turned on: both paddles
+    /// can hit in one step).
+    public var hits: UInt8
 
     /// The events of one step; the default is a step in which nothing happened.
-    public init(goal: Goal? = nil, winner: Int? = nil, refusedTargets: UInt8 = 0) {
+    public init(goal: Goal? = nil, winner: Int? = nil, refusedTargets: UInt8 = 0, hits: UInt8 = 0) {
         self.goal = goal
         self.winner = winner
         self.refusedTargets = refusedTargets
+        self.hits = hits
     }
 
     /// Whether seat `seat`'s target was refused this step.
     public func refused(seat: Int) -> Bool { refusedTargets & (1 << UInt8(seat & 7)) != 0 }
 
+    /// Whether seat `seat`'s paddle hit the puck this step.
+    public func hit(seat: Int) -> Bool { hits & (1 << UInt8(seat & 7)) != 0 }
+
     /// Whether nothing happened.
-    public var isEmpty: Bool { goal == nil && winner == nil && refusedTargets == 0 }
+    public var isEmpty: Bool { goal == nil && winner == nil && refusedTargets == 0 && hits == 0 }
 }

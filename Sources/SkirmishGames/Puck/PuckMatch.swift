@@ -110,6 +110,7 @@ public struct PuckMatch: Sendable, Hashable {
                 let hit0 = !wasTouching0 && Self.touching(paddle0, puck)
                 let hit1 = !wasTouching1 && Self.touching(paddle1, puck)
                 if hit0 || hit1 { Self.hit(&puck, paddle0: hit0 ? paddle0 : nil, paddle1: hit1 ? paddle1 : nil) }
+                events.hits = (hit0 ? 1 : 0) | (hit1 ? 2 : 0)
             }
         }
         return events

@@ -61,18 +61,6 @@ package struct ShotReferee: Sendable {
     private var freeCrossed = false
     private var previous: TableSnapshot.Puck
 
-    /// Whether `paddle` touched the puck in the step that left it at `puck` where a free puck would be at
-    /// `expected` (the step's puck before, advanced freely): the puck did not move as a free puck would, and the
-    /// paddle is near enough to have hit it this tick (contact distance plus the fastest a hit sends it).
-    package static func touches(
-        _ paddle: TableSnapshot.Paddle, puck: TableSnapshot.Puck, expected: TableSnapshot.Puck
-    ) -> Bool {
-        let dx = puck.x - paddle.x
-        let dy = puck.y - paddle.y
-        let reach = PuckConstants.contactDistance + PuckConstants.hitSpeed.upperBound + 1
-        return expected != puck && dx * dx + dy * dy < reach * reach
-    }
-
     /// A referee for the puck just served (`puck`, canonical frame) at the seat `defender`.
     package init(served puck: TableSnapshot.Puck, defender: Int) {
         self.defender = defender
@@ -85,9 +73,14 @@ package struct ShotReferee: Sendable {
         ticks += 1
         let puck = match.puck
         let paddle = match.paddle(of: defender)
+        // A contact: the puck did not move as a free puck would, and the defender's paddle is near enough to have
+        // hit it this tick (contact distance plus the fastest a hit sends it).
         var expected = previous
         _ = PuckMatch.advanceFreePuck(&expected)
-        if !touched, Self.touches(paddle, puck: puck, expected: expected) {
+        let dx = puck.x - paddle.x
+        let dy = puck.y - paddle.y
+        let reach = PuckConstants.contactDistance + PuckConstants.hitSpeed.upperBound + 1
+        if !touched, expected != puck, dx * dx + dy * dy < reach * reach {
             touched = true
             // The puck is where it moved freely this tick; `expected` still carries the velocity it came in with.
             let speed = (expected.vx * expected.vx + expected.vy * expected.vy).squareRoot()

@@ -56,10 +56,10 @@ struct AIEvalCommand: AsyncParsableCommand {
             Attack headroom (--headroom SECONDS): in lock-step play of the AI under test against each rival at each \
             latency, wherever the AI began a strike, hundreds of other strikes are played out against a copy of the \
             rival and the table; the share of moments where some strike scored is a measure of what any attack \
-            could do there (a lower bound). A goal is clean when the rival never touched the puck; the others went in \
-            off its paddle, found only because the copy plays the rival's exact future. At 0 ms no strike scores \
-            cleanly against a goalkeeper that moves at the server's 40 px/tick, and the report names the players \
-            against whom none did.
+            could do there (a lower bound). A goal is clean when the rival's paddle never hit the puck since the \
+            moment; the others went in off it, found in a copy only because it plays the rival's exact future. At \
+            0 ms next to no strike scores, and none cleanly, against a goalkeeper that moves at the server's \
+            40 px/tick; the report names the players against whom none did.
 
             Examples:
               skirmish ai-eval --quick               a few minutes, smaller samples
