@@ -123,7 +123,10 @@ import Testing
             case .welcome:
                 return .welcomed
             case .reject:
-                guard case .reject(let reject) = try Packet.decode(Array(buffer[0..<size])).message else { continue }
+                // A Reject that does not decode is reported as what it claimed to be, not thrown past the report.
+                guard case .reject(let reject) = try? Packet.decode(Array(buffer[0..<size])).message else {
+                    return .unexpected(header.type)
+                }
                 return .refused(reject)
             default:
                 return .unexpected(header.type)
