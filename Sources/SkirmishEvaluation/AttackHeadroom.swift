@@ -268,10 +268,7 @@ package struct AttackHeadroom: Sendable {
             switch rival {
             case .chaser: agent = ScriptedPuckAgent(style: .chaser, seat: 1, seed: seed)
             case .defender: agent = ScriptedPuckAgent(style: .defender, seat: 1, seed: seed)
-            case .noPrediction:
-                var blind = configuration
-                blind.predicts = false
-                agent = Opponent(seat: 1, configuration: blind, seed: seed)
+            case .noPrediction: agent = Opponent(seat: 1, configuration: configuration.withoutPrediction, seed: seed)
             case .kalman: agent = KalmanGoalie(seat: 1)
             }
         }

@@ -176,8 +176,7 @@ package struct EvalPlan: Sendable {
         let main = Self.split(shots, into: Self.chunks(shots, of: perSession))
         let curve = curveShots > 0 ? Self.split(curveShots, into: Self.chunks(curveShots, of: perSession)) : []
         var rows: [[ShotJob]] = []
-        var blind = configuration
-        blind.predicts = false
+        let blind = configuration.withoutPrediction
         for (row, latency) in latencies.enumerated() {
             for kind in ShotKind.perLatency {
                 let defender: ShotDefender =

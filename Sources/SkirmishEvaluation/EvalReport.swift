@@ -335,9 +335,9 @@ package struct EvalReport: Codable, Sendable {
         ]
         var previous: Int?
         for row in headroom {
-            let open = row.moments == 0 ? 0 : Double(row.open) / Double(row.moments)
-            let scoring = row.strikes == 0 ? 0 : Double(row.scoringStrikes) / Double(row.strikes)
-            let clean = row.strikes == 0 ? 0 : Double(row.cleanStrikes) / Double(row.strikes)
+            let open = Proportion(successes: row.open, trials: row.moments).rate
+            let scoring = Proportion(successes: row.scoringStrikes, trials: row.strikes).rate
+            let clean = Proportion(successes: row.cleanStrikes, trials: row.strikes).rate
             lines.append(
                 pad(row.latencyMs == previous ? "" : "\(row.latencyMs) ms", 9) + pad(row.rival, 15)
                     + pad("\(row.moments)", 9, left: true) + pad("\(row.aiScored)", 11, left: true)

@@ -236,9 +236,7 @@ package struct EvalRunner: Sendable {
             result = try await ai.run(until: deadline)
             await clients.stop(other)
         case .noPrediction:
-            var withoutPrediction = configuration
-            withoutPrediction.predicts = false
-            let blind = withoutPrediction
+            let blind = configuration.withoutPrediction
             let other = try await client(
                 target: target, match: welcome.match, link: link, name: "ai-blind", seed: rivalSeed, acts: true,
                 probe: nil

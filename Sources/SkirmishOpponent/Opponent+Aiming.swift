@@ -15,7 +15,7 @@ extension Opponent {
     func shotDirection(from puck: Point, them: Point, themTouching: Bool = false) -> Point? {
         guard puck.y <= Self.deep,
             let best = Self.bestShot(
-                from: puck, speed: hitSpeed, them: them, style: attackStyle, lag: rivalLag, themTouching: themTouching)
+                from: puck, speed: hitSpeed, them: them, style: rival.style, lag: rivalLag, themTouching: themTouching)
         else { return nil }
         let angle = best.angle + aimOffset / 400
         return Point(x: Self.sine(angle), y: -Self.cosine(angle))
@@ -39,9 +39,6 @@ extension Opponent {
         }
         return best
     }
-
-    /// The style shots are rated in now: the one the read of the other player says.
-    var attackStyle: AttackStyle { rival.style }
 
     /// How good a shot from `puck` with `velocity` (own frame) is in `style`, or `nil` when its free path misses the
     /// far goal's mouth (by less than ``postMargin`` inside a post). Higher is better; the two styles' ratings are
@@ -243,13 +240,13 @@ extension Opponent {
     /// a little for straying from the aim); one that misses, by how far it strays. The best rated drive is taken.
     func aimedDrive(on table: PuckMatch, meet: Meeting, from start: Point) -> Point {
         let cap = configuration.speedCap
+        let style = rival.style
         // The other paddle holds still, its target in its own frame; the shots are rated in this opponent's.
         let other = table.paddle(of: 1 - seat)
         let hold = PuckMatch.view(x: other.x, y: other.y, seat: 1 - seat)
         let them = PuckTarget(x: hold.x, y: hold.y)
         let rival = ownView(other)
         let lag = rivalLag
-        let style = attackStyle
         var best: (turn: Float, quality: Float, target: Point)?
         func consider(_ turn: Float, reach: Float) {
             let (sine, cosine) = (Self.sine(turn), Self.cosine(turn))

@@ -50,4 +50,11 @@ public struct OpponentConfiguration: Sendable, Hashable {
         }
         predicts = true
     }
+
+    /// The same configuration with prediction off: the evaluation's no-prediction baseline.
+    public var withoutPrediction: OpponentConfiguration {
+        var blind = self
+        blind.predicts = false
+        return blind
+    }
 }

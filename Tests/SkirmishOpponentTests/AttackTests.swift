@@ -151,8 +151,7 @@ import Testing
 @Suite struct PredictionWinsTests {
     /// Across 150 ms each way the expert beats its no-prediction self to 7 within 3 minutes, every time.
     @Test func theExpertBeatsItsNoPredictionSelfToSeven() {
-        var blind = OpponentConfiguration(difficulty: .expert)
-        blind.predicts = false
+        let blind = OpponentConfiguration(difficulty: .expert).withoutPrediction
         let run = MatchRun.run(
             OpponentConfiguration(difficulty: .expert),
             against: { Opponent(seat: 1, configuration: blind, seed: UInt64($0) + 7) },

@@ -17,16 +17,14 @@ import Testing
 
     /// Without prediction the crossing is guessed from where the puck was: the same check fails, so it can fail.
     @Test func withoutPredictionTheInterceptErrorIsLarge() {
-        var blind = OpponentConfiguration(difficulty: .expert)
-        blind.predicts = false
+        let blind = OpponentConfiguration(difficulty: .expert).withoutPrediction
         let run = ShotRun.run(
             blind, link: .init(latency: 0.1, jitter: 0.02, loss: 0.02), shots: 60, bounces: 0, seed: 21)
         #expect(run.percentile(0.95) > 2 * PuckConstants.puckRadius)
     }
 
     @Test func theAIWithPredictionBeatsItselfWithoutAt150Milliseconds() {
-        var blind = OpponentConfiguration(difficulty: .expert)
-        blind.predicts = false
+        let blind = OpponentConfiguration(difficulty: .expert).withoutPrediction
         let run = MatchRun.run(
             OpponentConfiguration(difficulty: .expert),
             against: { index in Opponent(seat: 1, configuration: blind, seed: 100 + UInt64(index)) },
