@@ -110,8 +110,9 @@ import Testing
         var one: Int32 = 1
         if reusePort {
             guard setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+                let failure = errno
                 close(fd)
-                throw Failure("SO_REUSEPORT: errno \(errno)")
+                throw Failure("SO_REUSEPORT: errno \(failure)")
             }
         }
         var address = loopback(port: port)
@@ -121,8 +122,9 @@ import Testing
             }
         }
         guard bound == 0 else {
+            let failure = errno
             close(fd)
-            throw Failure("bind to port \(port): errno \(errno)")
+            throw Failure("bind to port \(port): errno \(failure)")
         }
         return fd
     }
