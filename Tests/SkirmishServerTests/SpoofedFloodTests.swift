@@ -70,17 +70,7 @@ import Testing
     /// the server's datagrams only, not whatever else on the machine is sent to that port.
     static func playerSocket(serverPort: Int) throws -> Int32 {
         let fd = try SpoofingLoopbackTests.socket(reusePort: false, port: 0)
-        var server = SpoofingLoopbackTests.loopback(port: UInt16(serverPort))
-        let connected = withUnsafePointer(to: &server) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            let code = errno
-            close(fd)
-            throw SpoofingLoopbackTests.Failure("connect: errno \(code)")
-        }
+        try SpoofingLoopbackTests.attach(fd, port: UInt16(serverPort), "connect", Glibc.connect)
         return fd
     }
 

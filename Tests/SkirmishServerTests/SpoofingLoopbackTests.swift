@@ -38,13 +38,7 @@ import Testing
         init(serverPort: Int, name: String) throws {
             let fd = try SpoofingLoopbackTests.socket(reusePort: true, port: 0)
             self.fd = fd
-            var server = SpoofingLoopbackTests.loopback(port: UInt16(serverPort))
-            let connected = withUnsafePointer(to: &server) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else { throw Failure("connect: errno \(errno)") }
+            try SpoofingLoopbackTests.attach(fd, port: UInt16(serverPort), "connect", Glibc.connect)
             port = try SpoofingLoopbackTests.localPort(fd)
             connection = ClientConnection(
                 configuration: .init(game: .puck, seats: 2, name: name, mode: .datagram), now: .now())
@@ -109,24 +103,33 @@ import Testing
         guard fd >= 0 else { throw Failure("socket: errno \(errno)") }
         var one: Int32 = 1
         if reusePort {
-            guard setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
-                let failure = errno
-                close(fd)
-                throw Failure("SO_REUSEPORT: errno \(failure)")
-            }
+            try check(
+                setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size)), "SO_REUSEPORT",
+                closing: fd)
         }
-        var address = loopback(port: port)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0 else {
-            let failure = errno
-            close(fd)
-            throw Failure("bind to port \(port): errno \(failure)")
-        }
+        try attach(fd, port: port, "bind to port \(port)", Glibc.bind)
         return fd
+    }
+
+    /// Calls `call` — `bind` or `connect` — on `fd` with 127.0.0.1:`port`; when it fails, closes `fd` and throws.
+    static func attach(
+        _ fd: Int32, port: UInt16, _ name: String, _ call: (Int32, UnsafePointer<sockaddr>?, socklen_t) -> Int32
+    ) throws {
+        var address = loopback(port: port)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                call(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try check(result, name, closing: fd)
+    }
+
+    /// Throws naming `name` and its errno when `result` is not 0, after closing `fd` (errno read before the close).
+    static func check(_ result: Int32, _ name: String, closing fd: Int32) throws {
+        guard result != 0 else { return }
+        let failure = errno
+        close(fd)
+        throw Failure("\(name): errno \(failure)")
     }
 
     static func localPort(_ fd: Int32) throws -> UInt16 {
