@@ -54,9 +54,8 @@ extension Opponent {
     ///   reaches it — and from then closes in. The rating is the ticks it would need to come near the path, less
     ///   the ticks it has, where that is least (``lateness(from:velocity:them:lag:goal:)``). A bank shot that turns
     ///   late is the one a quick goalkeeper cannot follow. Every shot it is too late for is rated above every other
-    ///   (and above
-    ///   ``openTicks`` the sooner goal is better); when it can reach them all, the one that passes farthest from
-    ///   where it stands is best.
+    ///   (and above ``openTicks`` the sooner goal is better); when it can reach them all, the one that passes
+    ///   farthest from where it stands is best.
     ///
     /// A paddle already touching the puck when it is struck cannot hit it again until they part (the rules' contact
     /// flag): then every scoring path is open (`themTouching`).
@@ -240,12 +239,12 @@ extension Opponent {
     /// a little for straying from the aim); one that misses, by how far it strays. The best rated drive is taken.
     func aimedDrive(on table: PuckMatch, meet: Meeting, from start: Point) -> Point {
         let cap = configuration.speedCap
-        let style = rival.style
         // The other paddle holds still, its target in its own frame; the shots are rated in this opponent's.
         let other = table.paddle(of: 1 - seat)
         let hold = PuckMatch.view(x: other.x, y: other.y, seat: 1 - seat)
         let them = PuckTarget(x: hold.x, y: hold.y)
-        let rival = ownView(other)
+        let rivalSpot = ownView(other)
+        let style = rival.style
         let lag = rivalLag
         var best: (turn: Float, quality: Float, target: Point)?
         func consider(_ turn: Float, reach: Float) {
@@ -274,8 +273,8 @@ extension Opponent {
                     let from = Point(x: puck.x, y: puck.y)
                     let score =
                         style == .wide
-                        ? Self.drawScore(from: from, velocity: velocity, them: rival)
-                        : Self.shotScore(from: from, velocity: velocity, them: rival, style: style, lag: lag)
+                        ? Self.drawScore(from: from, velocity: velocity, them: rivalSpot)
+                        : Self.shotScore(from: from, velocity: velocity, them: rivalSpot, style: style, lag: lag)
                     if let score { quality = score - 20 * error }
                     if quality > best?.quality ?? -.infinity { best = (turn, quality, target) }
                     return
