@@ -18,6 +18,8 @@ TEST_DEPS    := prometheus prometheus-pushgateway victoria-metrics influxdb chro
 PYTHON       ?= python3
 # The network-namespace matrix test: ip netns, veth and tc netem (iproute2), and curl to read the server's metrics.
 TEST_DEPS    += iproute2 curl
+# The protocol plug-ins' real peers: libenet (a C server the ENet tests build) and DDNet's own server with its maps.
+TEST_DEPS    += libenet-dev ddnet-server ddnet-data
 # The container test: the runtime image built from scratch with buildah, run with podman (runc copes with the
 # hybrid cgroups of a CI container, crun does not); binutils strips the binary the image carries.
 TEST_DEPS    += buildah podman runc binutils

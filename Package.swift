@@ -26,6 +26,9 @@ let package = Package(
         .library(name: "SkirmishServer", targets: ["SkirmishServer"]),
         // `skirmish conformance` as a library: a team's own test suite can run the checks against its server.
         .library(name: "SkirmishConformance", targets: ["SkirmishConformance"]),
+        // Protocol plug-ins (DESIGN §11), each built on the runtime's public API alone, as a user's own would be.
+        .library(name: "SkirmishENet", targets: ["SkirmishENet"]),
+        .library(name: "SkirmishDDNet", targets: ["SkirmishDDNet"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -147,6 +150,12 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
+        // ENet 1.3 (the reliable UDP under Godot, Cube 2 and many indie servers) as a protocol plug-in: codec,
+        // connection machine and behaviours, composable with a user's own message codec.
+        .target(name: "SkirmishENet", dependencies: ["SkirmishNet", "SkirmishWire"]),
+        // The Teeworlds 0.6 protocol with DDNet's extensions, as DDNet servers speak it: codec, snapshots, connection
+        // machine and behaviours.
+        .target(name: "SkirmishDDNet", dependencies: ["SkirmishNet", "SkirmishWire"]),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
         .target(name: "CAllocCounter"),
         .executableTarget(
@@ -264,6 +273,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The ENet plug-in alone (no sockets) and against a libenet server the tests build and start on loopback.
+        .testTarget(name: "SkirmishENetTests", dependencies: ["SkirmishENet", "SkirmishNet", "SkirmishWire"]),
+        // The DDNet plug-in alone (no sockets) and against Debian's DDNet-Server started on loopback.
+        .testTarget(name: "SkirmishDDNetTests", dependencies: ["SkirmishDDNet", "SkirmishNet", "SkirmishWire"]),
         .testTarget(
             name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),
         .testTarget(

@@ -1,0 +1,1 @@
+// The DDNet plug-in: see Documentation.docc.

@@ -1,0 +1,1 @@
+// The ENet plug-in: see Documentation.docc.
