@@ -205,7 +205,10 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]),
-        .testTarget(name: "SkirmishScriptTests", dependencies: ["SkirmishScript", "SkirmishWire"]),
+        // Scripts as the product loads them: SNAP's catalogue decodes the protocol's and the behaviours' keys.
+        .testTarget(
+            name: "SkirmishScriptTests",
+            dependencies: ["SkirmishScript", "SkirmishWire", "SkirmishSwarm", "SkirmishNet", "SkirmishOpponent"]),
         .testTarget(
             name: "SkirmishEvaluationTests",
             dependencies: ["SkirmishEvaluation", "SkirmishGames", "SkirmishOpponent", "SkirmishWire"]),

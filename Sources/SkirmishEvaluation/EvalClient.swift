@@ -14,15 +14,17 @@ import Synchronization
 /// What it measures lives in its ``EvalRecord``, which the evaluation reads from its own task. The decision time of
 /// every `act` is timed here, outside the agent, which never reads a clock.
 package struct EvalAgent<Inner: PuckAgent>: Agent {
+    package typealias Connection = SnapConnection
+
     private let record: EvalRecord
     private let acts: Bool
     private let makeInner: @Sendable (Int) -> Inner
     private let progress: EvalProgress?
     private var inner: Inner?
     /// Ticks at t₀ + k/60 from the Welcome; a stalled loop re-anchors instead of firing a burst of catch-up ticks.
-    private var tickStart = NIODeadline.distantFuture
+    private var tickStart = Instant.distantFuture
     private var ticks: Int64 = 0
-    private var dueTick: NIODeadline { tickStart + .nanoseconds(ticks * 1_000_000_000 / 60) }
+    private var dueTick: Instant { tickStart.advanced(byNanoseconds: ticks * 1_000_000_000 / 60) }
     private var heardSamples = 0
 
     package init(record: EvalRecord, acts: Bool, progress: EvalProgress?, makeInner: @escaping @Sendable (Int) -> Inner)
@@ -35,23 +37,23 @@ package struct EvalAgent<Inner: PuckAgent>: Agent {
 
     package var isMatchOver: Bool { record.isDone }
 
-    package var nextWake: NIODeadline? { acts && inner != nil && !record.isDone ? dueTick : nil }
+    package var nextWake: Instant? { acts && inner != nil && !record.isDone ? dueTick : nil }
 
-    package mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+    package mutating func established(_ welcome: Welcome, context: inout AgentContext<SnapConnection>) {
         inner = makeInner(Int(welcome.seat))
         tickStart = context.now
         ticks = 1
         record.seated(welcome)
     }
 
-    package mutating func disconnected(_ reason: String, context: inout AgentContext) {
-        record.finish(reason)
+    package mutating func disconnected(_ reason: CloseReason, context: inout AgentContext<SnapConnection>) {
+        record.finish(reason.detail)
     }
 
-    package mutating func received(_ message: Message, context: inout AgentContext) {
+    package mutating func received(_ message: Message, context: inout AgentContext<SnapConnection>) {
         switch message {
         case .tableSnapshot(let snapshot):
-            let time = context.seconds
+            let time = context.now.seconds
             record.update { result in
                 if result.probe != nil, let opponent = inner as? Opponent {
                     result.probe!.snapshot(snapshot, opponent: opponent)
@@ -85,18 +87,18 @@ package struct EvalAgent<Inner: PuckAgent>: Agent {
         }
     }
 
-    package mutating func wake(context: inout AgentContext) {
+    package mutating func wake(context: inout AgentContext<SnapConnection>) {
         guard inner != nil, !record.isDone else { return }
         let now = context.now
-        let late = Double((now - dueTick).nanoseconds)
+        let late = Double(now.nanoseconds(since: dueTick))
         ticks += 1
-        if now - dueTick > .milliseconds(50) {
+        if now.nanoseconds(since: dueTick) > 50_000_000 {
             tickStart = now
             ticks = 1
         }
-        if context.rttSamples > heardSamples {
-            heardSamples = context.rttSamples
-            inner!.observeRoundTrip(context.latestRTT, at: context.seconds)
+        if context.roundTrip.samples > heardSamples {
+            heardSamples = context.roundTrip.samples
+            inner!.observeRoundTrip(context.roundTrip.latest, at: context.now.seconds)
         }
         let started = ContinuousClock.now
         let input = inner!.act(now: now.seconds)

@@ -230,8 +230,9 @@ package struct EvalRunner: Sendable {
                 target: target, persona: Persona(name: rival.rawValue, game: .puck, behavior: behavior, link: link))
             rivalConfiguration.match = welcome.match
             rivalConfiguration.pingInterval = .seconds(1)
+            let style: PuckStyle = behavior == .defender ? .defender : .chaser
             let other = try await clients.start(rivalConfiguration) { context in
-                BehaviorRegistry.builtIn.makeAgent(for: behavior.rawValue, context: &context) ?? IdleRival()
+                PuckPlayer(context: &context, style: style, inputRate: context.persona.inputRate)
             }
             result = try await ai.run(until: deadline)
             await clients.stop(other)
@@ -275,15 +276,6 @@ package struct EvalRunner: Sendable {
         }
         return ClientHandle(record: record, runner: clients, player: player)
     }
-}
-
-/// Never used: the built-in registry always has `chaser` and `defender`; a placeholder rather than a crash.
-private struct IdleRival: Agent {
-    var nextWake: NIODeadline? { nil }
-    var isMatchOver: Bool { true }
-    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {}
-    mutating func received(_ message: Message, context: inout AgentContext) {}
-    mutating func wake(context: inout AgentContext) {}
 }
 
 /// Counts finished work across sessions for the progress line.

@@ -12,13 +12,15 @@ import Synchronization
 /// It runs on an ``SkirmishSwarm/AgentRunner`` like every other client; the lobby reads it through its
 /// ``SeatReport``.
 struct PracticeAgent: Agent {
-    private var inner: any Agent
+    typealias Connection = SnapConnection
+
+    private var inner: AIPlayer
     private let report: SeatReport
-    private let joinTimeout: TimeAmount
-    private var joinDeadline: NIODeadline?
+    private let joinTimeout: Duration
+    private var joinDeadline: Instant?
     private var ended = false
 
-    init(inner: any Agent, report: SeatReport, joinTimeout: TimeAmount) {
+    init(inner: AIPlayer, report: SeatReport, joinTimeout: Duration) {
         self.inner = inner
         self.report = report
         self.joinTimeout = joinTimeout
@@ -26,7 +28,7 @@ struct PracticeAgent: Agent {
 
     var isMatchOver: Bool { ended || inner.isMatchOver }
 
-    var nextWake: NIODeadline? {
+    var nextWake: Instant? {
         guard !isMatchOver else { return nil }
         switch (inner.nextWake, joinDeadline) {
         case (let wake?, let join?): return min(wake, join)
@@ -34,13 +36,13 @@ struct PracticeAgent: Agent {
         }
     }
 
-    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+    mutating func established(_ welcome: Welcome, context: inout AgentContext<SnapConnection>) {
         joinDeadline = context.now + joinTimeout
-        inner.seated(welcome, context: &context)
+        inner.established(welcome, context: &context)
         report.seated(welcome)
     }
 
-    mutating func received(_ message: Message, context: inout AgentContext) {
+    mutating func received(_ message: Message, context: inout AgentContext<SnapConnection>) {
         inner.received(message, context: &context)
         switch message {
         case .tableSnapshot(let snapshot):
@@ -56,17 +58,17 @@ struct PracticeAgent: Agent {
         }
     }
 
-    mutating func wake(context: inout AgentContext) {
+    mutating func wake(context: inout AgentContext<SnapConnection>) {
         if let join = joinDeadline, context.now >= join {
-            return end("nobody joined its table within \(Int(joinTimeout.seconds)) s")
+            return end("nobody joined its table within \(joinTimeout.components.seconds) s")
         }
         let before = context.sentCount
         inner.wake(context: &context)
         report.sent(inputs: context.sentCount - before)
     }
 
-    mutating func disconnected(_ reason: String, context: inout AgentContext) {
-        end(reason)
+    mutating func disconnected(_ reason: CloseReason, context: inout AgentContext<SnapConnection>) {
+        end(reason.detail)
     }
 
     private mutating func end(_ reason: String) {

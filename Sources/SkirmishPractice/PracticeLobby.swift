@@ -57,7 +57,7 @@ package actor PracticeLobby {
     /// The strength of the opponents this lobby starts when the page names none.
     package let difficulty: Opponent.Difficulty
     private let runner: Result<AgentRunner, any Error>
-    private let joinTimeout: TimeAmount
+    private let joinTimeout: Duration
     private var opponentTarget: Target?
     private var pageWebSocketURL: String?
     private var seats: [OpponentSeat] = []
@@ -72,7 +72,7 @@ package actor PracticeLobby {
     ///   - logger: receives the lobby's start and stop, each opponent seated for a page (`match.id`, `persona`),
     ///     matches it could not offer, and at debug each opponent leaving.
     package init(
-        difficulty: Opponent.Difficulty, runner: AgentRunner? = nil, joinTimeout: TimeAmount = .seconds(15),
+        difficulty: Opponent.Difficulty, runner: AgentRunner? = nil, joinTimeout: Duration = .seconds(15),
         logger: Logger = Logger(label: "skirmish.practice")
     ) {
         self.logger = logger

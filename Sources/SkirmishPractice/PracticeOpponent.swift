@@ -19,7 +19,7 @@ package enum PracticeOpponent {
     ///   - joinTimeout: the opponent leaves when its match has not started by then.
     /// - Throws: why it could not be seated (server unreachable, rejected, handshake timeout).
     package static func start(
-        target: Target, difficulty: Opponent.Difficulty, match: UInt32 = 0, joinTimeout: TimeAmount = .seconds(15),
+        target: Target, difficulty: Opponent.Difficulty, match: UInt32 = 0, joinTimeout: Duration = .seconds(15),
         on runner: AgentRunner
     ) async throws -> OpponentSeat {
         let persona = Persona(
@@ -30,8 +30,9 @@ package enum PracticeOpponent {
         configuration.pingInterval = .milliseconds(200)
         let report = SeatReport(loop: MultiThreadedEventLoopGroup.singleton.next())
         let player = try await runner.start(configuration) { context in
-            let inner = BehaviorRegistry.builtIn.makeAgent(for: "ai", context: &context) ?? IdleAgent()
-            return PracticeAgent(inner: inner, report: report, joinTimeout: joinTimeout)
+            PracticeAgent(
+                inner: AIPlayer(context: &context, difficulty: difficulty, inputRate: context.persona.inputRate),
+                report: report, joinTimeout: joinTimeout)
         }
         let welcome: Welcome
         do {
@@ -44,13 +45,4 @@ package enum PracticeOpponent {
             welcome: welcome, difficulty: difficulty, started: report.startedPromise.futureResult,
             ended: report.endedPromise.futureResult, report: report, runner: runner, player: player)
     }
-}
-
-/// Never used: the built-in registry always has `ai`; a placeholder rather than a crash if it ever did not.
-private struct IdleAgent: Agent {
-    var nextWake: NIODeadline? { nil }
-    var isMatchOver: Bool { true }
-    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {}
-    mutating func received(_ message: Message, context: inout AgentContext) {}
-    mutating func wake(context: inout AgentContext) {}
 }

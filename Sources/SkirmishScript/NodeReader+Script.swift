@@ -1,14 +1,11 @@
-import SkirmishOpponent
 import SkirmishWire
 import Yams
 
 extension NodeReader {
-    static let scriptKeys = ["name", "description", "profile", "personas", "thresholds"]
+    static let scriptKeys = ["name", "description", "protocol", "profile", "personas", "thresholds"]
     static let thresholdKeys = ["limit", "window", "abort_on_fail", "delay_abort_eval"]
-    static let personaKeys = [
-        "name", "weight", "game", "behavior", "seats", "input_rate", "link", "transport", "difficulty",
-        "snap_reaction", "chat_every", "reconnect_every", "offline_for", "rogue_rate", "steps",
-    ]
+    /// The runtime's own persona keys; the rest belong to the protocol and the behaviour.
+    static let personaKeys = ["name", "weight", "behavior", "input_rate", "link", "transport", "target", "steps"]
 
     mutating func script(_ root: Node) throws(ScriptError) -> Script {
         var fields = try fields(root, "the script", depth: 0)
@@ -18,6 +15,7 @@ extension NodeReader {
         let name = try label(nameNode, "name")
         let summary =
             try fields.take("description").map { (node) throws(ScriptError) in try string(node, "description") } ?? ""
+        let (protocolName, protocolEntry, protocolOptions) = try protocolBlock(fields.take("protocol"), root: root)
         var profile: [Stage] = []
         if let node = fields.take("profile") {
             for item in try sequence(node, "profile", depth: 1, limit: ScriptLoader.maxStages) {
@@ -31,7 +29,7 @@ extension NodeReader {
         }
         var personas: [Persona] = []
         for item in try sequence(personasNode, "personas", depth: 1, limit: ScriptLoader.maxPersonas) {
-            let persona = try persona(item)
+            let persona = try persona(item, entry: protocolEntry, configuration: protocolOptions)
             if personas.contains(where: { $0.name == persona.name }) {
                 throw error(item, "two personas are named `\(persona.name)`", hint: "persona names must be unique")
             }
@@ -56,7 +54,9 @@ extension NodeReader {
             }
         }
         try fields.finish(self, known: Self.scriptKeys)
-        return Script(name: name, summary: summary, profile: profile, personas: personas, thresholds: thresholds)
+        return Script(
+            name: name, summary: summary, profile: profile, personas: personas, thresholds: thresholds,
+            protocolName: protocolName, protocolOptions: protocolOptions)
     }
 
     mutating func stage(_ node: Node) throws(ScriptError) -> Stage {
@@ -106,64 +106,64 @@ extension NodeReader {
         return result
     }
 
-    /// A built-in behaviour's name, or one the program registered; an unknown name's hint lists (and suggests from)
-    /// both.
-    func behaviorName(_ node: Node) throws(ScriptError) -> BehaviorName {
-        let text = try string(node, "behavior").trimmed
-        if customBehaviors[text] != nil { return BehaviorName(rawValue: text) }
-        let builtIn = BehaviorName(rawValue: text.lowercased())
-        if BehaviorName.allCases.contains(builtIn) { return builtIn }
-        let options = BehaviorName.allCases.map(\.rawValue) + customBehaviors.keys.sorted()
-        throw error(
-            node, "unknown behavior `\(text)`",
-            hint: (suggestion(text, options).map { "did you mean `\($0)`? " } ?? "")
-                + "choose one of: \(options.joined(separator: ", "))")
+    /// The script's protocol: `protocol: enet`, or `protocol: {name: enet, …options}`, or the vocabulary's default
+    /// when the key is absent; its options are decoded by the protocol's entry.
+    mutating func protocolBlock(_ node: Node?, root: Node) throws(ScriptError) -> (
+        String, ScriptVocabulary.ProtocolEntry, OptionValue
+    ) {
+        let known = vocabulary.protocols.keys.sorted()
+        func entry(_ name: String, at node: Node) throws(ScriptError) -> ScriptVocabulary.ProtocolEntry {
+            guard let entry = vocabulary.protocols[name] else {
+                throw error(
+                    node, "unknown protocol `\(name)`",
+                    hint: known.isEmpty
+                        ? "this program registered no protocol"
+                        : (suggestion(name, known).map { "did you mean `\($0)`? " } ?? "")
+                            + "choose one of: \(known.joined(separator: ", "))")
+            }
+            return entry
+        }
+        guard let node else {
+            let name = vocabulary.defaultProtocol
+            let found = try entry(name, at: root)
+            var options = ScriptOptions(
+                reader: self, fields: Fields(node: root, what: "protocol", entries: []), depth: 1)
+            return (name, found, try found.configuration(&options))
+        }
+        if case .scalar = node {
+            let name = try string(node, "protocol").trimmed.lowercased()
+            let found = try entry(name, at: node)
+            var options = ScriptOptions(
+                reader: self, fields: Fields(node: node, what: "protocol", entries: []), depth: 1)
+            return (name, found, try found.configuration(&options))
+        }
+        var fields = try self.fields(node, "`protocol`", depth: 1)
+        guard let nameNode = fields.take("name") else {
+            throw error(
+                node, "`protocol` has no `name`",
+                hint: "write `protocol: {name: \(known.first ?? "snap"), …}` or just `protocol: \(known.first ?? "snap")`")
+        }
+        let name = try string(nameNode, "protocol name").trimmed.lowercased()
+        let found = try entry(name, at: nameNode)
+        var options = ScriptOptions(reader: self, fields: fields, depth: 1)
+        let decoded = try found.configuration(&options)
+        try options.finish(known: ["name"] + found.configurationKeys)
+        return (name, found, decoded)
     }
 
-    mutating func persona(_ node: Node) throws(ScriptError) -> Persona {
+    mutating func persona(_ node: Node, entry: ScriptVocabulary.ProtocolEntry, configuration: OptionValue)
+        throws(ScriptError) -> Persona
+    {
         var f = try fields(node, "a persona", depth: 2)
         guard let nameNode = f.take("name") else {
             throw error(node, "a persona has no `name`", hint: "add `name: chaser` (it labels the persona's metrics)")
         }
         let name = try label(nameNode, "persona name")
         let behaviorNode = f.take("behavior")
-        let declared = try behaviorNode.map { (node) throws(ScriptError) in try behaviorName(node) }
-        let declaredGames = declared.flatMap { name in
-            customBehaviors[name.rawValue].map { $0.isEmpty ? nil : $0 } ?? name.games
-        }
-        let description: GameDescription
-        if let gameNode = f.take("game") {
-            description = try self.game(gameNode)
-        } else if let games = declaredGames, games.count == 1, let only = games.first, let known = self.game(only) {
-            description = known
-        } else {
-            throw error(
-                node, "persona `\(name)` does not say which `game` it plays",
-                hint: "add `game:` with one of \(self.games.map(\.name).joined(separator: ", "))")
-        }
-        let game = description.kind
-        guard let behavior = declared ?? BehaviorName.default(for: game) else {
-            throw error(
-                node, "persona `\(name)` plays \(description.name), which has no built-in behaviour",
-                hint: "add `behavior:` naming one registered for \(description.name)")
-        }
-        if let games = declaredGames, !games.contains(game), let behaviorNode {
-            throw error(
-                behaviorNode, "behavior `\(behavior.rawValue)` cannot play \(description.name)",
-                hint: "it plays \(games.map { self.game($0)?.name ?? $0.description }.sorted().joined(separator: ", "))"
-            )
-        }
+        let declared = try behaviorNode.map { (node) throws(ScriptError) in try string(node, "behavior").trimmed }
         let weight =
             try f.take("weight").map { (n) throws(ScriptError) in try integer(n, "weight", in: 1...10_000) } ?? 1
-        let seatRange = description.seats
-        let seats =
-            try f.take("seats").map { (n) throws(ScriptError) in
-                try integer(n, "seats for \(description.name)", in: seatRange)
-            } ?? min(max(2, seatRange.lowerBound), seatRange.upperBound)
-        let defaultRate: Double = game == .puck ? 30 : 2
-        let inputRate =
-            try f.take("input_rate").map { (n) throws(ScriptError) in try rate(n, "input_rate", max: 120) }
-            ?? defaultRate
+        let inputRateNode = f.take("input_rate")
         var link = LinkProfile.perfect
         if let linkNode = f.take("link") {
             var l = try fields(linkNode, "link", depth: 3)
@@ -182,52 +182,34 @@ extension NodeReader {
             }
             try l.finish(self, known: ["latency", "jitter", "loss", "duplicate", "reorder"])
         }
-        let transport = try f.take("transport").map { (n) throws(ScriptError) in
-            try choice(n, "transport", Transport.self)
-        }
-        var unusable: [String: String] = [:]
-        func option<T>(_ key: String, for owner: BehaviorName, _ read: (Node) throws(ScriptError) -> T)
-            throws(ScriptError) -> T?
-        {
-            guard behavior == owner else {
-                if f.contains(key) {
-                    unusable[key] = "only behavior `\(owner.rawValue)` uses it, and `\(name)` is `\(behavior.rawValue)`"
-                }
-                return nil
+        var transport: Transport?
+        if let transportNode = f.take("transport") {
+            let chosen = try choice(transportNode, "transport", Transport.self)
+            guard entry.transports.contains(chosen) else {
+                throw error(
+                    transportNode, "this protocol does not run over \(chosen.rawValue)",
+                    hint: "it runs over \(entry.transports.map(\.rawValue).sorted().joined(separator: ", "))")
             }
-            return try f.take(key).map(read)
+            transport = chosen
         }
-        let difficulty = try option("difficulty", for: .ai) { (n) throws(ScriptError) in
-            try choice(n, "difficulty", Opponent.Difficulty.self)
-        }
-        let reaction = try option("snap_reaction", for: .snapPlayer) { (n) throws(ScriptError) in
-            var r = try fields(n, "snap_reaction", depth: 3)
-            guard let mean = r.take("mean") else {
-                throw error(n, "snap_reaction needs `mean`", hint: "{mean: 600ms, stddev: 150ms}")
+        var target: Target?
+        if let targetNode = f.take("target") {
+            do {
+                target = try Target(parsing: try string(targetNode, "target"))
+            } catch {
+                throw self.error(targetNode, "\(error)")
             }
-            let spec = ReactionSpec(
-                mean: try duration(mean, "snap_reaction mean"),
-                stddev: try r.take("stddev").map { (s) throws(ScriptError) in try duration(s, "snap_reaction stddev") }
-                    ?? .zero)
-            try r.finish(self, known: ["mean", "stddev"])
-            return spec
-        }
-        let chatEvery = try option("chat_every", for: .chatter) { (n) throws(ScriptError) in try range(n, "chat_every")
-        }
-        let reconnectEvery = try option("reconnect_every", for: .reconnector) { (n) throws(ScriptError) in
-            try range(n, "reconnect_every")
-        }
-        let offlineFor = try option("offline_for", for: .reconnector) { (n) throws(ScriptError) in
-            try range(n, "offline_for")
-        }
-        let rogueRate = try option("rogue_rate", for: .rogue) { (n) throws(ScriptError) in
-            try rate(n, "rogue_rate", max: 10_000)
+            if let target, !entry.transports.contains(target.transport) {
+                throw self.error(
+                    targetNode, "this protocol does not run over \(target.transport.rawValue)",
+                    hint: "it runs over \(entry.transports.map(\.rawValue).sorted().joined(separator: ", "))")
+            }
         }
         var steps: [Step] = []
         if let stepsNode = f.take("steps") {
             let items = try sequence(stepsNode, "steps", depth: 3, limit: ScriptLoader.maxSteps)
             for (index, item) in items.enumerated() {
-                let step = try self.step(item)
+                let step = try self.step(item, chat: entry.chat)
                 if case .repeat = step, index != items.count - 1 {
                     throw error(item, "`repeat` must be the last step", hint: "steps after it would never run")
                 }
@@ -240,21 +222,51 @@ extension NodeReader {
                 throw error(stepsNode, "`steps` is empty", hint: "remove it to just play matches")
             }
         }
-        try f.finish(self, known: Self.personaKeys, unusable: unusable)
+        // What is left belongs to the protocol, then to the behaviour; a key neither reads is refused below.
+        var options = ScriptOptions(reader: self, fields: f, depth: 2)
+        let declaredGames = declared.flatMap { entry.behaviors[$0]?.games ?? entry.behaviors[$0.lowercased()]?.games }
+        let decoded = try entry.persona(
+            &options, configuration,
+            ScriptVocabulary.PersonaContext(behavior: declared, behaviorGames: declaredGames, games: vocabulary.games))
+        guard let behaviorText = declared ?? decoded.defaultBehavior else {
+            throw error(
+                node, "persona `\(name)` does not name a `behavior`",
+                hint: "add `behavior:` with one of \(entry.behaviors.keys.sorted().joined(separator: ", "))")
+        }
+        guard let behaviorEntry = entry.behaviors[behaviorText] ?? entry.behaviors[behaviorText.lowercased()] else {
+            let names = entry.behaviors.keys.sorted()
+            if let other = vocabulary.protocols.first(where: { $0.value.behaviors[behaviorText] != nil })?.key {
+                throw error(
+                    behaviorNode ?? node, "behavior `\(behaviorText)` belongs to protocol `\(other)`, not to this script's",
+                    hint: "set `protocol: \(other)` at the top of the script, or choose one of: "
+                        + names.joined(separator: ", "))
+            }
+            throw error(
+                behaviorNode ?? node, "unknown behavior `\(behaviorText)`",
+                hint: (suggestion(behaviorText, names).map { "did you mean `\($0)`? " } ?? "")
+                    + "choose one of: \(names.joined(separator: ", "))")
+        }
+        let behavior = BehaviorName(rawValue: entry.behaviors[behaviorText] != nil ? behaviorText : behaviorText.lowercased())
+        let behaviorOptions = try behaviorEntry.options(&options, decoded.configuration)
+        let inputRate =
+            try inputRateNode.map { (n) throws(ScriptError) in try rate(n, "input_rate", max: 120) }
+            ?? decoded.defaultInputRate
+        var unusable: [String: String] = [:]
+        for (other, otherEntry) in entry.behaviors where other != behavior.rawValue {
+            for key in otherEntry.keys where options.contains(key) && unusable[key] == nil {
+                unusable[key] = "only behavior `\(other)` uses it, and `\(name)` is `\(behavior.rawValue)`"
+            }
+        }
+        try options.fields.finish(
+            self, known: Self.personaKeys + entry.personaKeys + behaviorEntry.keys, unusable: unusable)
         return Persona(
-            name: name, weight: weight, game: game, gameName: description.name, behavior: behavior, seats: seats,
-            inputRate: inputRate, link: link,
-            transport: transport, difficulty: behavior == .ai ? difficulty ?? .medium : nil,
-            snapReaction: behavior == .snapPlayer
-                ? reaction ?? ReactionSpec(mean: .milliseconds(600), stddev: .milliseconds(150)) : nil,
-            chatEvery: behavior == .chatter ? chatEvery ?? .seconds(2) ... .seconds(5) : nil,
-            reconnectEvery: behavior == .reconnector ? reconnectEvery ?? .seconds(10) ... .seconds(20) : nil,
-            offlineFor: behavior == .reconnector ? offlineFor ?? .seconds(1) ... .seconds(3) : nil,
-            rogueRate: behavior == .rogue ? rogueRate ?? 20 : nil,
-            steps: steps.isEmpty ? [.playUntilMatchOver, .repeat(times: nil)] : steps)
+            name: name, weight: weight, gameName: decoded.gameName, behavior: behavior, inputRate: inputRate,
+            link: link, transport: transport, target: target,
+            steps: steps.isEmpty ? [.playUntilMatchOver, .repeat(times: nil)] : steps,
+            connection: decoded.configuration, options: behaviorOptions, isLegit: behaviorEntry.isLegit)
     }
 
-    mutating func step(_ node: Node) throws(ScriptError) -> Step {
+    mutating func step(_ node: Node, chat: (@Sendable (String) -> String?)?) throws(ScriptError) -> Step {
         let f = try fields(node, "a step", depth: 4)
         guard f.entries.count == 1, let entry = f.entries.first else {
             throw error(
@@ -265,9 +277,10 @@ extension NodeReader {
         switch entry.key {
         case "chat":
             let text = try string(value, "chat text")
-            guard text.utf8.count <= WireLimits.maxChat, !text.utf8.contains(0) else {
-                throw error(value, "chat text must be at most \(WireLimits.maxChat) bytes with no NUL")
+            guard let chat else {
+                throw error(entry.keyNode, "this protocol has no chat", hint: "remove the `chat` step")
             }
+            if let problem = chat(text) { throw error(value, problem) }
             return .chat(text)
         case "play":
             let text = try string(value, "play")

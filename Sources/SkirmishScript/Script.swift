@@ -1,4 +1,3 @@
-import SkirmishOpponent
 import SkirmishWire
 
 /// A swarm script (`bots/*.yaml`): the load profile, the weighted personas and the pass/fail thresholds.
@@ -15,6 +14,24 @@ public struct Script: Sendable, Hashable {
     public var personas: [Persona]
     /// The pass/fail conditions judged on the run, in script order.
     public var thresholds: [Threshold]
+    /// The protocol every persona speaks (`protocol:`, `snap` by default).
+    public var protocolName: String
+    /// The protocol's options from the script's `protocol:` block, decoded by the plug-in's catalogue entry.
+    public var protocolOptions: OptionValue
+
+    /// A script; the loader builds these, a program may too.
+    public init(
+        name: String, summary: String = "", profile: [Stage], personas: [Persona], thresholds: [Threshold] = [],
+        protocolName: String = "snap", protocolOptions: OptionValue = .none
+    ) {
+        self.name = name
+        self.summary = summary
+        self.profile = profile
+        self.personas = personas
+        self.thresholds = thresholds
+        self.protocolName = protocolName
+        self.protocolOptions = protocolOptions
+    }
 
     /// Total length of the profile.
     public var duration: Duration { profile.reduce(.zero) { $0 + $1.length } }
@@ -48,13 +65,13 @@ public enum Stage: Sendable, Hashable {
     }
 }
 
-/// The name of a behaviour a persona plays: one of the built-in ones, or one a program registered (see
-/// `BehaviorRegistry` and ``ScriptLoader/init(customBehaviors:games:)``).
-public struct BehaviorName: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// The name as a script writes it (`snap-player`, or a registered behaviour's name).
+/// The name of a behaviour a persona plays, as its protocol's catalogue registered it (`chaser`, `runner`, a
+/// program's own).
+public struct BehaviorName: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The name as a script writes it.
     public var rawValue: String
 
-    /// A behaviour name; whether it exists is checked when a script is loaded, against the built-ins and registrations.
+    /// A behaviour name; whether it exists is checked when a script is loaded, against the protocol's catalogue.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// `chaser`: Puck; goes for the puck, hitting it up the table.
@@ -65,46 +82,19 @@ public struct BehaviorName: RawRepresentable, Sendable, Hashable, CaseIterable, 
     public static let ai = BehaviorName(rawValue: "ai")
     /// `idle`: any game; holds a seat and its connection and never plays.
     public static let idle = BehaviorName(rawValue: "idle")
-    /// `chatter`: any game; plays the game's default behaviour and chats every `chat_every`.
+    /// `chatter`: plays the game's default behaviour and chats every `chat_every`.
     public static let chatter = BehaviorName(rawValue: "chatter")
     /// `snap-player`: Snap; signs in, turns its card when activated, calls snap after a reaction time.
     public static let snapPlayer = BehaviorName(rawValue: "snap-player")
     /// `suns-player`: Suns; proposes a layout, strikes at open suns, relays captures and sends its tally.
     public static let sunsPlayer = BehaviorName(rawValue: "suns-player")
-    /// `reconnector`: any game; plays, drops its socket every `reconnect_every` and resumes after `offline_for`.
+    /// `reconnector`: plays, drops its socket every `reconnect_every` and resumes after `offline_for`.
     public static let reconnector = BehaviorName(rawValue: "reconnector")
-    /// `rogue`: any game; sends malformed, replayed, wrong-direction and flooding packets at `rogue_rate`.
+    /// `rogue`: sends malformed, replayed, wrong-direction and flooding packets at `rogue_rate`.
     public static let rogue = BehaviorName(rawValue: "rogue")
-
-    /// The built-in behaviours, in the order `--help` and error hints list them.
-    public static let allCases: [BehaviorName] = [
-        .chaser, .defender, .ai, .idle, .chatter, .snapPlayer, .sunsPlayer, .reconnector, .rogue,
-    ]
 
     /// The name as a script writes it.
     public var description: String { rawValue }
-
-    /// Games a built-in behaviour can play; `nil` means any (and every custom behaviour's games come from its
-    /// registration).
-    var games: Set<GameKind>? {
-        switch self {
-        case .chaser, .defender, .ai: [.puck]
-        case .snapPlayer: [.snap]
-        case .sunsPlayer: [.suns]
-        default: nil
-        }
-    }
-
-    /// The behaviour a persona gets when it names a built-in game but no behaviour; `nil` for any other game, whose
-    /// behaviours are a program's own.
-    static func `default`(for game: GameKind) -> BehaviorName? {
-        switch game {
-        case .puck: .chaser
-        case .snap: .snapPlayer
-        case .suns: .sunsPlayer
-        default: nil
-        }
-    }
 }
 
 /// A normal distribution of reaction times, truncated at zero.
@@ -113,6 +103,12 @@ public struct ReactionSpec: Sendable, Hashable {
     public var mean: Duration
     /// The standard deviation; draws below zero become zero.
     public var stddev: Duration
+
+    /// A normal distribution with `mean` and `stddev`.
+    public init(mean: Duration, stddev: Duration) {
+        self.mean = mean
+        self.stddev = stddev
+    }
 }
 
 /// One step of a persona's program.
@@ -134,70 +130,55 @@ public enum Step: Sendable, Hashable {
 }
 
 /// A kind of bot: what it plays, how, over what link, and in what proportion.
+///
+/// The runtime's own keys are fields here; what the persona tells its protocol (a SNAP game and seats, a DDNet
+/// name) and its behaviour (an AI's difficulty) are decoded by the catalogue's entries into ``connection`` and
+/// ``options``.
 public struct Persona: Sendable, Hashable {
     /// The persona's `name`: the `persona` label of its bots' series and its row in the summary.
     public var name: String
     /// Relative share of the bots; at least 1.
     public var weight: Int
-    /// The game its bots play.
-    public var game: GameKind
-    /// The game's name in scripts and metric labels (`game="count"`): the built-in games' own, or the name a game
-    /// registered by a program has in the loader's ``ScriptLoader/games``.
+    /// The `game` label of its bots' series: a SNAP game's name, or the protocol's own name.
     public var gameName: String
     /// The behaviour its bots run for each match.
     public var behavior: BehaviorName
-    /// Seats at the table (Puck and Suns: 2; Snap: 2–4).
-    public var seats: Int
-    /// How often the bot sends input (Puck `PaddleState`s; Suns strikes).
+    /// How often the bot sends input (Puck `PaddleState`s, Suns strikes, DDNet inputs, ENet payloads).
     public var inputRate: Double
     /// Emulated latency, jitter, loss, duplication and reordering on its bots' side; perfect by default.
     public var link: LinkProfile
     /// The transport its bots use; `nil` uses the target's.
     public var transport: Transport?
-    /// `ai`: the opponent's strength; `nil` for other behaviours.
-    public var difficulty: Opponent.Difficulty?
-    /// `snap-player`: its reaction time to an activation or a matching pair; `nil` is 0.6 s ± 0.15 s.
-    public var snapReaction: ReactionSpec?
-    /// `chatter`: time between chat lines.
-    public var chatEvery: ClosedRange<Duration>?
-    /// `reconnector`: time connected before dropping, and time offline before resuming.
-    public var reconnectEvery: ClosedRange<Duration>?
-    /// `reconnector`: how long the bot stays offline before resuming (drawn uniformly from the range).
-    public var offlineFor: ClosedRange<Duration>?
-    /// `rogue`: hostile packets per second.
-    public var rogueRate: Double?
+    /// A server of its own (`target: udp://host:port`); `nil` uses the run's.
+    public var target: Target?
     /// The program each bot runs, in order; by default match after match.
     public var steps: [Step]
+    /// The persona's connection configuration, decoded by its protocol (`SnapConnection.Configuration`, …).
+    public var connection: OptionValue
+    /// The behaviour's own options, decoded by its catalogue entry.
+    public var options: OptionValue
+    /// Whether its traffic counts as legitimate: a hostile behaviour's (`rogue`) is excluded from the figures.
+    public var isLegit: Bool
 
-    /// Rogue traffic is excluded from the legitimate figures.
-    public var isLegit: Bool { behavior != .rogue }
-
-    /// A persona; the defaults are a script's (two seats, 30 Hz Puck or 2 Hz other inputs, a perfect link, match
-    /// after match).
+    /// A persona; the defaults are a script's (one share, a perfect link, match after match).
     public init(
-        name: String, weight: Int = 1, game: GameKind, gameName: String? = nil, behavior: BehaviorName, seats: Int = 2,
-        inputRate: Double? = nil, link: LinkProfile = .perfect, transport: Transport? = nil,
-        difficulty: Opponent.Difficulty? = nil, snapReaction: ReactionSpec? = nil,
-        chatEvery: ClosedRange<Duration>? = nil,
-        reconnectEvery: ClosedRange<Duration>? = nil, offlineFor: ClosedRange<Duration>? = nil,
-        rogueRate: Double? = nil, steps: [Step] = [.playUntilMatchOver, .repeat(times: nil)]
+        name: String, weight: Int = 1, gameName: String, behavior: BehaviorName, inputRate: Double = 2,
+        link: LinkProfile = .perfect, transport: Transport? = nil, target: Target? = nil,
+        steps: [Step] = [.playUntilMatchOver, .repeat(times: nil)], connection: OptionValue = .none,
+        options: OptionValue = .none, isLegit: Bool = true
     ) {
         self.name = name
         self.weight = weight
-        self.game = game
-        self.gameName = gameName ?? game.description
+        self.gameName = gameName
         self.behavior = behavior
-        self.seats = seats
-        self.inputRate = inputRate ?? (game == .puck ? 30 : 2)
+        self.inputRate = inputRate
         self.link = link
         self.transport = transport
-        self.difficulty = difficulty
-        self.snapReaction = snapReaction
-        self.chatEvery = chatEvery
-        self.reconnectEvery = reconnectEvery
-        self.offlineFor = offlineFor
-        self.rogueRate = rogueRate
+        self.target = target
         self.steps = steps
+        self.connection = connection
+        self.options = options
+        self.isLegit = isLegit
     }
 }
 

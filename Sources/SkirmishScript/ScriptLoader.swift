@@ -23,18 +23,13 @@ public struct ScriptLoader: Sendable {
     /// The most concurrent bots a script may ask for (one process holds ~19,000; shards go beyond).
     public static let maxBots = 1_000_000
 
-    /// Behaviours a program registered besides the built-in ones, with the games each plays (empty: any).
-    public var customBehaviors: [String: Set<GameKind>]
+    /// The protocols, their options and their behaviours that scripts may name: a catalogue's (SkirmishSwarm's
+    /// `Catalogue.scriptVocabulary`).
+    public var vocabulary: ScriptVocabulary
 
-    /// The games a persona may name (`game: puck`), with the seats each allows: the built-in three, or a server's
-    /// registry (`GameRegistry.games`) when a program adds games of its own.
-    public var games: [GameDescription]
-
-    /// A loader for scripts that may also name `customBehaviors` (for example `BehaviorRegistry.scriptBehaviors`)
-    /// and the `games` a program registered (for example `GameRegistry.games`).
-    public init(customBehaviors: [String: Set<GameKind>] = [:], games: [GameDescription] = GameDescription.builtIn) {
-        self.customBehaviors = customBehaviors
-        self.games = games
+    /// A loader for scripts in `vocabulary`.
+    public init(vocabulary: ScriptVocabulary) {
+        self.vocabulary = vocabulary
     }
 
     /// Loads the script at `path`.
@@ -82,8 +77,7 @@ public struct ScriptLoader: Sendable {
                 hint: "start from bots/quickstart.yaml: a name, a profile, personas and thresholds")
         }
         var reader = NodeReader(file: file)
-        reader.customBehaviors = customBehaviors
-        reader.games = games
+        reader.vocabulary = vocabulary
         return try reader.script(root)
     }
 
@@ -109,8 +103,7 @@ public struct ScriptLoader: Sendable {
 struct NodeReader {
     let file: String
     var visited = 0
-    var customBehaviors: [String: Set<GameKind>] = [:]
-    var games = GameDescription.builtIn
+    var vocabulary = ScriptVocabulary()
 
     init(file: String) { self.file = file }
 
@@ -229,15 +222,7 @@ struct NodeReader {
         try choice(node, what, T.allCases.map { ($0.rawValue, $0) })
     }
 
-    /// A game, by the name its metrics carry (`puck`, `snap`, `suns`, or one the loader was given).
-    func game(_ node: Node) throws(ScriptError) -> GameDescription {
-        try choice(node, "game", games.map { ($0.name, $0) })
-    }
-
-    /// The description of a game a behaviour declared, by wire number.
-    func game(_ kind: GameKind) -> GameDescription? { games.first { $0.kind == kind } }
-
-    private func choice<T>(_ node: Node, _ what: String, _ options: [(name: String, value: T)]) throws(ScriptError) -> T
+    func choice<T>(_ node: Node, _ what: String, _ options: [(name: String, value: T)]) throws(ScriptError) -> T
     {
         let text = try string(node, what)
         guard let value = options.first(where: { $0.name == text.trimmed.lowercased() })?.value else {
@@ -271,6 +256,9 @@ struct Fields {
     }
 
     func contains(_ key: String) -> Bool { entries.contains { $0.key == key } }
+
+    /// The keys not taken so far.
+    var unread: [String] { entries.map(\.key).filter { !taken.contains($0) } }
 
     mutating func take(_ key: String) -> Node? {
         guard let entry = entries.first(where: { $0.key == key }) else { return nil }

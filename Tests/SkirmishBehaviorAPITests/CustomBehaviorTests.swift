@@ -13,14 +13,15 @@ import Testing
 /// reference server on loopback — through the public API alone, as a user's own package would.
 @Suite(.serialized) struct CustomBehaviorTests {
     /// The built-in behaviours plus `mirror`, which only plays Puck.
-    static func registry(tally: MirrorTally) -> BehaviorRegistry {
-        var registry = BehaviorRegistry.builtIn
-        registry.register("mirror", games: [.puck]) { context in MirrorPlayer(context: &context, tally: tally) }
-        return registry
+    /// The built-in catalogue plus `mirror`, which only plays Puck.
+    static func catalogue(tally: MirrorTally) -> Catalogue {
+        var catalogue = Catalogue.builtIn
+        catalogue.register(behavior: "mirror", games: [.puck]) { context in MirrorPlayer(context: &context, tally: tally) }
+        return catalogue
     }
 
     static func loader() -> ScriptLoader {
-        ScriptLoader(customBehaviors: registry(tally: MirrorTally()).scriptBehaviors)
+        catalogue(tally: MirrorTally()).scriptLoader
     }
 
     /// Four mirrors and four chasers, for nine seconds. Personas are dealt alternately and bots arrive 125 ms apart,
@@ -49,7 +50,7 @@ import Testing
             // One client loop: with two, bot n runs on loop n % 2, so one loop holds every mirror and the other every
             // chaser, and a loop that falls behind on a busy machine pairs mirrors with mirrors.
             runID: "mirror-test", loops: 1)
-        configuration.behaviors = Self.registry(tally: tally)
+        configuration.catalogue = Self.catalogue(tally: tally)
         let swarm = try await Swarm(configuration: configuration, group: group)
         let outcome = await swarm.run()
         let summary = RunSummary(
@@ -127,7 +128,7 @@ import Testing
         #expect(error.message == "behavior `mirror` cannot play snap", "\(error)")
         #expect(error.hint == "it plays puck")
         // The same script without the registration does not know the name at all.
-        #expect(throws: ScriptError.self) { try ScriptLoader().parse(yaml, file: "wrong.yaml") }
+        #expect(throws: ScriptError.self) { try Catalogue.builtIn.scriptLoader.parse(yaml, file: "wrong.yaml") }
     }
 
     @Test func aCustomBehaviourWithoutAGameTakesTheOneItIsRegisteredFor() throws {

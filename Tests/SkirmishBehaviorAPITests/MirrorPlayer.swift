@@ -1,5 +1,5 @@
-import NIOCore
 import SkirmishGames
+import SkirmishNet
 import SkirmishScript
 import SkirmishSwarm
 import SkirmishWire
@@ -10,12 +10,15 @@ import SkirmishWire
 /// It is the worked example of the DocC article "Writing a behaviour" and uses only public API: the runtime owns the
 /// socket, the protocol, pings and the clock, and calls it with events and the time.
 struct MirrorPlayer: Agent {
+    typealias Connection = SnapConnection
+
     /// Where the paddle stands: the goal line of its own half, in its own frame (every client sees itself at the
     /// bottom, so this is the same for both seats).
     static let box = PuckConstants.paddleBox(seat: 0)
 
     private let tally: MirrorTally
-    private let period: TimeAmount
+    /// Nanoseconds between inputs.
+    private let period: Int64
     private var replica = PuckReplica(seat: 0)
     private var desyncEpisode = false
     private var started = false
@@ -23,28 +26,28 @@ struct MirrorPlayer: Agent {
     /// The newest puck x seen (own frame); the puck starts at the centre.
     private var puckX = PuckConstants.centre.x
     private var step: UInt32 = 0
-    private var next: NIODeadline?
+    private var next: Instant?
     private(set) var isMatchOver = false
 
-    init(context: inout AgentContext, tally: MirrorTally) {
+    init(context: inout AgentContext<SnapConnection>, tally: MirrorTally) {
         self.tally = tally
-        period = .nanoseconds(Int64((1e9 / context.persona.inputRate).rounded()))
+        period = Int64((1e9 / context.persona.inputRate).rounded())
     }
 
-    var nextWake: NIODeadline? { isMatchOver ? nil : next }
+    var nextWake: Instant? { isMatchOver ? nil : next }
 
-    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+    mutating func established(_ welcome: Welcome, context: inout AgentContext<SnapConnection>) {
         replica = PuckReplica(seat: Int(welcome.seat))
         next = context.now
         tally.add(.seated)
     }
 
-    mutating func resumed(context: inout AgentContext) {
+    mutating func resumed(context: inout AgentContext<SnapConnection>) {
         // Inputs that fell due while away were skipped on purpose: start again from now.
         next = context.now
     }
 
-    mutating func wake(context: inout AgentContext) {
+    mutating func wake(context: inout AgentContext<SnapConnection>) {
         guard let due = next, due <= context.now else { return }
         step &+= 1
         let x = min(max(puckX, Self.box.x.lowerBound), Self.box.x.upperBound)
@@ -53,11 +56,11 @@ struct MirrorPlayer: Agent {
         replica.sent(input)
         context.send(.paddleState(input))
         // Send times stay on the schedule fixed at seating; inputs missed while the loop was late are skipped.
-        let missed = (context.now - due).nanoseconds / period.nanoseconds
-        next = due + .nanoseconds(period.nanoseconds * (missed + 1))
+        let missed = context.now.nanoseconds(since: due) / period
+        next = due.advanced(byNanoseconds: period * (missed + 1))
     }
 
-    mutating func received(_ message: Message, context: inout AgentContext) {
+    mutating func received(_ message: Message, context: inout AgentContext<SnapConnection>) {
         switch message {
         case .tableSnapshot(let snapshot):
             let result = replica.apply(snapshot)

@@ -1,4 +1,4 @@
-import NIOCore
+import SkirmishNet
 import SkirmishSwarm
 import SkirmishWire
 
@@ -7,22 +7,24 @@ import SkirmishWire
 /// Every state the server announces is checked (`count_step`): the total never falls and grows by 1–3 a turn. The
 /// player reports its matches to the runtime and what it saw to a shared ``CountTally``.
 struct CountPlayer: Agent {
+    typealias Connection = SnapConnection
+
     private let tally: CountTally
     private var seat = 0
     private var lastTotal: Int?
     private(set) var isMatchOver = false
-    var nextWake: NIODeadline? { nil }
+    var nextWake: Instant? { nil }
 
     init(tally: CountTally) { self.tally = tally }
 
-    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+    mutating func established(_ welcome: Welcome, context: inout AgentContext<SnapConnection>) {
         seat = Int(welcome.seat)
         tally.add(.seated)
     }
 
-    mutating func wake(context: inout AgentContext) {}
+    mutating func wake(context: inout AgentContext<SnapConnection>) {}
 
-    mutating func received(_ message: Message, context: inout AgentContext) {
+    mutating func received(_ message: Message, context: inout AgentContext<SnapConnection>) {
         guard case .game(let payload) = message, let move = CountMessage(payload) else { return }
         switch move {
         case .state(let total, let turn):

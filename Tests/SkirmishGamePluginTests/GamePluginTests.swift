@@ -20,14 +20,16 @@ import Testing
         return games
     }
 
-    static func behaviors(tally: CountTally) -> BehaviorRegistry {
-        var behaviors = BehaviorRegistry.builtIn
-        behaviors.register("counter", games: [CountRules.game.kind]) { _ in CountPlayer(tally: tally) }
-        return behaviors
+    /// The built-in catalogue with the fourth game and its player: one registration for scripts and swarms.
+    static func catalogue(tally: CountTally) -> Catalogue {
+        var catalogue = Catalogue.builtIn
+        catalogue.register(game: CountRules.game)
+        catalogue.register(behavior: "counter", games: [CountRules.game.kind]) { _ in CountPlayer(tally: tally) }
+        return catalogue
     }
 
     static func loader(games: GameRegistry) -> ScriptLoader {
-        ScriptLoader(customBehaviors: behaviors(tally: CountTally()).scriptBehaviors, games: games.games)
+        catalogue(tally: CountTally()).scriptLoader
     }
 
     // MARK: The rules alone
@@ -142,7 +144,7 @@ import Testing
 
         // Without the registration, a script cannot name the game.
         #expect(throws: ScriptError.self) {
-            try ScriptLoader().parse("name: x\npersonas: [{name: c, game: count, behavior: idle}]\n", file: "x.yaml")
+            try Catalogue.builtIn.scriptLoader.parse("name: x\npersonas: [{name: c, game: count, behavior: idle}]\n", file: "x.yaml")
         }
         // A game without a built-in behaviour needs one named.
         let bare = try #require(throws: ScriptError.self) {
@@ -176,7 +178,7 @@ import Testing
         var configuration = SwarmConfiguration(
             script: script, plan: plan, target: Target(transport: .udp, host: "127.0.0.1", port: port), seed: 21,
             runID: "count-test", loops: 1)
-        configuration.behaviors = Self.behaviors(tally: tally)
+        configuration.catalogue = Self.catalogue(tally: tally)
         let swarm = try await Swarm(configuration: configuration, group: group)
         let outcome = await swarm.run()
         let summary = RunSummary(
@@ -231,7 +233,7 @@ import Testing
         var configuration = SwarmConfiguration(
             script: script, plan: try LoadPlan(script: script),
             target: Target(transport: .udp, host: "127.0.0.1", port: port), seed: 22, runID: "count-refused", loops: 1)
-        configuration.behaviors = Self.behaviors(tally: CountTally())
+        configuration.catalogue = Self.catalogue(tally: CountTally())
         let swarm = try await Swarm(configuration: configuration, group: group)
         let outcome = await swarm.run()
         let summary = RunSummary(

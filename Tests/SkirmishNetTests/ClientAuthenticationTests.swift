@@ -11,27 +11,22 @@ import Testing
 
     /// A datagram connection fed bytes as its shell feeds them, with the server's side played by hand.
     struct Wire {
-        var connection: ClientConnection
+        var connection: SnapConnection
         var server: ReliableEndpoint
         var now = ClientAuthenticationTests.start
         var sent: [[UInt8]] = []
-        var events: [ClientConnection.Event] = []
+        var events: [SnapEvent] = []
 
-        init(configure: (inout ClientConnection.Configuration) -> Void = { _ in }) {
-            var configuration = ClientConnection.Configuration(game: .puck, seats: 2, name: "wire", mode: .datagram)
+        init(configure: (inout SnapConnection.Configuration) -> Void = { _ in }) {
+            var configuration = SnapConnection.Configuration(game: .puck, seats: 2, name: "wire", mode: .datagram)
             configure(&configuration)
-            connection = ClientConnection(configuration: configuration, now: now)
+            connection = SnapConnection(configuration: configuration, transport: configuration.transport)
             server = ReliableEndpoint(now: now)
         }
 
-        mutating func take(_ actions: ClientConnection.Actions) {
-            var actions = actions
-            for packet in actions.packets {
-                var buffer = [UInt8](repeating: 0, count: WireLimits.maxDatagram)
-                let length = buffer.withUnsafeMutableBytes { (try? connection.encode(packet, into: $0)) ?? 0 }
-                sent.append(Array(buffer[0..<length]))
-            }
-            while let event = connection.nextEvent(from: &actions) { events.append(event) }
+        mutating func take(_ actions: ClientActions<SnapConnection>) {
+            sent += actions.packets
+            events += connection.events(in: actions)
         }
 
         mutating func feed(_ bytes: [UInt8]) {

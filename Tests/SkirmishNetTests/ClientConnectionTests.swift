@@ -6,7 +6,7 @@ import Testing
 /// The client's protocol machine driven by hand: a harness plays the server with hand-made handshake packets and a
 /// real ``ReliableEndpoint`` for the numbered stream, and time moves only when a test moves it — no sockets, no sleeps.
 @Suite struct ClientConnectionTests {
-    typealias Event = ClientConnection.Event
+    typealias Event = SnapEvent
 
     static let start = NIODeadline.uptimeNanoseconds(10_000_000_000)
     static let key = SessionKey(key0: 0x0706_0504_0302_0100, key1: 0x0F0E_0D0C_0B0A_0908)
@@ -22,7 +22,7 @@ import Testing
 
     /// The server's side of one connection, and everything the client produced since the test last looked.
     struct Harness {
-        var connection: ClientConnection
+        var connection: SnapConnection
         var server: ReliableEndpoint
         var now = ClientConnectionTests.start
         /// Packets the client asked to write.
@@ -32,21 +32,21 @@ import Testing
 
         init(
             mode: ReliableEndpoint.Mode = .datagram,
-            configure: (inout ClientConnection.Configuration) -> Void = { _ in }
+            configure: (inout SnapConnection.Configuration) -> Void = { _ in }
         ) {
-            var configuration = ClientConnection.Configuration(game: .puck, seats: 2, name: "tester", mode: mode)
+            var configuration = SnapConnection.Configuration(game: .puck, seats: 2, name: "tester", mode: mode)
             configure(&configuration)
-            connection = ClientConnection(configuration: configuration, now: now)
+            connection = SnapConnection(configuration: configuration, transport: configuration.transport)
             var reliability = configuration.reliability
             reliability.mode = mode
             server = ReliableEndpoint(configuration: reliability, now: now)
         }
 
-        /// Runs one entry point and collects its packets and current events.
-        mutating func run(_ call: (inout ClientConnection, NIODeadline) -> ClientConnection.Actions) {
-            var actions = call(&connection, now)
-            sent += actions.packets
-            while let event = connection.nextEvent(from: &actions) { events.append(event) }
+        /// Runs one entry point and collects its packets, events and round trips.
+        mutating func run(_ call: (inout SnapConnection, NIODeadline) -> ClientActions<SnapConnection>) {
+            let actions = call(&connection, now)
+            sent += connection.packets(in: actions)
+            events += connection.events(in: actions)
         }
 
         mutating func connect() { run { $0.connect(now: $1) } }
@@ -93,7 +93,7 @@ import Testing
         /// The whole UDP handshake (or the stream one when the connection is in stream mode).
         mutating func seat(_ welcome: Welcome = ClientConnectionTests.welcome) throws {
             connect()
-            if connection.configuration.mode == .datagram {
+            if connection.configuration.transport == .udp {
                 receive(Packet(.challenge(Challenge(cookie: ClientConnectionTests.cookie))))
             }
             try serverSends(.welcome(welcome))
@@ -152,7 +152,7 @@ import Testing
         harness.connect()
         #expect(Self.hellos(harness.takeSent()).count == 1)
         // Only the handshake timeout is pending: a stream never loses the Hello.
-        #expect(harness.connection.nextDeadline == Self.start + .seconds(5))
+        #expect(harness.connection.nextDeadlineOnLoop == Self.start + .seconds(5))
         harness.advance(.seconds(2))
         #expect(harness.takeSent().isEmpty)
         try harness.serverSends(.welcome(Self.welcome))
@@ -167,7 +167,7 @@ import Testing
         var harness = Harness { $0.helloInterval = .milliseconds(400) }
         harness.connect()
         _ = harness.takeSent()
-        #expect(harness.connection.nextDeadline == Self.start + .milliseconds(400))
+        #expect(harness.connection.nextDeadlineOnLoop == Self.start + .milliseconds(400))
         harness.advance(.milliseconds(399))
         #expect(harness.takeSent().isEmpty)
         harness.advance(.milliseconds(1))
@@ -187,7 +187,7 @@ import Testing
         #expect(resends == 10) // 1.2 s … 4.8 s: every 400 ms after the cookie Hello at 0.8 s
         #expect(harness.connection.state == .closed(.handshakeTimeout))
         #expect(harness.takeEvents() == [.closed(.handshakeTimeout)])
-        #expect(harness.connection.nextDeadline == .distantFuture)
+        #expect(harness.connection.nextDeadlineOnLoop == .distantFuture)
     }
 
     @Test func aRejectClosesTheHandshakeAndADisconnectClosesTheSeat() throws {
@@ -196,7 +196,7 @@ import Testing
         rejected.receive(Packet(.reject(Reject(reason: .serverFull, text: "full"))))
         #expect(rejected.connection.state == .closed(.rejected(.serverFull)))
         #expect(rejected.takeEvents() == [.closed(.rejected(.serverFull))])
-        #expect(rejected.connection.nextDeadline == .distantFuture)
+        #expect(rejected.connection.nextDeadlineOnLoop == .distantFuture)
 
         var dropped = Harness()
         try dropped.seat()
@@ -222,7 +222,7 @@ import Testing
             harness.receive(Packet(.challenge(Challenge(cookie: Cookie(high: UInt64(round), low: 0)))))
             answered.formUnion(Self.hellos(harness.takeSent()).map(\.cookie))
             // Only the first Challenge is answered at once; later ones ride on the next Hello resend.
-            harness.advance(harness.connection.configuration.helloInterval)
+            harness.advance(TimeAmount(harness.connection.configuration.helloInterval))
             answered.formUnion(Self.hellos(harness.takeSent()).map(\.cookie))
             if case .closed = harness.connection.state { break }
         }
@@ -267,11 +267,11 @@ import Testing
 
         harness.run { $0.suspend(now: $1) }
         #expect(harness.connection.state == .suspended(Self.welcome))
-        #expect(harness.connection.nextDeadline == .distantFuture)
+        #expect(harness.connection.nextDeadlineOnLoop == .distantFuture)
         // While away: a reliable message is numbered but not sent, an unreliable one skipped.
         harness.run { $0.send(Self.chat("while away"), now: $1) }
         harness.run {
-            $0.send(.paddleState(PaddleState(inputStep: 1, x: 1, y: 1, vx: 0, vy: 0)), now: $1)
+            $0.send(Message.paddleState(PaddleState(inputStep: 1, x: 1, y: 1, vx: 0, vy: 0)), now: $1)
         }
         #expect(harness.takeSent().isEmpty)
         #expect(harness.connection.stats.droppedSends == 0)
@@ -324,7 +324,7 @@ import Testing
         harness.run { $0.suspend(now: $1) }
         harness.run { $0.send(Self.chat("while away"), now: $1) }
         harness.run {
-            $0.send(.paddleState(PaddleState(inputStep: 1, x: 1, y: 1, vx: 0, vy: 0)), now: $1)
+            $0.send(Message.paddleState(PaddleState(inputStep: 1, x: 1, y: 1, vx: 0, vy: 0)), now: $1)
         }
         harness.run { $0.resume(now: $1) }
         let hellos = harness.takeSent()
@@ -393,7 +393,7 @@ import Testing
 
         var local = Harness()
         try local.seat()
-        local.run { $0.close(reason: .quit, now: $1) }
+        local.run { $0.close(reason: DisconnectReason.quit, now: $1) }
         #expect(local.takeSent() == [Packet(.disconnect(Disconnect(reason: .quit)))])
         #expect(local.takeEvents().isEmpty) // the caller knows
         local.run { $0.resume(now: $1) }
@@ -406,55 +406,6 @@ import Testing
         fresh.run { $0.transportFailed("refused", now: $1) }
         fresh.run { $0.resume(now: $1) }
         #expect(fresh.connection.state == .closed(.transportError("refused")))
-    }
-
-    // MARK: Stale events
-
-    @Test(arguments: [false, true])
-    func nothingAPacketReleasedIsHandedOverAfterTheOwnerCloses(closeMidway: Bool) throws {
-        var harness = Harness()
-        try harness.seat()
-        let goal = GoalScored(tick: 1, scorer: .me, myScore: 1, theirScore: 0)
-        let first = try harness.server.stamp(.goalScored(goal), now: harness.now)
-        let second = try harness.server.stamp(
-            .puckMatchOver(PuckMatchOver(winner: .me, myScore: 7, theirScore: 0)),
-            now: harness.now)
-        let third = try harness.server.stamp(Self.chat("gg"), now: harness.now)
-        _ = harness.connection.receive(third, now: harness.now)
-        _ = harness.connection.receive(second, now: harness.now)
-        var actions = harness.connection.receive(first, now: harness.now)
-        #expect(actions.events.count == 3) // the gap filled: all three released by one packet
-
-        let handed = harness.connection.nextEvent(from: &actions)
-        #expect(handed == .message(.goalScored(goal)))
-        var rest: [Event] = []
-        if closeMidway {
-            // The owner ends the match while handling the first one.
-            let goodbye = harness.connection.close(reason: .quit, now: harness.now)
-            #expect(goodbye.packets == [Packet(.disconnect(Disconnect(reason: .quit)))])
-        }
-        while let event = harness.connection.nextEvent(from: &actions) { rest.append(event) }
-        if closeMidway {
-            #expect(rest.isEmpty)
-            #expect(harness.connection.stats.staleEventsDropped == 2)
-        } else {
-            #expect(rest.count == 2)
-            #expect(harness.connection.stats.staleEventsDropped == 0)
-        }
-    }
-
-    @Test func aTransportFailureMidwayStillReportsItselfButNothingBefore() throws {
-        var harness = Harness()
-        try harness.seat()
-        let first = try harness.server.stamp(Self.chat("1"), now: harness.now)
-        let second = try harness.server.stamp(Self.chat("2"), now: harness.now)
-        _ = harness.connection.receive(second, now: harness.now)
-        var actions = harness.connection.receive(first, now: harness.now)
-        #expect(harness.connection.nextEvent(from: &actions) == .message(Self.chat("1")))
-        harness.connection.transportFailed("reset", now: harness.now, into: &actions)
-        #expect(harness.connection.nextEvent(from: &actions) == .closed(.transportError("reset")))
-        #expect(harness.connection.nextEvent(from: &actions) == nil)
-        #expect(harness.connection.stats.staleEventsDropped == 1)
     }
 
     // MARK: Timeouts
@@ -470,7 +421,7 @@ import Testing
         }
         #expect(keepalives == 4) // one per idle second
         #expect(harness.connection.state == .seated(Self.welcome))
-        #expect(harness.connection.nextDeadline == seatedAt + .seconds(5))
+        #expect(harness.connection.nextDeadlineOnLoop == seatedAt + .seconds(5))
         harness.now = seatedAt + .milliseconds(4_999)
         harness.tick()
         #expect(harness.connection.state == .seated(Self.welcome))
@@ -587,12 +538,12 @@ import Testing
     /// reordered) by a seeded generator; time advances in 5 ms steps. The server part answers Hellos as a real one
     /// does: a Challenge without the cookie, a Welcome once with it.
     struct Simulation {
-        var client: ClientConnection
+        var client: SnapConnection
         var server: ReliableEndpoint
         var now = ClientConnectionTests.start
         var random: SeededRandom
         var inFlight: [(due: NIODeadline, toClient: Bool, packet: Packet)] = []
-        var actions = ClientConnection.Actions()
+        var actions = ClientActions<SnapConnection>()
         var welcomed = false
         var seatedEvents = 0
         var chatsAtClient: [UInt32] = []
@@ -604,13 +555,13 @@ import Testing
         let latency: ClosedRange<Int64>
 
         init(seed: UInt64, loss: Double, duplicate: Double, latency: ClosedRange<Int64>) {
-            var configuration = ClientConnection.Configuration(game: .puck, seats: 2, name: "sim", mode: .datagram)
+            var configuration = SnapConnection.Configuration(game: .puck, seats: 2, name: "sim", mode: .datagram)
             // Timeouts far away: this checks the delivery guarantee, not when a hopeless link is given up.
             configuration.reliability.ackTimeout = .seconds(3_600)
             configuration.reliability.silenceTimeout = .seconds(3_600)
             configuration.handshakeTimeout = .seconds(3_600)
             configuration.maxChallenges = 1_000
-            client = ClientConnection(configuration: configuration, now: now)
+            client = SnapConnection(configuration: configuration, transport: configuration.transport)
             var reliability = configuration.reliability
             reliability.mode = .datagram
             server = ReliableEndpoint(configuration: reliability, now: now)
@@ -630,7 +581,7 @@ import Testing
 
         /// Executes the client's actions the way a shell does, reusing one value.
         mutating func execute() {
-            for packet in actions.packets { carry(packet, toClient: false) }
+            for packet in client.packets(in: actions) { carry(packet, toClient: false) }
             while let event = client.nextEvent(from: &actions) {
                 switch event {
                 case .seated: seatedEvents += 1
@@ -670,13 +621,13 @@ import Testing
                     // Through the bytes path, as a shell feeds it: sealed, but for the Challenge.
                     var bytes = try item.packet.encoded()
                     if item.packet.message.type != .challenge { bytes = ClientConnectionTests.sealed(bytes) }
-                    bytes.withUnsafeBytes { client.receive($0, now: now, into: &actions) }
+                    bytes.withUnsafeBytes { client.receive($0, now: Instant(now), into: &actions) }
                     execute()
                 } else {
                     try serverReceive(item.packet)
                 }
             }
-            client.tick(now: now, into: &actions)
+            client.tick(now: Instant(now), into: &actions)
             execute()
             var out: [Packet] = []
             _ = server.poll(now: now) { out.append($0) }
@@ -693,7 +644,7 @@ import Testing
         for seed in UInt64(1)...3 {
             var simulation = Simulation(
                 seed: seed, loss: loss, duplicate: mangling.duplicate, latency: mangling.latency)
-            simulation.client.connect(now: simulation.now, into: &simulation.actions)
+            simulation.client.start(now: Instant(simulation.now), into: &simulation.actions)
             simulation.execute()
             var steps = 0
             while simulation.seatedEvents == 0, steps < 4_000 {
@@ -703,9 +654,9 @@ import Testing
             #expect(simulation.seatedEvents == 1, "seed \(seed)")
             let count: UInt32 = 200
             for number in 1...count {
-                simulation.client.send(Self.chat("\(number)"), now: simulation.now, into: &simulation.actions)
+                simulation.client.send(Self.chat("\(number)"), now: Instant(simulation.now), into: &simulation.actions)
                 simulation.client.send(
-                    .paddleState(PaddleState(inputStep: number, x: 0, y: 0, vx: 0, vy: 0)), now: simulation.now,
+                    .paddleState(PaddleState(inputStep: number, x: 0, y: 0, vx: 0, vy: 0)), now: Instant(simulation.now),
                     into: &simulation.actions)
                 simulation.execute()
                 simulation.carry(

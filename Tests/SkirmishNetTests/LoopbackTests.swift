@@ -79,7 +79,7 @@ import Testing
                     run.echoes.append(chat.text)
                     if finished() { return run }
                 case .rtt(let rtt):
-                    run.pingRTTs.append(rtt)
+                    run.pingRTTs.append(TimeAmount(rtt))
                     if finished() { return run }
                 case .stateChanged(.closed(let cause)):
                     throw TestFailure(description: "disconnected: \(cause)")
@@ -197,8 +197,8 @@ import Testing
         // Welcome exchange runs on its own: the handshake timers are not needed on loopback.
         let started = NIODeadline.now()
         let session = try await AsyncClientSession.connect(configuration, on: loop)
-        var reported = try await within(.seconds(10)) { () -> [ClientConnection.State] in
-            var states: [ClientConnection.State] = []
+        var reported = try await within(.seconds(10)) { () -> [SnapConnection.State] in
+            var states: [SnapConnection.State] = []
             for await event in session.events {
                 guard case .stateChanged(let state) = event else { continue }
                 states.append(state)
@@ -212,16 +212,16 @@ import Testing
         // Keepalive Pings go out every second of the silence; nothing answers them. Counted from `started`, these
         // ticks all come less than 5 s after the Welcome was read.
         for second in 1...4 {
-            guard case .seated = try await session.tick(now: started + .seconds(Int64(second))) else {
+            guard case .seated = try await session.tick(now: Instant(started + .seconds(Int64(second)))) else {
                 Issue.record("disconnected after only \(second) s of silence")
                 return
             }
         }
-        guard case .seated = try await session.tick(now: started + .milliseconds(4_990)) else {
+        guard case .seated = try await session.tick(now: Instant(started + .milliseconds(4_990))) else {
             Issue.record("disconnected before 5 s of silence")
             return
         }
-        #expect(try await session.tick(now: heard + .seconds(5)) == .closed(.silence))
+        #expect(try await session.tick(now: Instant(heard + .seconds(5))) == .closed(.silence))
         #expect(try await session.state() == .closed(.silence))
         await session.disconnect()
         // Disconnecting ends the stream; what it still held is the rest of the story.
@@ -248,8 +248,8 @@ import Testing
         let started = NIODeadline.now()
         let session = try await AsyncClientSession.connect(configuration, on: loop)
         #expect(try await session.state() == .handshaking)
-        #expect(try await session.tick(now: started + .milliseconds(1_900)) == .handshaking)
-        #expect(try await session.tick(now: started + .seconds(3)) == .closed(.handshakeTimeout))
+        #expect(try await session.tick(now: Instant(started + .milliseconds(1_900))) == .handshaking)
+        #expect(try await session.tick(now: Instant(started + .seconds(3))) == .closed(.handshakeTimeout))
         #expect(try await session.stats().packetsSent >= 2, "Hello is resent while waiting")
         await session.disconnect()
         loop.stop()
@@ -265,7 +265,7 @@ import Testing
             name: "refused")
         configuration.streamLoops = MultiThreadedEventLoopGroup.singleton
         let session = try await AsyncClientSession.connect(configuration)
-        let cause = try await within(.seconds(10)) { () -> ClientConnection.Cause in
+        let cause = try await within(.seconds(10)) { () -> SnapConnection.Cause in
             for await event in session.events {
                 if case .stateChanged(.closed(let cause)) = event { return cause }
             }
@@ -278,18 +278,37 @@ import Testing
         await session.disconnect()
     }
 
-    /// A loop whose datagrams already go to another owner (a swarm's bot group) is refused, not taken over.
-    @Test func aLoopThatServesAnotherDelegateIsRefused() async throws {
-        let loop = try ClientLoop(name: "loopback-taken")
-        let other = OtherDelegate()
-        try await loop.submit { loop.delegate = other }.get()
-        let configuration = AsyncClientSession.Configuration(
-            target: Target(transport: .udp, host: "127.0.0.1", port: 9), game: .puck, seats: 2, name: "late")
-        await #expect(throws: AsyncClientSession.LoopInUse.self) {
-            _ = try await AsyncClientSession.connect(configuration, on: loop)
+    /// Sessions share their loop with any other shell (a swarm's squads): each socket's readiness reaches the shell
+    /// that owns it, and both sides see only their own traffic.
+    @Test func sessionsShareALoopWithAnotherShell() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = try ClientLoop(name: "loopback-shared")
+        let peer = try await EchoPeer.start(on: group.next())
+        let first = try await AsyncClientSession.connect(
+            AsyncClientSession.Configuration(target: peer.target, game: .suns, seats: 2, name: "one"), on: loop)
+        let second = try await AsyncClientSession.connect(
+            AsyncClientSession.Configuration(target: peer.target, game: .suns, seats: 2, name: "two"), on: loop)
+        for (session, text) in [(first, "from one"), (second, "from two")] {
+            try await within(.seconds(10)) {
+                for await event in session.events {
+                    if case .stateChanged(.seated) = event { return }
+                }
+                throw TestFailure(description: "the event stream ended before the session was seated")
+            }
+            session.send(.chat(Chat(text: text)))
+            let echo = try await within(.seconds(10)) { () -> String in
+                for await event in session.events {
+                    if case .message(.chat(let chat), _) = event { return chat.text }
+                }
+                throw TestFailure(description: "the event stream ended before the echo")
+            }
+            #expect(echo == text)
         }
+        await first.disconnect()
+        await second.disconnect()
+        await peer.close()
         loop.stop()
-        withExtendedLifetime(other) {}
+        try await group.shutdownGracefully()
     }
 
     /// A port on 127.0.0.1 that was just bound and closed again, so nothing listens on it.
@@ -302,11 +321,6 @@ import Testing
         let port = try #require(channel.localAddress?.port)
         try await channel.close()
         return port
-    }
-
-    final class OtherDelegate: DatagramDelegate, Sendable {
-        func datagram(_ bytes: UnsafeRawBufferPointer, token: UInt32, now: NIODeadline) {}
-        func datagramError(_ code: Int32, token: UInt32, now: NIODeadline) {}
     }
 
     /// One message of each shape a client sends or relays, including the longest chat and a tally with every sun.

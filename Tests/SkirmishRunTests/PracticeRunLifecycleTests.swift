@@ -3,6 +3,7 @@ import SkirmishNet
 import SkirmishPractice
 import SkirmishRun
 import SkirmishServer
+import SkirmishWire
 import Testing
 
 /// `skirmish practice` as one service group, in-process on loopback.

@@ -19,7 +19,7 @@ import Testing
         """
 
     static func settings(out: URL, soak: Bool = false) throws -> SwarmRun.Settings {
-        let script = try ScriptLoader().parse(Self.script, file: "lifecycle.yaml")
+        let script = try Catalogue.builtIn.scriptLoader.parse(Self.script, file: "lifecycle.yaml")
         let plan = try LoadPlan(script: script)
         var settings = SwarmRun.Settings(
             script: script, scriptPath: "lifecycle.yaml", plan: plan, runID: "lifecycle-test", outDirectory: out.path)
@@ -150,7 +150,7 @@ import Testing
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         var settings = try Self.settings(out: directory)
-        let script = try ScriptLoader().parse(Self.script, file: "lifecycle.yaml")
+        let script = try Catalogue.builtIn.scriptLoader.parse(Self.script, file: "lifecycle.yaml")
         settings.plan = try LoadPlan(script: script, overrides: .init(duration: .seconds(2)))
         let run = SwarmRun(settings, console: .silent)
         let result = try await run.run()

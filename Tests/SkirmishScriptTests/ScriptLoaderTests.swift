@@ -1,4 +1,7 @@
 import Foundation
+import SkirmishNet
+import SkirmishOpponent
+import SkirmishSwarm
 import SkirmishWire
 import Testing
 
@@ -16,7 +19,7 @@ let botsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().del
     @Test(arguments: shipped)
     func everyShippedScriptLoadsAndStartsWithAHeaderComment(name: String) throws {
         let path = botsFolder.appendingPathComponent(name + ".yaml").path
-        let script = try ScriptLoader().load(path: path)
+        let script = try Catalogue.builtIn.scriptLoader.load(path: path)
         #expect(script.name == name)
         #expect(!script.personas.isEmpty)
         #expect(script.duration > .zero)
@@ -25,7 +28,7 @@ let botsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().del
     }
 
     @Test func theDesignExampleParsesToTheIntendedValues() throws {
-        let script = try ScriptLoader().parse(
+        let script = try Catalogue.builtIn.scriptLoader.parse(
             """
             name: puck-ladder
             profile: [{ramp: {to: 1000, over: 30s}}, {hold: {for: 5m}}, {ramp: {to: 0, over: 10s}}]
@@ -54,7 +57,9 @@ let botsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().del
         #expect(script.personas[1].difficulty == .hard)
         let snap = script.personas[2]
         #expect(snap.behavior == .snapPlayer && snap.seats == 3)
-        #expect(snap.snapReaction == ReactionSpec(mean: .milliseconds(600), stddev: .milliseconds(150)))
+        #expect(
+            snap.options.get(SnapOptions.SnapPlayer.self)?.reaction
+                == ReactionSpec(mean: .milliseconds(600), stddev: .milliseconds(150)))
         #expect(
             snap.steps == [
                 .chat("gl hf"), .playUntilMatchOver, .think(.seconds(2) ... .seconds(5)), .repeat(times: nil),
@@ -164,7 +169,7 @@ let botsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().del
     @Test(arguments: broken)
     func aBrokenScriptNamesFileLineAndFix(yaml: String, line: Int, message: String, hint: String?) {
         #expect {
-            _ = try ScriptLoader().parse(yaml, file: "bots/broken.yaml")
+            _ = try Catalogue.builtIn.scriptLoader.parse(yaml, file: "bots/broken.yaml")
         } throws: { error in
             guard let error = error as? ScriptError else { return false }
             let described = error.description
@@ -187,7 +192,7 @@ let botsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().del
         yaml += "name: bomb\npersonas: [{name: a, game: puck}]\n"
         let clock = ContinuousClock()
         let started = clock.now
-        #expect(throws: ScriptError.self) { try ScriptLoader().parse(yaml, file: "bomb.yaml") }
+        #expect(throws: ScriptError.self) { try Catalogue.builtIn.scriptLoader.parse(yaml, file: "bomb.yaml") }
         #expect(started.duration(to: clock.now) < .seconds(10))
     }
 
@@ -199,7 +204,7 @@ let botsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().del
         try String(repeating: line, count: 1_100).write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect {
-            _ = try ScriptLoader().load(path: path)
+            _ = try Catalogue.builtIn.scriptLoader.load(path: path)
         } throws: { error in
             (error as? ScriptError)?.message.contains("above the 1 MiB limit") ?? false
         }
@@ -207,7 +212,7 @@ let botsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().del
 
     @Test func aMissingFileSaysWhereScriptsLive() {
         #expect {
-            _ = try ScriptLoader().load(path: "bots/no-such-script.yaml")
+            _ = try Catalogue.builtIn.scriptLoader.load(path: "bots/no-such-script.yaml")
         } throws: { error in
             (error as? ScriptError)?.hint?.contains("bots/quickstart.yaml") ?? false
         }

@@ -22,27 +22,31 @@ import Testing
 /// the kernel allows to the same user. The second is what a raw-socket spoofer achieves, and before the session
 /// trailer it ended the victim's session; only the trailer tells the server the packets apart now.
 @Suite(.serialized) struct SpoofingLoopbackTests {
-    /// A UDP player driven by hand from one thread: a ``ClientConnection`` over a plain socket with `SO_REUSEPORT`.
+    /// A UDP player driven by hand from one thread: a ``SnapConnection`` over a plain socket with `SO_REUSEPORT`.
     final class Player {
         let fd: Int32
         let port: UInt16
-        var connection: ClientConnection
+        var connection: SnapConnection
         var seated = false
-        var closed: ClientConnection.Cause?
+        var closed: SnapConnection.Cause?
         var step: UInt32 = 0
         /// The newest input step the server says it applied, from the latest snapshot.
         var lastApplied: UInt32 = 0
         var snapshots = 0
         private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2_048, alignment: 8)
+        private var actions = ClientActions<SnapConnection>()
 
         init(serverPort: Int, name: String) throws {
             let fd = try SpoofingLoopbackTests.socket(reusePort: true, port: 0)
             self.fd = fd
             try SpoofingLoopbackTests.attach(fd, port: UInt16(serverPort), "connect", Glibc.connect)
             port = try SpoofingLoopbackTests.localPort(fd)
-            connection = ClientConnection(
-                configuration: .init(game: .puck, seats: 2, name: name, mode: .datagram), now: .now())
-            execute(connection.connect(now: .now()))
+            var configuration = SnapConnection.Configuration(game: .puck, seats: 2)
+            configuration.name = name
+            configuration.pingInterval = nil
+            connection = SnapConnection(configuration: configuration, transport: .udp, name: name)
+            connection.start(now: .now(), into: &actions)
+            execute()
         }
 
         deinit {
@@ -50,27 +54,33 @@ import Testing
             buffer.deallocate()
         }
 
-        func execute(_ actions: ClientConnection.Actions) {
-            var actions = actions
-            for packet in actions.packets {
-                guard let size = try? connection.encode(packet, into: buffer) else { continue }
-                _ = send(fd, buffer.baseAddress, size, Int32(MSG_DONTWAIT))
-            }
-            while let event = connection.nextEvent(from: &actions) {
+        /// Writes what the connection produced and handles its events (an input for every snapshot of play).
+        func execute() {
+            var written = 0
+            while written < actions.packetCount || actions.events.count > 0 {
+                while written < actions.packetCount {
+                    actions.withPacket(written) { bytes in
+                        _ = send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT))
+                    }
+                    written += 1
+                }
+                guard let event = actions.nextEvent() else { break }
                 switch event {
-                case .seated, .resumed: seated = true
-                case .closed(let cause): closed = cause
+                case .established, .resumed: seated = true
+                case .closed:
+                    if case .closed(let cause) = connection.state { closed = cause }
                 case .message(.tableSnapshot(let snapshot)):
                     snapshots += 1
                     lastApplied = snapshot.lastInputStep
                     if snapshot.phase == .playing || snapshot.phase == .goalPause {
                         step &+= 1
                         let input = PaddleState(inputStep: step, x: 160, y: 400, vx: 0, vy: 0)
-                        execute(connection.send(.paddleState(input), now: .now()))
+                        connection.send(.paddleState(input), now: .now(), into: &actions)
                     }
                 default: break
                 }
             }
+            actions.removeAll()
         }
 
         /// Reads what arrived and runs the timers that are due.
@@ -78,10 +88,14 @@ import Testing
             while true {
                 let size = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
                 guard size > 0 else { break }
-                execute(connection.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<size]), now: .now()))
+                connection.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<size]), now: .now(), into: &actions)
+                execute()
             }
-            let now = NIODeadline.now()
-            if now >= connection.nextDeadline { execute(connection.tick(now: now)) }
+            let now = Instant.now()
+            if now >= connection.nextDeadline {
+                connection.tick(now: now, into: &actions)
+                execute()
+            }
         }
     }
 

@@ -21,7 +21,7 @@ import Testing
         """
 
     @Test func perBotAndPerMatchBandwidthMatchTheBytesCountedAndTickSamplesMatchTicks() async throws {
-        let script = try ScriptLoader().parse(Self.script, file: "bandwidth.yaml")
+        let script = try Catalogue.builtIn.scriptLoader.parse(Self.script, file: "bandwidth.yaml")
         let plan = try LoadPlan(script: script, overrides: .init(bots: nil, duration: .seconds(8)))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let server = try await ReferenceServer.start(configuration: ServerConfiguration(), group: group)

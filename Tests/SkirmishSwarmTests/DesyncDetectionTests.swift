@@ -164,7 +164,7 @@ import Testing
             port = proxy.port
             close = { await proxy.close() }
         }
-        let script = try ScriptLoader().parse(
+        let script = try Catalogue.builtIn.scriptLoader.parse(
             """
             name: desyncs
             profile: [{ramp: {to: \(bots), over: 1s}}, {hold: {for: 5m}}]

@@ -1,6 +1,7 @@
 import Foundation
 import SkirmishNet
 import SkirmishTelemetry
+import SkirmishWire
 import Testing
 
 @testable import SkirmishScript
@@ -127,7 +128,7 @@ import Testing
     }
 
     @Test func theDefaultWindowFollowsTheProfile() throws {
-        let script = try ScriptLoader().parse(
+        let script = try Catalogue.builtIn.scriptLoader.parse(
             """
             name: w
             profile: [{ramp: {to: 100, over: 1m}}, {hold: {for: 58m}}, {ramp: {to: 0, over: 1m}}]
@@ -139,7 +140,7 @@ import Testing
         #expect(policy.steadyUntil == 3_540)
         let eight = HealthPolicy(plan: try LoadPlan(script: script, overrides: .init(duration: .seconds(8 * 3_600))))
         #expect(eight.warmUp == 1_800)
-        let brief = try ScriptLoader().parse(
+        let brief = try Catalogue.builtIn.scriptLoader.parse(
             """
             name: b
             profile: [{ramp: {to: 100, over: 1m}}, {hold: {for: 1m}}]
@@ -251,7 +252,7 @@ import Testing
         let report = SoakReport(monitor: monitor, state: .finished, checks: 1, checkIntervalSeconds: 10)
         #expect(!report.passed)
         #expect(report.lines().contains { $0.hasPrefix("FAIL  desyncs: 1 desyncs in 3") })
-        let script = try ScriptLoader().parse(
+        let script = try Catalogue.builtIn.scriptLoader.parse(
             "name: r\npersonas: [{name: a, weight: 1, game: puck}]\nthresholds: {desyncs: \"== 0\"}", file: "r.yaml")
         let configuration = SwarmConfiguration(
             script: script, plan: try LoadPlan(script: script),

@@ -38,7 +38,7 @@ import Testing
         let server = try await ReferenceServer.start(configuration: serverConfiguration, group: group)
         let serverAddress = try #require(server.addresses.tcp)
         let proxy = try await TamperingProxy.start(to: serverAddress, group: group, tamper: tamper)
-        let script = try ScriptLoader().parse(
+        let script = try Catalogue.builtIn.scriptLoader.parse(
             """
             name: checks
             profile: [{ramp: {to: \(bots), over: 1s}}, {hold: {for: 5m}}]

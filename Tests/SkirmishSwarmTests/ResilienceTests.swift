@@ -22,7 +22,7 @@ import Testing
     }
 
     static func configuration(_ yaml: String, port: Int, seconds: Int, bots: Int? = nil) throws -> SwarmConfiguration {
-        let script = try ScriptLoader().parse(yaml, file: "test.yaml")
+        let script = try Catalogue.builtIn.scriptLoader.parse(yaml, file: "test.yaml")
         let plan = try LoadPlan(script: script, overrides: .init(bots: bots, duration: .seconds(seconds)))
         return SwarmConfiguration(
             script: script, plan: plan, target: Target(transport: .udp, host: "127.0.0.1", port: port), seed: 11,
@@ -167,7 +167,7 @@ import Testing
         let serverGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try await ReferenceServer.start(configuration: Self.udpOnly(), group: serverGroup)
         let port = try #require(server.addresses.udp?.port)
-        let script = try ScriptLoader().load(
+        let script = try Catalogue.builtIn.scriptLoader.load(
             path: SkirmishProcess.repositoryRoot.appendingPathComponent("bots/rogue.yaml").path)
         let plan = try LoadPlan(script: script, overrides: .init(bots: 48, duration: .seconds(40)))
         let configuration = SwarmConfiguration(

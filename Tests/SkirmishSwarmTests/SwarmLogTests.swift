@@ -27,7 +27,7 @@ import Testing
     }
 
     static func script(bots: Int) throws -> Script {
-        try ScriptLoader().parse(
+        try Catalogue.builtIn.scriptLoader.parse(
             """
             name: logs
             profile: [{ramp: {to: \(bots), over: 1s}}, {hold: {for: 5m}}]

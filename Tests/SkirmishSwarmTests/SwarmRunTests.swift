@@ -21,7 +21,7 @@ import Testing
     }
 
     static func run(_ yaml: String, bots: Int? = nil, seconds: Int) async throws -> Run {
-        let script = try ScriptLoader().parse(yaml, file: "test.yaml")
+        let script = try Catalogue.builtIn.scriptLoader.parse(yaml, file: "test.yaml")
         let plan = try LoadPlan(script: script, overrides: .init(bots: bots, duration: .seconds(seconds)))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let server = try await ReferenceServer.start(configuration: ServerConfiguration(), group: group)

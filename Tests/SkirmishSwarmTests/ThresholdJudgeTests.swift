@@ -33,7 +33,7 @@ import Testing
     }
 
     static func script(_ thresholds: String) throws -> Script {
-        try ScriptLoader().parse(
+        try Catalogue.builtIn.scriptLoader.parse(
             "name: t\npersonas: [{name: p, game: puck}]\nthresholds:\n\(thresholds)", file: "t.yaml")
     }
 

@@ -219,7 +219,7 @@ package enum ExportBenchmark {
             personas:
               - {name: chaser, weight: 1, game: puck, behavior: chaser, input_rate: 30hz}
             """
-        let script = try ScriptLoader().parse(yaml, file: "bench export")
+        let script = try Catalogue.builtIn.scriptLoader.parse(yaml, file: "bench export")
         let plan = try LoadPlan(script: script)
         let configuration = SwarmConfiguration(
             script: script, plan: plan, target: Target(transport: .udp, host: "127.0.0.1", port: port), seed: seed,

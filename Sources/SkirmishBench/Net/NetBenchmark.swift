@@ -70,12 +70,10 @@ package enum NetBenchmark {
         let responder = try await EchoResponder.start(on: responderLoop)
         let threadAllocations = environment.threadAllocations
         let driver = try await clientLoop.submit {
-            let driver = PingDriver(loop: clientLoop, threadAllocations: threadAllocations)
-            clientLoop.delegate = driver
-            return NIOLoopBound(driver, eventLoop: clientLoop)
+            NIOLoopBound(PingDriver(loop: clientLoop, threadAllocations: threadAllocations), eventLoop: clientLoop)
         }.get()
         environment.output(
-            "net: Ping round trips through Session/ClientConnection on an epoll ClientLoop over loopback UDP; "
+            "net: Ping round trips through SnapConnection in the client Shell on an epoll ClientLoop over loopback UDP; "
                 + "\(configuration.duration) s per scenario; "
                 + "clients' loop \(pinned ? "pinned to core 1" : "unpinned"), echo responder's loop "
                 + "\(pinned ? "pinned to core 0" : "unpinned"); \(BenchSystem.onlineCores) cores online, "

@@ -1,16 +1,12 @@
 import NIOCore
 import NIOPosix
 import SkirmishNet
-import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 
-/// The clients' side: sessions on one client loop, each keeping one Ping in flight while running.
-///
-/// The loop's ``DatagramDelegate``, as a swarm's bot group is: each datagram arrives with its session's index and
-/// socket generation (the token), goes to that ``Session`` stored inline, and what the connection leaves is written
-/// at once.
-package final class PingDriver: DatagramDelegate, StreamDelegate {
+/// The clients' side of `skirmish bench net`: SNAP connections in one ``Shell`` on one client loop, each keeping one
+/// Ping in flight while running — the swarm's own runtime with a machine that only pings.
+package final class PingDriver {
     package struct Sample: Sendable {
         package var roundTrips: UInt64
         package var cpu: Int64
@@ -19,101 +15,57 @@ package final class PingDriver: DatagramDelegate, StreamDelegate {
 
     package let loop: ClientLoop
     private let threadAllocations: @Sendable () -> UInt64
-    private var sessions: [Session] = []
-    /// What the sessions' calls produce, reused call after call so nothing is allocated per packet.
-    private var actions = ClientConnection.Actions()
-    /// What a Ping sent while ``actions`` is being handled produces.
-    private var sending = ClientConnection.Actions()
-    private var sweep: Scheduled<Void>?
-    /// Counts sessions, so each numbers its sockets apart from the one that had its index before.
-    private var opened: UInt32 = 0
-    package private(set) var connected = 0
-    package private(set) var failures = 0
+    private var shell: Shell<PingMachine>?
+    private var slots: [UInt32] = []
+    package internal(set) var connected = 0
+    package internal(set) var failures = 0
     /// Why sessions ended before the benchmark closed them, with counts.
-    package private(set) var causes: [String: Int] = [:]
-    private var roundTrips: UInt64 = 0
-    private var running = false
-    private var counts: [UInt32] = []
+    package internal(set) var causes: [String: Int] = [:]
+    var roundTrips: UInt64 = 0
+    var running = false
 
+    /// A driver on `loop` (call on the loop).
     package init(loop: ClientLoop, threadAllocations: @escaping @Sendable () -> UInt64) {
         self.loop = loop
         self.threadAllocations = threadAllocations
     }
 
+    /// Opens `count` connections to `target` (call on the loop).
     package func open(_ count: Int, target: Target) {
         connected = 0
         failures = 0
-        sessions.reserveCapacity(count)
-        counts = [UInt32](repeating: 0, count: count)
-        let now = NIODeadline.now()
-        let resolved = try? SocketAddress.makeAddressResolvingHost(target.host, port: target.port)
+        var settings = ShellSettings(localPorts: .shared)
+        settings.resolved[target] = try? SocketAddress.makeAddressResolvingHost(target.host, port: target.port)
+        let shell = self.shell ?? Shell(loop: loop, environment: self, settings: settings)
+        self.shell = shell
+        let now = Instant.now()
+        slots.reserveCapacity(count)
         for index in 0..<count {
-            var connection = ClientConnection.Configuration(
-                game: .suns, seats: 2, name: "bench\(index)", mode: .datagram)
-            connection.handshakeTimeout = .seconds(20)
-            var configuration = Session.Configuration(target: target, connection: connection)
-            configuration.seed = UInt64(index + 1)
-            configuration.resolvedAddress = resolved
-            opened &+= 1
-            configuration.firstGeneration = opened &* 1_024
-            sessions.append(Session(configuration: configuration, now: now))
-            sessions[index].connect(slot: UInt32(index), on: loop, delegate: self, now: now, into: &actions)
-            execute(index, now: now)
-        }
-        if sweep == nil { scheduleSweep() }
-    }
-
-    /// Runs the timers (Hello resends, keepalives, timeouts) of every session that has one due, every 5 ms.
-    private func scheduleSweep() {
-        sweep = loop.assumeIsolated().scheduleTask(in: .milliseconds(5)) { [self] in
-            let now = NIODeadline.now()
-            for index in sessions.indices where sessions[index].nextDeadline <= now {
-                sessions[index].tick(now: now, on: loop, into: &actions)
-                execute(index, now: now)
-            }
-            scheduleSweep()
+            var configuration = SnapConnection.Configuration(game: .suns, seats: 2)
+            configuration.name = "bench\(index)"
+            configuration.handshakeTimeout = .seconds(20)
+            configuration.pingInterval = nil
+            let machine = PingMachine(
+                index: index,
+                connection: SnapConnection(
+                    configuration: configuration,
+                    setup: ConnectionSetup(transport: .udp, player: index, name: "bench\(index)", seed: UInt64(index + 1))),
+                request: SocketRequest(target: target, seed: UInt64(index + 1)))
+            let slot = shell.add(machine, now: now)
+            slots.append(slot)
+            shell.update(slot, now: now) { machine, _, io in io.openSocket(machine.request) }
         }
     }
 
-    /// Writes what the last call on session `index` produced and handles its events.
-    private func execute(_ index: Int, now: NIODeadline) {
-        sessions[index].write(actions.packets, on: loop, now: now)
-        while let event = sessions[index].nextEvent(from: &actions) {
-            switch event {
-            case .seated:
-                connected += 1
-                if running { ping(index) }
-            case .closed(let cause):
-                failures += 1
-                causes["\(cause)", default: 0] += 1
-            case .rtt:
-                roundTrips &+= 1
-                if running { ping(index) }
-            case .resumed, .message:
-                break
-            }
-        }
-        actions.removeAll()
-    }
-
-    private func ping(_ index: Int) {
-        counts[index] &+= 1
-        let now = NIODeadline.now()
-        let ping = Ping(player: UInt32(index), count: counts[index], sendTime: now.seconds)
-        // A Ping is unreliable: sending it can produce no event, only the packet.
-        sessions[index].send(.ping(ping), now: now, into: &sending)
-        sessions[index].write(sending.packets, on: loop, now: now)
-        sending.removeAll()
-    }
-
+    /// Every connection sends its first Ping; each answer sends the next.
     package func start() {
         running = true
-        for index in sessions.indices { ping(index) }
+        let now = Instant.now()
+        shell?.updateAll(now: now) { machine, _, io in machine.ping(now: now, io: &io) }
     }
 
     package func sample() -> Sample {
-        Sample(
-            roundTrips: roundTrips, cpu: BenchSystem.threadCPUNanoseconds(), allocations: threadAllocations())
+        Sample(roundTrips: roundTrips, cpu: BenchSystem.threadCPUNanoseconds(), allocations: threadAllocations())
     }
 
     package func stopAndClose() {
@@ -122,33 +74,91 @@ package final class PingDriver: DatagramDelegate, StreamDelegate {
     }
 
     package func closeAll() {
-        let now = NIODeadline.now()
-        for index in sessions.indices { sessions[index].close(reason: .quit, on: loop, now: now) }
-        sessions.removeAll()
-        sweep?.cancel()
-        sweep = nil
+        let now = Instant.now()
+        shell?.updateAll(now: now) { machine, _, io in machine.close(now: now, io: &io) }
+        shell?.stop()
+        shell = nil
+        slots.removeAll()
+    }
+}
+
+/// One benchmark connection: a ``SnapConnection`` that sends its next Ping as soon as the last one is answered.
+struct PingMachine: ShellMachine {
+    typealias Connection = SnapConnection
+    typealias Environment = PingDriver
+
+    let index: Int
+    private(set) var connection: SnapConnection
+    let request: SocketRequest
+    private var count: UInt32 = 0
+    private(set) var isFinished = false
+
+    init(index: Int, connection: SnapConnection, request: SocketRequest) {
+        self.index = index
+        self.connection = connection
+        self.request = request
     }
 
-    // MARK: DatagramDelegate
-
-    package func datagram(_ bytes: UnsafeRawBufferPointer, token: UInt32, now: NIODeadline) {
-        let index = Int(token >> 8)
-        guard index < sessions.count, sessions[index].generation & 0xFF == token & 0xFF else { return }
-        sessions[index].receive(bytes, now: now, into: &actions)
-        execute(index, now: now)
+    var nextWake: Instant? {
+        let deadline = connection.nextDeadline
+        return deadline == .distantFuture ? nil : deadline
     }
 
-    package func datagramError(_ code: Int32, token: UInt32, now: NIODeadline) {
-        // ICMP errors for an earlier datagram: the connection's own timers decide.
+    mutating func wake(now: Instant, environment: PingDriver, io: inout ShellIO<SnapConnection>) {
+        connection.tick(now: now, into: &io.actions)
+        handle(now: now, environment, &io)
     }
 
-    // MARK: StreamDelegate (unused: the benchmark's sessions are UDP)
-
-    package func streamOpened(_ channel: any Channel, token: UInt32, generation: UInt32, now: NIODeadline) {
-        channel.close(promise: nil)
+    mutating func transportOpened(now: Instant, environment: PingDriver, io: inout ShellIO<SnapConnection>) {
+        connection.start(now: now, into: &io.actions)
+        handle(now: now, environment, &io)
     }
 
-    package func streamReceived(_ bytes: ByteBuffer, token: UInt32, generation: UInt32, now: NIODeadline) {}
+    mutating func received(
+        _ bytes: UnsafeRawBufferPointer, now: Instant, environment: PingDriver, io: inout ShellIO<SnapConnection>
+    ) {
+        connection.receive(bytes, now: now, into: &io.actions)
+        handle(now: now, environment, &io)
+    }
 
-    package func streamFailed(_ text: String, token: UInt32, generation: UInt32, now: NIODeadline) {}
+    mutating func transportFailed(
+        _ reason: String, now: Instant, environment: PingDriver, io: inout ShellIO<SnapConnection>
+    ) {
+        connection.transportFailed(reason, now: now, into: &io.actions)
+        handle(now: now, environment, &io)
+    }
+
+    mutating func ping(now: Instant, io: inout ShellIO<SnapConnection>) {
+        count &+= 1
+        connection.send(.ping(Ping(player: UInt32(index), count: count, sendTime: now.seconds)), now: now, into: &io.actions)
+    }
+
+    mutating func close(now: Instant, io: inout ShellIO<SnapConnection>) {
+        connection.close(now: now, into: &io.actions)
+        io.closeSocket()
+        isFinished = true
+    }
+
+    private mutating func handle(now: Instant, _ driver: PingDriver, _ io: inout ShellIO<SnapConnection>) {
+        var answered = false
+        while let metric = io.actions.nextMetric() {
+            if case .roundTrip = metric {
+                driver.roundTrips &+= 1
+                answered = true
+            }
+        }
+        while let event = io.actions.nextEvent() {
+            switch event {
+            case .established:
+                driver.connected += 1
+                answered = true
+            case .closed(let reason):
+                driver.failures += 1
+                driver.causes[reason.description, default: 0] += 1
+            case .resumed, .message:
+                break
+            }
+        }
+        if answered, driver.running { ping(now: now, io: &io) }
+    }
 }

@@ -47,7 +47,7 @@ package enum HotPathProbe {
             profile: [{ramp: {to: \(bots), over: 1s}}, {hold: {for: \(warmup + window + 2)s}}]
             personas: [{name: chaser, game: puck, behavior: chaser, input_rate: 30hz}]
             """
-        let script = try ScriptLoader().parse(yaml, file: "bench-allocations.yaml")
+        let script = try Catalogue.builtIn.scriptLoader.parse(yaml, file: "bench-allocations.yaml")
         let plan = try LoadPlan(script: script, overrides: .init())
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var serverConfiguration = ServerConfiguration()

@@ -13,7 +13,7 @@ final class Player: Sendable {
         var welcome: Welcome?
         var latestWelcome: Welcome?
         /// Every state the connection moved through, in order.
-        var states: [ClientConnection.State] = []
+        var states: [SnapConnection.State] = []
         /// Messages from the server, in delivery order (snapshots only the latest `snapshotLimit`).
         var chats: [String] = []
         var snapshots: [TableSnapshot] = []

@@ -28,7 +28,8 @@ package struct LinkEmulator: Sendable {
         return (first, second)
     }
 
-    private mutating func delay() -> TimeAmount {
+    /// One delay drawn from the profile (latency ± jitter, held back when reordered).
+    package mutating func delay() -> TimeAmount {
         var nanos = latency
         let spread = jitter
         if spread > 0 { nanos += Int64.random(in: -spread...spread, using: &random) }

@@ -130,6 +130,13 @@ public struct ClientActions<Connection: ClientProtocol> {
         return metricList[metricCursor]
     }
 
+    /// Skips the events not yet handed over: their connection is gone (the bot closed it while handling an earlier
+    /// one), so they belong to nobody.
+    @inlinable
+    public mutating func discardPendingEvents() {
+        eventCursor = eventList.count
+    }
+
     /// Forgets the packets, keeping events and metrics.
     @inlinable
     public mutating func removePackets() {

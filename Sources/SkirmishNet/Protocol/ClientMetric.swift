@@ -9,6 +9,9 @@ public enum ClientMetric: Sendable, Hashable {
     case sent(kind: Int, bytes: Int)
     /// One packet of kind `kind` arrived and was accepted.
     case received(kind: Int, bytes: Int)
+    /// A round-trip probe (a ping) left; its answer, if any comes, is a ``roundTrip(_:)``. Together they give the
+    /// reply rate (`skirmish_pings_total{direction}`).
+    case probeSent
     /// A round trip, measured by the protocol's own means (a ping, an acknowledgement's echoed time).
     case roundTrip(Duration)
     /// Packets the protocol sent again because no acknowledgement came.
@@ -24,6 +27,10 @@ public enum ClientMetric: Sendable, Hashable {
     case desync(Desync)
     /// Bad input or a failure of kind `kind` (one of ``ProtocolDescription/errorKinds``): counted, never fatal.
     case error(kind: String)
+    /// One reply judged against a rule of the protocol (a check, as in k6 or Gatling): counted in
+    /// `skirmish_checks_total{check}`, and when `passed` is false in `skirmish_checks_failed_total{check}`. `name` is
+    /// one of ``ProtocolDescription/checks``.
+    case check(name: String, passed: Bool)
     /// One occurrence of the protocol's own event number `index` in ``ProtocolDescription/events`` (fragments sent,
     /// throttle changes, …), `count` times.
     case event(index: Int, count: Int)

@@ -37,12 +37,17 @@ public protocol ClientProtocol {
     associatedtype Message
     /// The plug-in's options, decoded from a script's `protocol:` block (and a persona's overrides) by the decoder
     /// its catalogue entry registers.
-    associatedtype Configuration: Sendable
+    associatedtype Configuration: Sendable, Hashable
     /// What the plug-in tells the agent once the server accepted the player (SNAP: the `Welcome`).
     associatedtype Established
 
     /// The protocol's name, the transports it runs over and what it measures, fixed for the process.
     static var description: ProtocolDescription { get }
+
+    /// Whether a connection with `configuration` can send or receive packets of kind `kind` (an index into
+    /// ``ProtocolDescription/packetKinds``): only those series exist at 0 for its bots, so a protocol with many
+    /// kinds does not give every persona a series for each. The default is every kind.
+    static func expects(kind: Int, with configuration: Configuration) -> Bool
 
     /// A connection that has sent nothing yet; ``start(now:into:)`` begins its handshake.
     init(configuration: Configuration, setup: ConnectionSetup)
@@ -76,6 +81,9 @@ public protocol ClientProtocol {
     /// *player* is what they model; the default writes them as they are.
     mutating func sendRaw(_ bytes: UnsafeRawBufferPointer, now: Instant, into actions: inout ClientActions<Self>)
 
+    /// A number that names the connection's match or session in logs (SNAP: the match id); 0 when there is none.
+    var matchID: UInt32 { get }
+
     /// The socket goes away without a goodbye (a phone changing networks); keep what a resume needs. The default
     /// ends the connection (``CloseReason/local``): a protocol without resume comes back with a new connection.
     mutating func suspend(now: Instant, into actions: inout ClientActions<Self>)
@@ -85,6 +93,12 @@ public protocol ClientProtocol {
 }
 
 extension ClientProtocol {
+    /// No match id.
+    public var matchID: UInt32 { 0 }
+
+    /// Every kind.
+    public static func expects(kind: Int, with configuration: Configuration) -> Bool { true }
+
     /// Writes the bytes unchanged.
     public mutating func sendRaw(_ bytes: UnsafeRawBufferPointer, now: Instant, into actions: inout ClientActions<Self>)
     {

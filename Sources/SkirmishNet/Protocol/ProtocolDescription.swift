@@ -20,11 +20,13 @@ public struct ProtocolDescription: Sendable, Hashable {
     public var events: [String]
     /// The parts its ``ClientMetric/desync(_:)`` names, counted in `skirmish_desyncs_total{part}`.
     public var desyncParts: [String]
+    /// The names its ``ClientMetric/check(name:passed:)`` judges, counted in `skirmish_checks_total{check}`.
+    public var checks: [String]
 
     /// A description; every list may be empty.
     public init(
         name: String, transports: Set<Transport>, packetKinds: [PacketKind], figures: Figures,
-        errorKinds: [String] = [], events: [String] = [], desyncParts: [String] = []
+        errorKinds: [String] = [], events: [String] = [], desyncParts: [String] = [], checks: [String] = []
     ) {
         self.name = name
         self.transports = transports
@@ -33,20 +35,31 @@ public struct ProtocolDescription: Sendable, Hashable {
         self.errorKinds = errorKinds
         self.events = events
         self.desyncParts = desyncParts
+        self.checks = checks
     }
 }
 
-/// One kind of packet a protocol counts: its name and how it is delivered (`reliable`, `unreliable`, `control`, …).
+/// One kind of packet a protocol counts: its name, how it is delivered (`reliable`, `unreliable`, `control`, …) and
+/// which way it travels.
 public struct PacketKind: Sendable, Hashable {
+    /// Which way a kind of packet travels: its sent series exist when a client sends it, its received series when
+    /// a server does.
+    public enum Direction: Sendable, Hashable {
+        case toServer, fromServer, both
+    }
+
     /// The `type` label: `PaddleState`, `reliable/ch0`, `snap_single`.
     public var name: String
     /// The `delivery` label.
     public var delivery: String
+    /// Which way it travels.
+    public var direction: Direction
 
-    /// A kind named `name`, delivered as `delivery`.
-    public init(_ name: String, delivery: String) {
+    /// A kind named `name`, delivered as `delivery`, travelling `direction`.
+    public init(_ name: String, delivery: String, direction: Direction = .both) {
         self.name = name
         self.delivery = delivery
+        self.direction = direction
     }
 }
 

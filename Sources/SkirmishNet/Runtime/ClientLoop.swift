@@ -1,6 +1,7 @@
 import CClientIO
 import Dispatch
 import NIOCore
+import SkirmishWire
 import Synchronization
 
 #if canImport(Glibc)
@@ -19,7 +20,7 @@ import Synchronization
 ///
 /// It is also a full `EventLoop` (tasks, timers, futures), so everything else a bot does — its wake clock, a
 /// controller's `submit`, TCP and WebSocket sessions whose channels live on NIO loops and hop here — uses the
-/// ordinary NIO API. Datagrams go to one ``DatagramDelegate`` per loop, named by the token given at registration.
+/// ordinary NIO API.
 ///
 /// Thread safety: the state marked loop-confined is touched only on the loop's thread; `execute`, `scheduleTask`
 /// and shutdown from other threads go through `shared` (a mutex) and wake the loop with an eventfd.
@@ -27,15 +28,12 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
     // @unchecked: every stored `var` below is either loop-confined (read and written only on `thread`, which is
     // fixed before any task runs) or inside `shared`, a Mutex.
 
-    /// Where the datagrams of the sockets this loop owns go. Set once, on the loop, before registering sockets.
-    ///
-    /// Held unowned: the delegate (a swarm's bot group) owns the loop's work and outlives every datagram.
-    package unowned(unsafe) var delegate: any DatagramDelegate = NoDelegate.shared
-
-    /// An object the loop keeps alive until its thread ends: the delegate of a loop whose owner does not otherwise
-    /// hold it (the ``AsyncClientSession``s of a loop share one, which late stream events reach through an unowned
-    /// link). Loop-confined; released when the thread ends, which breaks the delegate's own link back to the loop.
-    var attachment: AnyObject?
+    /// The shells whose sockets this loop owns, by the index in their sockets' epoll tags. Loop-confined; the loop
+    /// holds them strongly until its thread ends (they hold the loop too: that cycle is broken at the end).
+    private var delegates: [(any LoopDelegate)?] = []
+    /// The shell of the ``AsyncClientSession``s on this loop, made on first use. Loop-confined; released when the
+    /// thread ends.
+    package var sessionShell: AnyObject?
 
     private struct Shared {
         var tasks: [@Sendable () -> Void] = []
@@ -245,18 +243,41 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
         guard result == 0 else { throw .system("sched_setaffinity", -result) }
     }
 
-    // MARK: Sockets
+    // MARK: Delegates and sockets
+
+    /// Registers a delegate and returns its index (the top byte of its sockets' tags). Call on the loop.
+    package func register(_ delegate: any LoopDelegate) -> UInt8 {
+        preconditionInEventLoop()
+        if let free = delegates.firstIndex(where: { $0 == nil }) {
+            delegates[free] = delegate
+            return UInt8(free)
+        }
+        precondition(delegates.count < 256, "more than 256 shells on one client loop")
+        delegates.append(delegate)
+        return UInt8(delegates.count - 1)
+    }
+
+    /// Forgets a delegate registered with ``register(_:)``; its sockets must be closed already. Call on the loop.
+    package func unregister(_ index: UInt8) {
+        preconditionInEventLoop()
+        guard Int(index) < delegates.count else { return }
+        delegates[Int(index)] = nil
+    }
+
+    /// The delegate registered at `index`, if it still is. Call on the loop.
+    package func delegate(at index: UInt8) -> (any LoopDelegate)? {
+        Int(index) < delegates.count ? delegates[Int(index)] : nil
+    }
 
     /// Opens a non-blocking UDP socket connected to `remote` (bound to `localPort` first when given) and adds it to
-    /// this loop's epoll set; its datagrams reach the delegate with `token`. Call on the loop.
-    package func openDatagram(to remote: SocketAddress, localPort: Int?, token: UInt32) throws(ClientLoopError) -> Int32
-    {
+    /// this loop's epoll set; its readiness reaches the delegate its `tag` names. Call on the loop.
+    package func openDatagram(to remote: SocketAddress, localPort: Int?, tag: SocketTag) throws(ClientLoopError) -> Int32 {
         let family = remote.protocol == .inet6 ? AF_INET6 : AF_INET
         let fd = remote.withSockAddr { address, length in
             skirmish_udp_open(family, address, socklen_t(length), Int32(localPort ?? 0))
         }
         guard fd >= 0 else { throw .system(localPort == nil ? "connect" : "bind or connect", -fd) }
-        let added = skirmish_epoll_add(epollFD, fd, UInt64(token) << 32 | UInt64(UInt32(bitPattern: fd)))
+        let added = skirmish_epoll_add(epollFD, fd, tag.rawValue)
         guard added == 0 else {
             Glibc.close(fd)
             throw .system("epoll_ctl", -added)
@@ -264,21 +285,27 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
         return fd
     }
 
-    /// Closes a socket from ``openDatagram(to:localPort:token:)`` (the kernel drops it from the epoll set).
+    /// Closes a socket from ``openDatagram(to:localPort:tag:)`` (the kernel drops it from the epoll set).
     package func closeDatagram(_ fd: Int32) {
         Glibc.close(fd)
     }
 
-    /// Sends the first `count` bytes of ``sendBuffer`` on `fd`; false when the kernel refused (a full socket buffer,
-    /// or an ICMP error from an earlier datagram), which UDP treats as loss.
+    /// Sends `bytes` on `fd` as one datagram; false when the kernel refused (a full socket buffer, or an ICMP error
+    /// from an earlier datagram), which UDP treats as loss.
     @inline(__always)
-    package func sendDatagram(_ fd: Int32, count: Int) -> Bool {
-        send(fd, sendBuffer.baseAddress, count, Int32(MSG_DONTWAIT)) == count
-    }
-
-    /// Sends `bytes` on `fd` as one datagram.
     package func sendDatagram(_ fd: Int32, bytes: UnsafeRawBufferPointer) -> Bool {
         send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT)) == bytes.count
+    }
+
+    /// Reads one datagram from `fd` into ``receiveBuffer``: its length, `nil` when there is none (`EAGAIN`), or the
+    /// error code.
+    @inline(__always)
+    package func receiveDatagram(_ fd: Int32) -> Result<Int, ClientLoopError>? {
+        let received = recv(fd, receiveBuffer.baseAddress, receiveBuffer.count, Int32(MSG_DONTWAIT))
+        if received >= 0 { return .success(received) }
+        let code = errno
+        if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return nil }
+        return .failure(.system("recv", code))
     }
 
     // MARK: The loop
@@ -289,14 +316,19 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
 
     private func run() {
         defer {
-            attachment = nil
+            delegates.removeAll()
+            sessionShell = nil
             finished.withLock { $0 = true }
             finishedSemaphore.signal()
         }
         while true {
             runDueTimers()
             let now = NIODeadline.now()
-            if delegate.nextTick() <= now.uptimeNanoseconds { delegate.tick(now: now) }
+            for index in delegates.indices {
+                if let delegate = delegates[index], delegate.nextTick() <= now.uptimeNanoseconds {
+                    delegate.tick(now: now)
+                }
+            }
             let stopping = shared.withLock { state -> Bool in
                 swap(&running, &state.tasks)
                 state.woken = false
@@ -334,7 +366,8 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
         if pendingTasks {
             timeout = 0
         } else {
-            let due = min(timers.first?.due ?? .max, delegate.nextTick())
+            var due = timers.first?.due ?? .max
+            for delegate in delegates { due = min(due, delegate?.nextTick() ?? .max) }
             if due != .max {
                 let now = NIODeadline.now().uptimeNanoseconds
                 timeout = due > now ? Int64(min(due - now, 1_000_000_000)) : 0
@@ -349,14 +382,8 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
                 skirmish_eventfd_clear(eventFD)
                 continue
             }
-            let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: tag))
-            let token = UInt32(truncatingIfNeeded: tag >> 32)
-            let received = recv(fd, receiveBuffer.baseAddress, receiveBuffer.count, Int32(MSG_DONTWAIT))
-            if received >= 0 {
-                delegate.datagram(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<received]), token: token, now: now)
-            } else if errno != EAGAIN, errno != EWOULDBLOCK, errno != EINTR {
-                delegate.datagramError(errno, token: token, now: now)
-            }
+            let socket = SocketTag(rawValue: tag)
+            delegates[Int(socket.delegate)]?.readable(slot: socket.slot, generation: socket.generation, now: now)
         }
     }
 
@@ -413,33 +440,38 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
     package func syncShutdownGracefully() throws { stop() }
 }
 
-/// Receives the datagrams of the sockets a ``ClientLoop`` owns; called on the loop.
-package protocol DatagramDelegate: AnyObject {
-    /// When the delegate next wants ``tick(now:)``, in `NIODeadline` nanoseconds (`UInt64.max`: not until a
-    /// datagram or a task changes that). Asked before every sleep, so it must be cheap.
+/// Owns some of a ``ClientLoop``'s sockets and its own clock: a ``Shell``. Called on the loop.
+package protocol LoopDelegate: AnyObject {
+    /// When the delegate next wants ``tick(now:)``, in `NIODeadline` nanoseconds (`UInt64.max`: not until a socket
+    /// or a task changes that). Asked before every sleep, so it must be cheap.
     func nextTick() -> UInt64
-    /// Called on the loop at or after ``nextTick()``: the delegate's own clock (a swarm wakes its due bots), with no
-    /// task or timer allocated per tick.
+    /// Called on the loop at or after ``nextTick()``, with no task or timer allocated per tick.
     func tick(now: NIODeadline)
-    /// One datagram from the socket registered with `token`, valid only during the call.
-    func datagram(_ bytes: UnsafeRawBufferPointer, token: UInt32, now: NIODeadline)
-    /// A read error (on a connected UDP socket: an ICMP error, such as port unreachable, for an earlier datagram).
-    func datagramError(_ code: Int32, token: UInt32, now: NIODeadline)
+    /// The socket tagged with `slot` and `generation` is readable.
+    func readable(slot: UInt32, generation: UInt32, now: NIODeadline)
+    /// The stream channel for `slot` is connected (for WebSocket: upgraded).
+    func streamOpened(_ channel: any Channel, transport: Transport, slot: UInt32, generation: UInt32, now: Instant)
+    /// Bytes the stream channel read: a run of TCP bytes, or one WebSocket binary message.
+    func streamReceived(_ bytes: ByteBuffer, slot: UInt32, generation: UInt32, now: Instant)
+    /// The stream channel failed or closed; `reason` says why.
+    func streamFailed(_ reason: String, slot: UInt32, generation: UInt32, now: Instant)
 }
 
-extension DatagramDelegate {
-    /// A delegate that keeps no clock of its own (its sessions use the loop's timers) is never ticked.
-    package func nextTick() -> UInt64 { .max }
-    package func tick(now: NIODeadline) {}
-}
+/// What a socket's epoll entry carries: the index of the delegate that owns it, its slot there and the slot's socket
+/// generation (so that an event of a socket closed earlier in the same batch is recognised and ignored).
+package struct SocketTag: Sendable, Hashable {
+    package var rawValue: UInt64
 
-/// The delegate of a loop that has none yet: datagrams are dropped.
-final class NoDelegate: DatagramDelegate, Sendable {
-    static let shared = NoDelegate()
-    func nextTick() -> UInt64 { .max }
-    func tick(now: NIODeadline) {}
-    func datagram(_ bytes: UnsafeRawBufferPointer, token: UInt32, now: NIODeadline) {}
-    func datagramError(_ code: Int32, token: UInt32, now: NIODeadline) {}
+    package init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    package init(delegate: UInt8, slot: UInt32, generation: UInt32) {
+        precondition(slot < 1 << 24, "a shell holds at most 16,777,216 slots")
+        rawValue = UInt64(delegate) << 56 | UInt64(slot) << 32 | UInt64(generation)
+    }
+
+    package var delegate: UInt8 { UInt8(truncatingIfNeeded: rawValue >> 56) }
+    package var slot: UInt32 { UInt32(truncatingIfNeeded: rawValue >> 32) & 0xFF_FFFF }
+    package var generation: UInt32 { UInt32(truncatingIfNeeded: rawValue) }
 }
 
 /// A system call a ``ClientLoop`` made failed.

@@ -4,38 +4,34 @@ import NIOPosix
 import NIOWebSocket
 import SkirmishWire
 
-/// Receives what a ``Session``'s TCP or WebSocket channel reads, on the session's ``ClientLoop``.
+/// A stream channel's way back to its shell: the client loop, the shell's index there and the slot's socket
+/// generation, so an event of a socket the slot has since closed is recognised and ignored.
 ///
-/// The channel lives on a SwiftNIO loop; each event hops to the client loop, tagged with the token and socket
-/// generation the session gave, so an event of a socket the session has since closed is recognised and ignored.
-package protocol StreamDelegate: AnyObject {
-    /// The channel is connected (for WebSocket: upgraded) and ready for the handshake.
-    func streamOpened(_ channel: any Channel, token: UInt32, generation: UInt32, now: NIODeadline)
-    /// One packet's bytes (a TCP frame body or a WebSocket binary message).
-    func streamReceived(_ bytes: ByteBuffer, token: UInt32, generation: UInt32, now: NIODeadline)
-    /// The channel failed or closed; `text` says why.
-    func streamFailed(_ text: String, token: UInt32, generation: UInt32, now: NIODeadline)
-}
-
-/// A stream channel's way back to its session's loop.
-struct StreamLink: @unchecked Sendable {
-    // @unchecked: `delegate` is dereferenced only inside `loop.execute`, on the client loop that owns it; the loop
-    // outlives its sessions' channels (a swarm closes every session before it stops its loops).
+/// It holds no reference to the shell: each event hops to the loop and finds the shell registered there, if it still
+/// is (a stopped shell, or a loop whose thread ended, drops the event).
+struct StreamLink: Sendable {
     let loop: ClientLoop
-    unowned(unsafe) let delegate: any StreamDelegate
-    let token: UInt32
+    let delegate: UInt8
+    let slot: UInt32
     let generation: UInt32
 
-    func opened(_ channel: any Channel) {
-        loop.execute { [self] in delegate.streamOpened(channel, token: token, generation: generation, now: .now()) }
+    func opened(_ channel: any Channel, transport: Transport) {
+        loop.execute { [self] in
+            loop.delegate(at: delegate)?.streamOpened(
+                channel, transport: transport, slot: slot, generation: generation, now: .now())
+        }
     }
 
     func received(_ bytes: ByteBuffer) {
-        loop.execute { [self] in delegate.streamReceived(bytes, token: token, generation: generation, now: .now()) }
+        loop.execute { [self] in
+            loop.delegate(at: delegate)?.streamReceived(bytes, slot: slot, generation: generation, now: .now())
+        }
     }
 
     func failed(_ text: String) {
-        loop.execute { [self] in delegate.streamFailed(text, token: token, generation: generation, now: .now()) }
+        loop.execute { [self] in
+            loop.delegate(at: delegate)?.streamFailed(text, slot: slot, generation: generation, now: .now())
+        }
     }
 }
 
@@ -49,9 +45,8 @@ enum StreamConnector {
                 channel.eventLoop.makeCompletedFuture {
                     switch target.transport {
                     case .tcp:
-                        try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(PacketFrameCodec.FrameSlicing()))
-                        try channel.pipeline.syncOperations.addHandler(FrameLinkHandler(link: link))
+                        // The protocol plug-in frames the stream itself: bytes go up as they arrive.
+                        try channel.pipeline.syncOperations.addHandler(ByteLinkHandler(link: link))
                     case .webSocket, .udp:
                         try WebSocketLinkSetup.configure(channel, target: target, link: link)
                     }
@@ -60,7 +55,7 @@ enum StreamConnector {
         bootstrap.connect(host: target.host, port: target.port).whenComplete { result in
             switch result {
             case .success(let channel):
-                if target.transport == .tcp { link.opened(channel) }
+                if target.transport == .tcp { link.opened(channel, transport: .tcp) }
             // WebSocket: opened once the upgrade completes.
             case .failure(let error):
                 link.failed("\(error)")
@@ -68,12 +63,12 @@ enum StreamConnector {
         }
     }
 
-    /// Writes one packet's bytes: a TCP frame with its length prefix, or a masked binary WebSocket message.
+    /// Writes bytes a plug-in produced: over TCP as they are (the plug-in framed them), over WebSocket as one
+    /// masked binary message.
     static func write(_ bytes: UnsafeRawBufferPointer, to channel: any Channel, transport: Transport) {
-        var buffer = channel.allocator.buffer(capacity: bytes.count + 4)
+        var buffer = channel.allocator.buffer(capacity: bytes.count)
         switch transport {
         case .tcp:
-            buffer.writeInteger(UInt32(bytes.count))
             buffer.writeBytes(bytes)
             channel.writeAndFlush(buffer, promise: nil)
         case .webSocket, .udp:
@@ -108,8 +103,8 @@ extension StreamLinkHandler {
     }
 }
 
-/// TCP: each frame body is one packet.
-final class FrameLinkHandler: StreamLinkHandler {
+/// TCP: bytes as they arrive, for the plug-in to frame.
+final class ByteLinkHandler: StreamLinkHandler {
     typealias InboundIn = ByteBuffer
 
     let link: StreamLink
@@ -138,7 +133,7 @@ final class WebSocketLinkHandler: StreamLinkHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        link.opened(context.channel)
+        link.opened(context.channel, transport: .webSocket)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -19,3 +19,23 @@ extension NIODeadline {
     /// seconds as a `Double` (the opponent, Ping's `sendTime`).
     package var seconds: Double { Double(uptimeNanoseconds) / 1e9 }
 }
+
+extension NIODeadline {
+    /// The deadline at `instant`: both count nanoseconds of the system's monotonic clock.
+    @inlinable
+    package init(_ instant: Instant) {
+        self = .uptimeNanoseconds(instant.nanoseconds)
+    }
+}
+
+extension Instant {
+    /// The instant of `deadline`, on the same monotonic clock.
+    @inlinable
+    package init(_ deadline: NIODeadline) {
+        self.init(nanoseconds: deadline.uptimeNanoseconds)
+    }
+
+    /// Now, on the monotonic clock the loops read: for the runtime's shells, never for the state machines.
+    @inlinable
+    package static func now() -> Instant { Instant(NIODeadline.now()) }
+}

@@ -24,6 +24,8 @@ package final class SwarmRun: Sendable {
         /// "run" for `skirmish swarm`, "soak" for `skirmish soak`: the first word of the start note.
         package var command = "run"
         package var script: Script
+        /// The protocols and behaviours the script was loaded with.
+        package var catalogue: Catalogue = .standard
         package var scriptPath: String
         package var plan: LoadPlan
         package var runID: String
@@ -184,6 +186,7 @@ package final class SwarmRun: Sendable {
                 script: settings.script, plan: settings.plan, target: targets.0, seed: settings.seed,
                 runID: settings.runID, loops: settings.loops)
             configuration.alternates = targets.1
+            configuration.catalogue = settings.catalogue
             let plan = settings.plan
             console.note(
                 "\(settings.command) \(settings.runID): \(settings.script.name), \(plan.peakClosedBots) bots peak, "

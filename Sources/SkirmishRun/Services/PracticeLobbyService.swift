@@ -1,6 +1,7 @@
 import ServiceLifecycle
 import SkirmishNet
 import SkirmishPractice
+import SkirmishWire
 
 /// The practice lobby as a ``Service``: once the page's listener runs (``where`` says where the opponents connect and
 /// which WebSocket URL the page is given), opens the lobby; when the group stops, stops every opponent.

@@ -1,5 +1,4 @@
 import Logging
-import NIOCore
 import SkirmishGames
 import SkirmishNet
 import SkirmishScript
@@ -8,30 +7,36 @@ import SkirmishWire
 
 /// What a player does inside one match: the game-specific half of a behaviour, and the API for writing your own.
 ///
-/// The swarm's runtime owns everything around an agent — the socket, the protocol (handshake, reliable delivery,
-/// resume), the clock, the persona's steps and the metrics — and calls the agent only with events and the time. An
-/// agent answers by sending through its ``AgentContext``; it never reads the clock, sleeps or schedules anything: it
-/// says when it next wants to act (``nextWake``) and is woken then. Many thousands of agents share one loop, so every
-/// call must return quickly and should allocate nothing on the per-tick path.
+/// An agent belongs to a protocol: it receives and sends that protocol's ``ClientProtocol/Message``s and learns what
+/// the protocol says when the server accepts the player (``ClientProtocol/Established``). The swarm's runtime owns
+/// everything around it — the socket, the connection (handshake, delivery, keep-alives), the clock, the persona's
+/// steps, backoff, reconnects and the metrics — and calls the agent only with events and the time. An agent answers
+/// by sending through its ``AgentContext``; it never reads the clock, sleeps or schedules anything: it says when it
+/// next wants to act (``nextWake``) and is woken then. Many thousands of agents share one loop, so every call must
+/// return quickly and should allocate nothing on the per-tick path.
 ///
-/// A match's agent is made fresh for each match by the ``BehaviorRegistry`` entry its persona names. Structs and
-/// classes both work: the runtime stores the agent inline and calls its mutating methods in place.
-public protocol Agent {
-    /// The server granted the seat (`welcome`); the match may still be forming.
-    mutating func seated(_ welcome: Welcome, context: inout AgentContext)
-    /// A message from the server, delivered in order (reliable ones exactly once).
-    mutating func received(_ message: Message, context: inout AgentContext)
+/// A match's agent is made fresh for each match by the catalogue entry its persona names (``Catalogue``). The runtime
+/// stores agents of one type contiguously and calls them through their concrete type: no existential, no reference
+/// count per call.
+public protocol Agent<Connection> {
+    /// The protocol this agent speaks.
+    associatedtype Connection: ClientProtocol
+
+    /// The server accepted the player; what the protocol learnt comes with it (SNAP: the `Welcome`).
+    mutating func established(_ established: Connection.Established, context: inout AgentContext<Connection>)
+    /// A message from the server, in the order the protocol delivers it.
+    mutating func received(_ message: Connection.Message, context: inout AgentContext<Connection>)
     /// Called at or after ``nextWake``.
-    mutating func wake(context: inout AgentContext)
-    /// The seat was resumed after a deliberate drop (the `reconnector`): whatever fell due while away was skipped on
-    /// purpose, not sent late. The default does nothing.
-    mutating func resumed(context: inout AgentContext)
+    mutating func wake(context: inout AgentContext<Connection>)
+    /// The player's seat came back after a deliberate drop (``AgentContext/suspend(for:)``): whatever fell due while
+    /// away was skipped on purpose, not sent late. The default does nothing.
+    mutating func resumed(context: inout AgentContext<Connection>)
     /// The connection ended under the agent before its match did: the server refused or dropped the player, the
-    /// handshake failed, the network went away. `reason` says which. A swarm's bot then retries after a backoff with
+    /// handshake failed, the network went away; `reason` says which. A swarm's bot then retries after a backoff with
     /// a new agent; a player of an ``AgentRunner`` ends. The default does nothing.
-    mutating func disconnected(_ reason: String, context: inout AgentContext)
+    mutating func disconnected(_ reason: CloseReason, context: inout AgentContext<Connection>)
     /// When the agent next wants ``wake(context:)``; `nil` when it only reacts to messages.
-    var nextWake: NIODeadline? { get }
+    var nextWake: Instant? { get }
     /// The match is over for this player (won, lost, or the others left); the runtime then moves to the persona's
     /// next step.
     var isMatchOver: Bool { get }
@@ -39,62 +44,60 @@ public protocol Agent {
 
 extension Agent {
     /// Does nothing: an agent whose schedule survives a resume as it is need not implement it.
-    public mutating func resumed(context: inout AgentContext) {}
+    public mutating func resumed(context: inout AgentContext<Connection>) {}
     /// Does nothing: an agent with nothing to clean up when the connection drops need not implement it.
-    public mutating func disconnected(_ reason: String, context: inout AgentContext) {}
+    public mutating func disconnected(_ reason: CloseReason, context: inout AgentContext<Connection>) {}
 }
 
-/// Everything an ``Agent`` may use during one call: the time, what it sends, its random numbers and the figures it
-/// reports.
+/// Everything an ``Agent`` may use during one call: the time, what it sends, its random numbers, the round trip and
+/// the figures it reports.
 ///
 /// Made by the runtime for each call and discarded after it; what the agent sent leaves once the call returns.
-public struct AgentContext {
-    /// The time of the event being handled (for a message: when its datagram was read).
-    public let now: NIODeadline
+public struct AgentContext<Connection: ClientProtocol> {
+    /// The time of the event being handled (for a message: when its packet was read).
+    public let now: Instant
     /// The bot's seeded generator: the same seed replays the same run.
     public var random: SeededRandom
     /// The persona this bot plays.
     public var persona: Persona { meters.spec }
     /// The bot's number in the run (unique across shards).
     public let botNumber: Int
-    /// The smoothed round trip to the server, in seconds (0 before the first Pong).
-    public let smoothedRTT: Double
-    /// The smallest round trip seen, in seconds (0 before the first Pong).
-    public let minimumRTT: Double
-    /// The newest round-trip sample, in seconds (0 before the first Pong), and how many samples there have been: an
-    /// agent that keeps its own estimate feeds it each new sample once.
-    public let latestRTT: Double
-    /// How many round-trip samples there have been; when it grows, ``latestRTT`` is a new sample.
-    public let rttSamples: Int
+    /// The round trip as the protocol measures it: smoothed, smallest, newest (each in seconds, 0 before the first
+    /// sample), and how many samples there have been — an agent that keeps its own estimate feeds it each new sample
+    /// once.
+    public let roundTrip: RoundTrip
     let meters: Meters
     var outbox: [Outgoing]
-    /// The match the player is seated in (0 before its Welcome), for the desync log line.
+    /// The match label the desync log line carries (0 when the protocol has none).
     let match: UInt32
 
+    /// What the agent asked the runtime to do.
     enum Outgoing {
-        case message(Message)
+        case message(Connection.Message)
         case raw([UInt8])
+        case suspend(Duration)
     }
 
     init(
-        now: NIODeadline, random: SeededRandom, botNumber: Int, smoothedRTT: Double,
-        minimumRTT: Double, latestRTT: Double = 0, rttSamples: Int = 0, meters: Meters, outbox: [Outgoing],
+        now: Instant, random: SeededRandom, botNumber: Int, roundTrip: RoundTrip, meters: Meters, outbox: [Outgoing],
         match: UInt32 = 0
     ) {
-        self.match = match
-        self.latestRTT = latestRTT
-        self.rttSamples = rttSamples
         self.now = now
         self.random = random
         self.botNumber = botNumber
-        self.smoothedRTT = smoothedRTT
-        self.minimumRTT = minimumRTT
+        self.roundTrip = roundTrip
         self.meters = meters
         self.outbox = outbox
+        self.match = match
     }
 
-    /// Sends a message with its type's delivery class (reliable types are resent until acknowledged).
-    public mutating func send(_ message: Message) {
+    /// The smoothed round trip in seconds (0 before the first sample).
+    public var smoothedRTT: Double { roundTrip.smoothed }
+    /// The smallest round trip in seconds (0 before the first sample).
+    public var minimumRTT: Double { roundTrip.minimum }
+
+    /// Sends a message with the delivery its protocol gives it.
+    public mutating func send(_ message: Connection.Message) {
         outbox.append(.message(message))
     }
 
@@ -103,16 +106,17 @@ public struct AgentContext {
     public var sentCount: Int { outbox.count }
 
     /// Sends bytes exactly as given, bypassing the codec (hostile traffic for testing a server's defences); counted
-    /// as sent, never as legitimate traffic of a decoded type.
+    /// as sent, never as legitimate traffic of a decoded type. A protocol that authenticates its packets seals them.
     public mutating func sendRaw(_ bytes: [UInt8]) {
         outbox.append(.raw(bytes))
     }
 
-    /// Seconds since an arbitrary fixed point, for Ping send times and game clocks.
-    public func seconds(_ deadline: NIODeadline) -> Double { deadline.seconds }
-
-    /// ``now`` in seconds since an arbitrary fixed point.
-    public var seconds: Double { seconds(now) }
+    /// Drops the socket without a goodbye, as when a phone changes networks, and comes back after `duration` asking
+    /// for the seat back (the protocol's resume, or a new connection when it has none); the agent hears
+    /// ``Agent/resumed(context:)``. What the agent's schedule would have sent meanwhile is not sent.
+    public mutating func suspend(for duration: Duration) {
+        outbox.append(.suspend(duration))
+    }
 
     /// Counts a desync: two views of state that must agree do not. `part` names what differs (`puck`, `piles`, ...).
     ///
@@ -130,31 +134,12 @@ public struct AgentContext {
     /// written as one warning line in the run's log, and kept in full in `summary.json` (the run's first 100).
     /// Call it once per episode.
     public func recordDesync(_ divergence: ReplicaDivergence, detectionSeconds: Double? = nil) {
-        meters.desync(part: divergence.part)
-        if let detectionSeconds { meters.record(meters.desyncDetection, seconds: detectionSeconds) }
-        let episode = DesyncEpisode(
-            bot: botNumber, persona: meters.persona, game: meters.spec.gameName, match: match, part: divergence.part,
-            tick: divergence.tick, since: divergence.since, detectionSeconds: detectionSeconds,
-            rttSeconds: smoothedRTT, expected: divergence.expected, observed: divergence.observed)
-        if meters.isLegit { meters.episodes.record(episode) }
-        logDesync(episode)
-    }
-
-    /// One warning per desync episode: which bot, match, tick and part, the two values and the detection delay (the
-    /// persona and game are the logger's).
-    private func logDesync(_ episode: DesyncEpisode) {
-        var metadata: Logger.Metadata = [
-            "bot.id": "\(episode.bot)", "match.id": "\(episode.match)",
-            "tick": "\(episode.tick.map { "\($0)" } ?? "none")", "part": "\(episode.part)",
-        ]
-        if let since = episode.since { metadata["since.tick"] = "\(since)" }
-        if !episode.expected.isEmpty || !episode.observed.isEmpty {
-            metadata["expected"] = "\(episode.expected)"
-            metadata["observed"] = "\(episode.observed)"
-        }
-        if let delay = episode.detectionSeconds { metadata["detection.seconds"] = "\(delay)" }
-        metadata["rtt.seconds"] = "\(episode.rttSeconds)"
-        meters.logger.warning("desync: the replica disagrees with the server", metadata: metadata)
+        meters.desync(
+            Desync(
+                part: divergence.part, tick: divergence.tick, expected: divergence.expected,
+                observed: divergence.observed),
+            since: divergence.since, detectionSeconds: detectionSeconds, bot: botNumber, match: match,
+            rttSeconds: roundTrip.smoothed)
     }
 
     /// Counts an error of this kind (`skirmish_errors_total{kind}`).
@@ -165,6 +150,9 @@ public struct AgentContext {
 
     /// Counts a match this player saw to its end (`skirmish_matches_completed_total`).
     public func recordMatchCompleted() { meters.shard.add(meters.matchesCompleted) }
+
+    /// Records how old a snapshot was on arrival (`skirmish_snapshot_age_seconds`).
+    public func recordSnapshotAge(seconds: Double) { meters.record(meters.snapshotAge, seconds: seconds) }
 
     /// Judges one reply from the server against a rule of the protocol or the game (a check, as in k6 or Gatling):
     /// counted in `skirmish_checks_total{check}`, and when `passed` is false in `skirmish_checks_failed_total{check}`,
@@ -199,5 +187,28 @@ public struct AgentContext {
             }
             episode = true
         }
+    }
+}
+
+/// A bot's round-trip estimate from its protocol's samples (``ClientMetric/roundTrip(_:)``), in seconds.
+public struct RoundTrip: Sendable, Hashable {
+    /// The smoothed round trip (RFC 6298's ⅞ weighting); 0 before the first sample.
+    public private(set) var smoothed = 0.0
+    /// The smallest sample; 0 before the first.
+    public private(set) var minimum = 0.0
+    /// The newest sample; 0 before the first.
+    public private(set) var latest = 0.0
+    /// How many samples there have been.
+    public private(set) var samples = 0
+
+    /// No samples yet.
+    public init() {}
+
+    /// Takes one sample.
+    mutating func record(seconds: Double) {
+        latest = seconds
+        samples += 1
+        smoothed = smoothed == 0 ? seconds : smoothed * 0.875 + seconds * 0.125
+        minimum = minimum == 0 ? seconds : min(minimum, seconds)
     }
 }

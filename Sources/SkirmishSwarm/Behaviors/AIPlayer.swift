@@ -1,8 +1,8 @@
-import NIOCore
 import SkirmishGames
 import SkirmishOpponent
 import SkirmishScript
 import SkirmishTelemetry
+import SkirmishNet
 import SkirmishWire
 
 /// The `ai` behaviour: the SkirmishOpponent AI playing Puck through the bot's session at the persona's `difficulty`.
@@ -13,7 +13,9 @@ import SkirmishWire
 /// opponent's *own* prediction of the puck for that tick — made from its previous snapshot, its sent inputs and the
 /// other paddle dead-reckoned — so `skirmish_prediction_error_pixels` and `skirmish_mispredictions_total` say how
 /// well the AI foresaw the table.
-struct AIPlayer: Agent {
+package struct AIPlayer: Agent {
+    package typealias Connection = SnapConnection
+
     private let configuration: OpponentConfiguration
     private let seed: UInt64
     private var opponent: Opponent?
@@ -21,34 +23,34 @@ struct AIPlayer: Agent {
     private var monitor = PuckMonitor()
     private var heardRTT = 0.0
 
-    init(context: inout AgentContext, difficulty: Opponent.Difficulty, inputRate: Double) {
+    package init(context: inout AgentContext<SnapConnection>, difficulty: Opponent.Difficulty, inputRate: Double) {
         configuration = OpponentConfiguration(difficulty: difficulty)
         seed = context.random.next()
         schedule = InputSchedule(rate: inputRate)
     }
 
-    var isMatchOver: Bool { monitor.isMatchOver }
+    package var isMatchOver: Bool { monitor.isMatchOver }
 
-    var nextWake: NIODeadline? { isMatchOver || opponent == nil ? nil : schedule.next }
+    package var nextWake: Instant? { isMatchOver || opponent == nil ? nil : schedule.next }
 
-    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+    package mutating func established(_ welcome: Welcome, context: inout AgentContext<SnapConnection>) {
         let now = context.now
         opponent = Opponent(seat: Int(welcome.seat), configuration: configuration, seed: seed)
         monitor.connected(seat: Int(welcome.seat))
         schedule.begin(at: now)
     }
 
-    mutating func resumed(context: inout AgentContext) {
+    package mutating func resumed(context: inout AgentContext<SnapConnection>) {
         let now = context.now
         schedule.skip(until: now)
     }
 
-    mutating func wake(context: inout AgentContext) {
+    package mutating func wake(context: inout AgentContext<SnapConnection>) {
         let now = context.now
         // Mutated in place (`opponent!`): a local copy would copy its buffers on every decision.
         guard !isMatchOver, opponent != nil else { return }
         schedule.catchUp(now: now, meters: context.meters)
-        let time = context.seconds(now)
+        let time = now.seconds
         if context.smoothedRTT > 0, context.smoothedRTT != heardRTT {
             heardRTT = context.smoothedRTT
             opponent!.observeRoundTrip(heardRTT, at: time)
@@ -58,12 +60,12 @@ struct AIPlayer: Agent {
         context.send(.paddleState(input))
     }
 
-    mutating func received(_ message: Message, context: inout AgentContext) {
+    package mutating func received(_ message: Message, context: inout AgentContext<SnapConnection>) {
         let now = context.now
         guard case .tableSnapshot(let snapshot) = message else {
             return monitor.received(message, at: now, context: &context)
         }
         monitor.received(message, at: now, context: &context, predicted: opponent?.predictedPuck(atTick: snapshot.tick))
-        opponent?.observe(snapshot, at: context.seconds(now))
+        opponent?.observe(snapshot, at: now.seconds)
     }
 }

@@ -1,6 +1,6 @@
-import NIOCore
 import SkirmishGames
 import SkirmishTelemetry
+import SkirmishNet
 import SkirmishWire
 
 /// A scripted Puck player: `chaser` goes for the puck, `defender` guards its goal, `idle` holds still.
@@ -8,8 +8,10 @@ import SkirmishWire
 /// Inputs leave on a schedule fixed when the seat is granted (``InputSchedule``), so a stalled loop shows as tick
 /// lateness instead of silently sending fewer inputs. Every snapshot goes through the shared ``PuckMonitor`` checks
 /// (desyncs, mispredictions against the replica's prediction, snapshot age). The aim itself is ``PuckStyle/aim``.
-struct PuckPlayer: Agent {
-    typealias Style = PuckStyle
+package struct PuckPlayer: Agent {
+    package typealias Connection = SnapConnection
+
+    package typealias Style = PuckStyle
 
     private let style: Style
     private var schedule: InputSchedule
@@ -19,32 +21,32 @@ struct PuckPlayer: Agent {
     /// The target sent last, from which the defender moves at a human pace; reset for each match.
     private var previous: PuckTarget?
 
-    init(context: inout AgentContext, style: Style, inputRate: Double) {
+    package init(context: inout AgentContext<SnapConnection>, style: Style, inputRate: Double) {
         self.style = style
         phase = Int.random(in: 0..<24, using: &context.random)
         schedule = InputSchedule(rate: inputRate)
     }
 
-    var isMatchOver: Bool { monitor.isMatchOver }
+    package var isMatchOver: Bool { monitor.isMatchOver }
 
-    var nextWake: NIODeadline? {
+    package var nextWake: Instant? {
         guard style != .idle, !isMatchOver else { return nil }
         return schedule.next
     }
 
-    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+    package mutating func established(_ welcome: Welcome, context: inout AgentContext<SnapConnection>) {
         let now = context.now
         monitor.connected(seat: Int(welcome.seat))
         previous = nil
         schedule.begin(at: now)
     }
 
-    mutating func resumed(context: inout AgentContext) {
+    package mutating func resumed(context: inout AgentContext<SnapConnection>) {
         let now = context.now
         schedule.skip(until: now)
     }
 
-    mutating func wake(context: inout AgentContext) {
+    package mutating func wake(context: inout AgentContext<SnapConnection>) {
         let now = context.now
         guard style != .idle, !isMatchOver else { return }
         schedule.catchUp(now: now, meters: context.meters)
@@ -57,7 +59,7 @@ struct PuckPlayer: Agent {
         context.send(.paddleState(input))
     }
 
-    mutating func received(_ message: Message, context: inout AgentContext) {
+    package mutating func received(_ message: Message, context: inout AgentContext<SnapConnection>) {
         let now = context.now
         var predicted: TableSnapshot.Puck?
         if case .tableSnapshot(let snapshot) = message { predicted = monitor.replicaPrediction(for: snapshot) }

@@ -1,7 +1,7 @@
-import NIOCore
 import SkirmishGames
 import SkirmishScript
 import SkirmishTelemetry
+import SkirmishNet
 import SkirmishWire
 
 /// Hostile traffic for testing a server's defences: malformed, oversized, replayed, wrong-direction, out-of-state,
@@ -11,6 +11,8 @@ import SkirmishWire
 /// decoder. What it sends is counted under `skirmish_rogue_packets_total{kind}` and never mixed into the legitimate
 /// figures; the server is expected to count each one under a rejection reason and carry on.
 struct Rogue: Agent {
+    typealias Connection = SnapConnection
+
     enum Kind: String, CaseIterable, Sendable {
         case garbage
         case badMagic = "bad_magic"
@@ -22,29 +24,29 @@ struct Rogue: Agent {
     }
 
     private let period: Int64
-    private var due: NIODeadline?
+    private var due: Instant?
     private var sent: UInt32 = 0
     private(set) var isMatchOver = false
 
-    init(context: inout AgentContext) {
-        period = Int64(1e9 / max(context.persona.rogueRate ?? 50, 1))
+    init(context: inout AgentContext<SnapConnection>) {
+        period = Int64(1e9 / max(context.persona.options.get(SnapOptions.Rogue.self)?.rate ?? 50, 1))
     }
 
-    var nextWake: NIODeadline? { isMatchOver ? nil : due }
+    var nextWake: Instant? { isMatchOver ? nil : due }
 
-    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+    mutating func established(_ welcome: Welcome, context: inout AgentContext<SnapConnection>) {
         let now = context.now
         due = now + .milliseconds(200)
     }
 
-    mutating func received(_ message: Message, context: inout AgentContext) {
+    mutating func received(_ message: Message, context: inout AgentContext<SnapConnection>) {
         switch message {
         case .puckMatchOver, .snapGameOver, .serverQuit: isMatchOver = true
         default: break
         }
     }
 
-    mutating func wake(context: inout AgentContext) {
+    mutating func wake(context: inout AgentContext<SnapConnection>) {
         let now = context.now
         guard var next = due else { return }
         var burst = 0
@@ -58,7 +60,7 @@ struct Rogue: Agent {
         due = next
     }
 
-    private mutating func send(_ kind: Kind, context: inout AgentContext) {
+    private mutating func send(_ kind: Kind, context: inout AgentContext<SnapConnection>) {
         sent &+= 1
         context.meters.roguePacket(kind.rawValue)
         switch kind {

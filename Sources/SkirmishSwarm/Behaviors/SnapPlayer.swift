@@ -1,5 +1,4 @@
 import Foundation
-import NIOCore
 import SkirmishGames
 import SkirmishNet
 import SkirmishScript
@@ -11,23 +10,25 @@ import SkirmishWire
 ///
 /// Its replica follows every server message and checks each state hash the server sends (desyncs).
 struct SnapPlayer: Agent {
+    typealias Connection = SnapConnection
+
     private var replica: SnapReplica?
     private var ready: ServerReady?
     private var me: UInt32 = 0
-    private var turnAt: NIODeadline?
-    private var snapAt: NIODeadline?
+    private var turnAt: Instant?
+    private var snapAt: Instant?
     private var desyncEpisode = false
     private(set) var isMatchOver = false
     private let reactionMean: Double
     private let reactionDeviation: Double
 
-    init(context: inout AgentContext) {
-        let reaction = context.persona.snapReaction
+    init(context: inout AgentContext<SnapConnection>) {
+        let reaction = context.persona.options.get(SnapOptions.SnapPlayer.self)?.reaction
         reactionMean = reaction.map { $0.mean.seconds } ?? 0.6
         reactionDeviation = reaction.map { $0.stddev.seconds } ?? 0.15
     }
 
-    var nextWake: NIODeadline? {
+    var nextWake: Instant? {
         switch (turnAt, snapAt) {
         case (let turn?, let snap?): min(turn, snap)
         case (let turn?, nil): turn
@@ -36,11 +37,11 @@ struct SnapPlayer: Agent {
         }
     }
 
-    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+    mutating func established(_ welcome: Welcome, context: inout AgentContext<SnapConnection>) {
         me = welcome.peer
     }
 
-    mutating func wake(context: inout AgentContext) {
+    mutating func wake(context: inout AgentContext<SnapConnection>) {
         let now = context.now
         if let turn = turnAt, turn <= now {
             turnAt = nil
@@ -52,7 +53,7 @@ struct SnapPlayer: Agent {
         }
     }
 
-    mutating func received(_ message: Message, context: inout AgentContext) {
+    mutating func received(_ message: Message, context: inout AgentContext<SnapConnection>) {
         let now = context.now
         switch message {
         case .activatePlayer, .cardTurned, .playerCalledSnap, .snapGameOver:
@@ -115,11 +116,11 @@ struct SnapPlayer: Agent {
     }
 
     /// A reaction time from a normal distribution (Box–Muller on the bot's seeded generator), at least 50 ms.
-    private func reaction(scale: Double, context: inout AgentContext) -> TimeAmount {
+    private func reaction(scale: Double, context: inout AgentContext<SnapConnection>) -> Duration {
         let u1 = Double.random(in: Double.ulpOfOne..<1, using: &context.random)
         let u2 = Double.random(in: 0..<1, using: &context.random)
         let normal = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
         let seconds = max(0.05, (reactionMean + reactionDeviation * normal) * scale)
-        return TimeAmount(seconds: seconds)
+        return Duration(seconds: seconds)
     }
 }

@@ -1,4 +1,3 @@
-import NIOCore
 import SkirmishGames
 import SkirmishNet
 import SkirmishScript
@@ -13,14 +12,16 @@ import SkirmishWire
 /// against them, bit for bit (desyncs in part `captures`, detected at the capture's receipt). The server compares the
 /// two tallies, which a client never sees; correct clients never disagree, so any difference is a desync there too.
 struct SunsPlayer: Agent {
+    typealias Connection = SnapConnection
+
     private var replica = SunsReplica(seat: 0)
     /// When the other player's latest strike arrived: a capture's detection delay is measured from it.
-    private var theirStrike: NIODeadline?
+    private var theirStrike: Instant?
     private var desyncEpisode = false
     private var seat = 0
-    private var gameStart: NIODeadline?
-    private var nextStrike: NIODeadline?
-    private var lastCapture: NIODeadline?
+    private var gameStart: Instant?
+    private var nextStrike: Instant?
+    private var lastCapture: Instant?
     private var tallied = false
     private(set) var isMatchOver = false
     private var started = false
@@ -32,19 +33,19 @@ struct SunsPlayer: Agent {
 
     init() {}
 
-    var nextWake: NIODeadline? {
+    var nextWake: Instant? {
         guard !isMatchOver else { return nil }
         if replica.game.isOver, let lastCapture { return lastCapture + .seconds(2) }
         return nextStrike
     }
 
-    mutating func seated(_ welcome: Welcome, context: inout AgentContext) {
+    mutating func established(_ welcome: Welcome, context: inout AgentContext<SnapConnection>) {
         seat = Int(welcome.seat)
         replica = SunsReplica(seat: seat)
         propose(context: &context)
     }
 
-    private mutating func propose(context: inout AgentContext) {
+    private mutating func propose(context: inout AgentContext<SnapConnection>) {
         let toss = UInt32.random(in: 0...UInt32.max, using: &context.random)
         let suns = (0..<Self.layoutSize).map { _ in
             SunsStart.Sun(
@@ -55,7 +56,7 @@ struct SunsPlayer: Agent {
         context.send(.sunsStart(SunsStart(coinToss: toss, suns: suns)))
     }
 
-    mutating func wake(context: inout AgentContext) {
+    mutating func wake(context: inout AgentContext<SnapConnection>) {
         let now = context.now
         guard let gameStart, !isMatchOver else { return }
         if replica.game.isOver {
@@ -90,7 +91,7 @@ struct SunsPlayer: Agent {
         if replica.game.isOver, lastCapture == nil { lastCapture = now }
     }
 
-    mutating func received(_ message: Message, context: inout AgentContext) {
+    mutating func received(_ message: Message, context: inout AgentContext<SnapConnection>) {
         let now = context.now
         switch message {
         case .sunsStart(let other):
@@ -125,7 +126,7 @@ struct SunsPlayer: Agent {
         }
     }
 
-    private mutating func sendTally(context: inout AgentContext) {
+    private mutating func sendTally(context: inout AgentContext<SnapConnection>) {
         guard !tallied else { return }
         tallied = true
         context.send(.sunsTally(replica.game.tally()))

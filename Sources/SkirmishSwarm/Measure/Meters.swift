@@ -8,14 +8,22 @@ import SkirmishWire
 ///
 /// This is the only place the swarm names metric families; every bot of the persona on this loop shares one
 /// `Meters`, and the loop's ``MetricsShard`` is merged with the others' when the exporter or the summary reads it.
+/// Which series exist from the first push comes from the persona's protocol (its packet kinds, error kinds, events,
+/// checks and figures) and its behaviour (the figures, desync parts and checks it reports): a figure neither
+/// measures has no series at all, so a summary shows it as absent instead of as 0.
 final class Meters {
     let shard: MetricsShard
-    let game: GameKind
     let persona: String
     let isLegit: Bool
+    /// The figures this persona's protocol and behaviour measure.
+    let figures: Figures
 
     private var packetsSent: [CounterID?]
     private var packetsReceived: [CounterID?]
+    private var packetBytesSent: [CounterID?]
+    private var packetBytesReceived: [CounterID?]
+    private let packetKinds: [PacketKind]
+    private var events: [CounterID]
     let bytesSent: CounterID
     let bytesReceived: CounterID
     let packetsLost: CounterID
@@ -41,7 +49,7 @@ final class Meters {
     let desyncDetection: HistogramID
     /// The run's desync episodes, kept in full for `summary.json` (shared by every persona and loop).
     let episodes: DesyncEpisodeLog
-    /// One connected bot's bytes per second each way, sampled once a second (``Bot``'s traffic sample).
+    /// One connected bot's bytes per second each way, sampled once a second (a bot's traffic sample).
     let bytesSentPerSecond: HistogramID
     let bytesReceivedPerSecond: HistogramID
     private var desyncs: [String: CounterID] = [:]
@@ -59,127 +67,117 @@ final class Meters {
     /// The loop's logger with this persona (`persona`, `game`): desync episodes are logged here.
     let logger: Logger
 
-    convenience init(
-        shard: MetricsShard, spec: Persona, logger: Logger = Logger(label: "skirmish.swarm"),
-        episodes: DesyncEpisodeLog = DesyncEpisodeLog()
-    ) {
-        self.init(
-            shard: shard, persona: spec.name, game: spec.game, isLegit: spec.isLegit, spec: spec, logger: logger,
-            episodes: episodes)
+    /// What the series plan of one persona is made of: its protocol's description and which of its packet kinds
+    /// the persona's connection can see, and what its behaviour reports.
+    struct Plan {
+        var description: ProtocolDescription
+        var expectsKind: (Int) -> Bool
+        var behavior: BehaviorSeries
+
+        /// A plan for a protocol whose every packet kind may occur.
+        init(description: ProtocolDescription, expectsKind: @escaping (Int) -> Bool = { _ in true },
+            behavior: BehaviorSeries = BehaviorSeries())
+        {
+            self.description = description
+            self.expectsKind = expectsKind
+            self.behavior = behavior
+        }
     }
 
     init(
-        shard: MetricsShard, persona: String, game: GameKind, isLegit: Bool, spec: Persona? = nil,
-        logger: Logger = Logger(label: "skirmish.swarm"), episodes: DesyncEpisodeLog = DesyncEpisodeLog()
+        shard: MetricsShard, spec: Persona, plan: Plan, logger: Logger = Logger(label: "skirmish.swarm"),
+        episodes: DesyncEpisodeLog = DesyncEpisodeLog()
     ) {
         self.episodes = episodes
-        let spec = spec ?? Persona(name: persona, game: game, behavior: isLegit ? .idle : .rogue)
         self.spec = spec
         var logger = logger
-        logger[metadataKey: "persona"] = "\(persona)"
-        // The registered name, as in the metric labels (`count`, not `game-4`).
+        logger[metadataKey: "persona"] = "\(spec.name)"
         logger[metadataKey: "game"] = "\(spec.gameName)"
         self.logger = logger
         self.shard = shard
-        self.game = game
-        self.persona = persona
-        self.isLegit = isLegit
-        let base = Labels(["game": self.spec.gameName, "persona": persona])
-        // Only the types this game's client can send or receive exist from the start (at 0); anything else (a
+        persona = spec.name
+        isLegit = spec.isLegit
+        figures = plan.description.figures.union(plan.behavior.figures)
+        let base = Labels(["game": spec.gameName, "persona": spec.name])
+        let kinds = plan.description.packetKinds
+        packetKinds = kinds
+        // Only the kinds this persona's client can send or receive exist from the start (at 0); anything else (a
         // rogue's wrong-direction packet) gets its series the first time it happens.
-        packetsSent = MessageType.allCases.map { type in
-            Meters.expected(type, game: game, from: .client)
-                ? shard.counter(SkirmishMetrics.packetsSent, Meters.sentLabels(type, base)) : nil
+        packetsSent = kinds.indices.map { index in
+            kinds[index].direction != .fromServer && plan.expectsKind(index)
+                ? shard.counter(SkirmishMetrics.packetsSent, Meters.sentLabels(kinds[index], base)) : nil
         }
-        packetsReceived = MessageType.allCases.map { type in
-            Meters.expected(type, game: game, from: .server)
-                ? shard.counter(SkirmishMetrics.packetsReceived, base.adding(["type": type.name])) : nil
+        packetsReceived = kinds.indices.map { index in
+            kinds[index].direction != .toServer && plan.expectsKind(index)
+                ? shard.counter(SkirmishMetrics.packetsReceived, base.adding(["type": kinds[index].name])) : nil
+        }
+        packetBytesSent = Array(repeating: nil, count: kinds.count)
+        packetBytesReceived = Array(repeating: nil, count: kinds.count)
+        events = plan.description.events.map {
+            shard.counter(SkirmishMetrics.protocolEvents, base.adding(["event": $0]))
         }
         bytesSent = shard.counter(SkirmishMetrics.bytesSent, base)
         bytesReceived = shard.counter(SkirmishMetrics.bytesReceived, base)
-        packetsLost = shard.counter(SkirmishMetrics.packetsLost, base)
-        resends = shard.counter(SkirmishMetrics.reliableResends, base)
-        mispredictions = shard.counter(SkirmishMetrics.mispredictions, base)
-        matchesStarted = shard.counter(SkirmishMetrics.matchesStarted, base)
-        matchesCompleted = shard.counter(SkirmishMetrics.matchesCompleted, base)
+        packetsLost = shard.counter(SkirmishMetrics.packetsLost, base, visibleAtZero: figures.contains(.loss))
+        resends = shard.counter(SkirmishMetrics.reliableResends, base, visibleAtZero: figures.contains(.resends))
+        mispredictions = shard.counter(SkirmishMetrics.mispredictions, base, visibleAtZero: figures.contains(.prediction))
+        matchesStarted = shard.counter(SkirmishMetrics.matchesStarted, base, visibleAtZero: figures.contains(.matches))
+        matchesCompleted = shard.counter(SkirmishMetrics.matchesCompleted, base, visibleAtZero: figures.contains(.matches))
         reconnects = shard.counter(SkirmishMetrics.reconnects, base)
         handshakes = shard.counter(SkirmishMetrics.handshakes, base.adding(["outcome": "ok"]))
         handshakeFailures = shard.counter(SkirmishMetrics.handshakes, base.adding(["outcome": "failed"]))
-        inputsSent = shard.counter(SkirmishMetrics.inputs, base.adding(["timing": "on_time"]))
-        inputsLate = shard.counter(SkirmishMetrics.inputs, base.adding(["timing": "late"]))
-        pingsSent = shard.counter(SkirmishMetrics.pings, base.adding(["direction": "sent"]))
-        pongsReceived = shard.counter(SkirmishMetrics.pings, base.adding(["direction": "answered"]))
+        let timing = figures.contains(.tickLateness)
+        inputsSent = shard.counter(SkirmishMetrics.inputs, base.adding(["timing": "on_time"]), visibleAtZero: timing)
+        inputsLate = shard.counter(SkirmishMetrics.inputs, base.adding(["timing": "late"]), visibleAtZero: timing)
+        let probes = figures.contains(.roundTrip)
+        pingsSent = shard.counter(SkirmishMetrics.pings, base.adding(["direction": "sent"]), visibleAtZero: probes)
+        pongsReceived = shard.counter(SkirmishMetrics.pings, base.adding(["direction": "answered"]), visibleAtZero: probes)
         botsConnected = shard.gauge(SkirmishMetrics.botsConnected, base)
-        rtt = shard.histogram(SkirmishMetrics.rtt, base)
-        snapshotAge = shard.histogram(SkirmishMetrics.snapshotAge, base)
-        tickLateness = shard.histogram(SkirmishMetrics.tickLateness, base)
+        rtt = shard.histogram(SkirmishMetrics.rtt, base, visibleAtZero: probes)
+        snapshotAge = shard.histogram(
+            SkirmishMetrics.snapshotAge, base, visibleAtZero: figures.contains(.snapshotAge))
+        tickLateness = shard.histogram(SkirmishMetrics.tickLateness, base, visibleAtZero: timing)
         handshake = shard.histogram(SkirmishMetrics.handshake, base)
         reconnect = shard.histogram(SkirmishMetrics.reconnect, base)
-        predictionError = shard.histogram(SkirmishMetrics.predictionError, base)
-        desyncDetection = shard.histogram(SkirmishMetrics.desyncDetection, base)
+        predictionError = shard.histogram(
+            SkirmishMetrics.predictionError, base, visibleAtZero: figures.contains(.prediction))
+        desyncDetection = shard.histogram(
+            SkirmishMetrics.desyncDetection, base, visibleAtZero: figures.contains(.desyncs))
         bytesSentPerSecond = shard.histogram(SkirmishMetrics.botBytesPerSecond, base.adding(["direction": "sent"]))
         bytesReceivedPerSecond = shard.histogram(
             SkirmishMetrics.botBytesPerSecond, base.adding(["direction": "received"]))
         // Dashboards and alerts on desyncs and errors need these series at 0 on a clean run ("No data" reads as
-        // "not measured"), so the parts this game's replica checks and the error kinds any bot can meet exist from
-        // the first push.
-        for part in Meters.desyncParts(game) {
-            desyncs[part] = shard.counter(SkirmishMetrics.desyncs, base.adding(["part": part]))
+        // "not measured"), so the parts this persona's replica or protocol checks and the error kinds any bot of its
+        // protocol can meet exist from the first push.
+        if figures.contains(.desyncs) {
+            for part in plan.description.desyncParts + plan.behavior.desyncParts where desyncs[part] == nil {
+                desyncs[part] = shard.counter(SkirmishMetrics.desyncs, base.adding(["part": part]))
+            }
         }
-        for kind in Meters.commonErrorKinds {
+        for kind in CloseReason.runtimeKinds + plan.description.errorKinds where errors[kind] == nil {
             errors[kind] = shard.counter(SkirmishMetrics.errors, base.adding(["kind": kind]))
         }
-        // The checks every bot of this game makes exist at 0 from the first push, like the desync parts.
-        if isLegit {
-            for check in ReplyCheck.builtIn(game) {
-                let labels = base.adding(["check": check.name])
+        // The checks every bot of this persona makes exist at 0 from the first push, like the desync parts.
+        if spec.isLegit {
+            for name in plan.description.checks + plan.behavior.checks where checks[name] == nil {
+                let labels = base.adding(["check": name])
                 let ids = (
                     judged: shard.counter(SkirmishMetrics.checks, labels),
                     failed: shard.counter(SkirmishMetrics.checksFailed, labels)
                 )
-                checks[check.name] = ids
-                builtInChecks[check.rawValue] = ids
+                checks[name] = ids
+                if let builtIn = ReplyCheck.allCases.first(where: { $0.name == name }) {
+                    builtInChecks[builtIn.rawValue] = ids
+                }
             }
         }
     }
 
-    /// Error kinds any bot can meet, whatever its game or behaviour: created at 0 with every persona's series.
-    static let commonErrorKinds = ["handshake_timeout", "silence_timeout", "ack_timeout", "transport", "server_quit"]
-
-    /// The parts a game's client replica reports desyncs in (`SkirmishGames`' `ReplicaCheck.desync(part:)`): for
-    /// Puck the predicted `puck`, `paddles`, `score` and `phase` (and `hash`, a snapshot that fails its own hash);
-    /// for Snap the face-up `piles`, the `turn`, a snap call's `outcome`, the `deal` and `hash`; for Suns
-    /// the other player's `captures`, checked against its strikes. Suns tallies travel only to the server, which
-    /// compares them (`skirmish_server_desyncs_total`): no client sees the other's.
-    static func desyncParts(_ game: GameKind) -> [String] {
-        switch game {
-        case .puck: ["hash", "puck", "paddles", "score", "phase"]
-        case .snap: ["hash", "piles", "turn", "outcome", "deal"]
-        case .suns: ["captures"]
-        default: []
-        }
+    private static func sentLabels(_ kind: PacketKind, _ base: Labels) -> Labels {
+        base.adding(["type": kind.name, "delivery": kind.delivery])
     }
 
-    /// Whether a legitimate client of `game` ever sees `type` coming from `sender`: control messages of every game
-    /// plus the game's own range of the catalogue, in a direction the protocol allows.
-    static func expected(_ type: MessageType, game: GameKind, from sender: Role) -> Bool {
-        guard type.direction.allows(sender) else { return false }
-        // The quit messages sit in Snap's range but end a session of any game (ServerQuit at shutdown; Suns relays
-        // OtherClientQuit too).
-        if type == .serverQuit || type == .otherClientQuit || type == .clientQuit { return true }
-        switch type.rawValue {
-        case ..<0x0064: return true
-        case 0x0064..<0x00C8: return game == .snap
-        case 0x00C8..<0x012C: return game == .puck
-        case 0x012C..<0x0190: return game == .suns
-        // A game added by a program speaks only in `GamePayload`s.
-        default: return !GameKind.builtIn.contains(game)
-        }
-    }
-
-    private static func sentLabels(_ type: MessageType, _ base: Labels) -> Labels {
-        base.adding(["type": type.name, "delivery": "\(type.delivery)"])
-    }
+    private var base: Labels { Labels(["game": spec.gameName, "persona": persona]) }
 
     /// Records a latency or error sample; rogue personas record none, so their traffic never colours the legitimate
     /// distributions.
@@ -191,22 +189,46 @@ final class Meters {
         if isLegit { shard.record(id, value: value) }
     }
 
-    /// Counts one desync episode of this persona's game in `part` (puck, paddles, score, deck, piles, …).
-    func desync(part: String) {
-        if desyncs[part] == nil {
-            desyncs[part] = shard.counter(
-                SkirmishMetrics.desyncs, Labels(["game": spec.gameName, "persona": persona, "part": part]))
+    /// Counts one desync episode: its series, its detection delay, the run's episode log and one warning line.
+    func desync(
+        _ desync: Desync, since: UInt32? = nil, detectionSeconds: Double?, bot: Int, match: UInt32, rttSeconds: Double
+    ) {
+        if desyncs[desync.part] == nil {
+            desyncs[desync.part] = shard.counter(SkirmishMetrics.desyncs, base.adding(["part": desync.part]))
         }
-        shard.add(desyncs[part]!)
+        shard.add(desyncs[desync.part]!)
+        if let detectionSeconds { record(desyncDetection, seconds: detectionSeconds) }
+        let episode = DesyncEpisode(
+            bot: bot, persona: persona, game: spec.gameName, match: match, part: desync.part, tick: desync.tick,
+            since: since, detectionSeconds: detectionSeconds, rttSeconds: rttSeconds, expected: desync.expected,
+            observed: desync.observed)
+        if isLegit { episodes.record(episode) }
+        var metadata: Logger.Metadata = [
+            "bot.id": "\(episode.bot)", "match.id": "\(episode.match)",
+            "tick": "\(episode.tick.map { "\($0)" } ?? "none")", "part": "\(episode.part)",
+        ]
+        if let since = episode.since { metadata["since.tick"] = "\(since)" }
+        if !episode.expected.isEmpty || !episode.observed.isEmpty {
+            metadata["expected"] = "\(episode.expected)"
+            metadata["observed"] = "\(episode.observed)"
+        }
+        if let delay = episode.detectionSeconds { metadata["detection.seconds"] = "\(delay)" }
+        metadata["rtt.seconds"] = "\(episode.rttSeconds)"
+        logger.warning("desync: the replica disagrees with the server", metadata: metadata)
     }
+
+    /// The most distinct error kinds one persona keeps series for; further kinds are counted as `other`, so a
+    /// protocol that names errors from what a server sent cannot mint series without bound.
+    static let maxErrorKinds = 64
 
     /// Counts one error of `kind` (handshake_timeout, rejected_server_full, transport, …).
     func error(_ kind: String) {
-        if errors[kind] == nil {
-            errors[kind] = shard.counter(
-                SkirmishMetrics.errors, Labels(["game": spec.gameName, "persona": persona, "kind": kind]))
+        if let id = errors[kind] { return shard.add(id) }
+        let label = errors.count < Self.maxErrorKinds ? kind : "other"
+        if errors[label] == nil {
+            errors[label] = shard.counter(SkirmishMetrics.errors, base.adding(["kind": label]))
         }
-        shard.add(errors[kind]!)
+        shard.add(errors[label]!)
     }
 
     /// The most distinct check names one persona keeps series for; further names are counted as `other`, so a
@@ -232,7 +254,7 @@ final class Meters {
             if let other = checks[label] {
                 ids = other
             } else {
-                let labels = Labels(["game": spec.gameName, "persona": persona, "check": label])
+                let labels = base.adding(["check": label])
                 ids = (
                     shard.counter(SkirmishMetrics.checks, labels), shard.counter(SkirmishMetrics.checksFailed, labels)
                 )
@@ -246,50 +268,72 @@ final class Meters {
     /// Counts one hostile packet a rogue bot sent, by kind; kept apart from the legitimate figures.
     func roguePacket(_ kind: String) {
         if rogue[kind] == nil {
-            rogue[kind] = shard.counter(
-                SkirmishMetrics.roguePackets, Labels(["game": spec.gameName, "persona": persona, "kind": kind]))
+            rogue[kind] = shard.counter(SkirmishMetrics.roguePackets, base.adding(["kind": kind]))
         }
         shard.add(rogue[kind]!)
+    }
+
+    /// Counts `count` occurrences of the protocol's event number `index`.
+    func event(_ index: Int, count: Int) {
+        guard index >= 0, index < events.count else { return }
+        shard.add(events[index], UInt64(max(count, 0)))
     }
 }
 
 /// Per-packet counts, as a bot's traffic passes.
 extension Meters {
-    func sent(_ type: MessageType, bytes: Int) {
-        if let id = packetsSent[type.index] {
-            shard.add(id)
-        } else {
-            let id = shard.counter(
-                SkirmishMetrics.packetsSent,
-                Meters.sentLabels(type, Labels(["game": spec.gameName, "persona": persona])))
-            packetsSent[type.index] = id
-            shard.add(id)
+    /// One packet of protocol kind `kind` sent; `bytes` is its share of the datagram.
+    func sent(kind: Int, bytes: Int) {
+        guard kind >= 0, kind < packetKinds.count else { return }
+        if packetsSent[kind] == nil {
+            packetsSent[kind] = shard.counter(SkirmishMetrics.packetsSent, Meters.sentLabels(packetKinds[kind], base))
         }
-        shard.add(bytesSent, UInt64(bytes))
+        shard.add(packetsSent[kind]!)
+        if packetBytesSent[kind] == nil {
+            packetBytesSent[kind] = shard.counter(
+                SkirmishMetrics.packetBytesSent, base.adding(["type": packetKinds[kind].name]))
+        }
+        shard.add(packetBytesSent[kind]!, UInt64(max(bytes, 0)))
     }
 
-    func sentRaw(bytes: Int) {
-        shard.add(bytesSent, UInt64(bytes))
-    }
-
-    func received(_ type: MessageType, bytes: Int) {
-        if let id = packetsReceived[type.index] {
-            shard.add(id)
-        } else {
-            let id = shard.counter(
-                SkirmishMetrics.packetsReceived,
-                Labels(["game": spec.gameName, "persona": persona, "type": type.name]))
-            packetsReceived[type.index] = id
-            shard.add(id)
+    /// One packet of protocol kind `kind` received.
+    func received(kind: Int, bytes: Int) {
+        guard kind >= 0, kind < packetKinds.count else { return }
+        if packetsReceived[kind] == nil {
+            packetsReceived[kind] = shard.counter(
+                SkirmishMetrics.packetsReceived, base.adding(["type": packetKinds[kind].name]))
         }
-        shard.add(bytesReceived, UInt64(bytes))
+        shard.add(packetsReceived[kind]!)
+        if packetBytesReceived[kind] == nil {
+            packetBytesReceived[kind] = shard.counter(
+                SkirmishMetrics.packetBytesReceived, base.adding(["type": packetKinds[kind].name]))
+        }
+        shard.add(packetBytesReceived[kind]!, UInt64(max(bytes, 0)))
     }
 
     func resent(_ count: Int) {
-        shard.add(resends, UInt64(count))
+        shard.add(resends, UInt64(max(count, 0)))
     }
 
     func lost(_ count: Int) {
-        shard.add(packetsLost, UInt64(count))
+        shard.add(packetsLost, UInt64(max(count, 0)))
+    }
+}
+
+/// What a behaviour measures besides its protocol, so those series exist at 0 for its personas: the figures (input
+/// timing, snapshot age, predictions, matches), the parts its replica's desyncs name and the checks it makes.
+public struct BehaviorSeries: Sendable, Hashable {
+    /// The figures it reports.
+    public var figures: Figures
+    /// The parts its desyncs name.
+    public var desyncParts: [String]
+    /// The checks it judges.
+    public var checks: [String]
+
+    /// What a behaviour reports; nothing by default.
+    public init(figures: Figures = [], desyncParts: [String] = [], checks: [String] = []) {
+        self.figures = figures
+        self.desyncParts = desyncParts
+        self.checks = checks
     }
 }

@@ -1,4 +1,3 @@
-import NIOCore
 import SkirmishGames
 import SkirmishNet
 import SkirmishScript
@@ -54,7 +53,7 @@ struct PuckMonitor {
     /// Checks one message from the server. For a snapshot, `predicted` is the brain's prediction of the puck at the
     /// snapshot's tick (own frame), made before it saw the snapshot; it is judged only between two playing snapshots.
     mutating func received(
-        _ message: Message, at now: NIODeadline, context: inout AgentContext, predicted: TableSnapshot.Puck? = nil
+        _ message: Message, at now: Instant, context: inout AgentContext<SnapConnection>, predicted: TableSnapshot.Puck? = nil
     ) {
         switch message {
         case .tableSnapshot(let snapshot):
@@ -110,9 +109,9 @@ struct PuckMonitor {
 
     /// Seconds from server tick `tick` to `now`, with the server's clock estimated as for the snapshot age (`nil`
     /// before the first playing snapshot).
-    private func detectionDelay(since tick: UInt32, at now: NIODeadline, context: AgentContext) -> Double? {
+    private func detectionDelay(since tick: UInt32, at now: Instant, context: AgentContext<SnapConnection>) -> Double? {
         guard clockOffset.isFinite else { return nil }
-        let offset = context.seconds(now) - Double(tick) / Double(PuckConstants.tickRate)
+        let offset = now.seconds - Double(tick) / Double(PuckConstants.tickRate)
         return max(offset - clockOffset + context.minimumRTT / 2, 0)
     }
 
@@ -121,9 +120,9 @@ struct PuckMonitor {
     ///
     /// The server's tick clock stops while a match waits for players or pauses for a dropped one; an offset more than
     /// a second above the estimate means such a stop, and the estimate is re-anchored instead of recording an age.
-    private mutating func measureAge(_ snapshot: TableSnapshot, at now: NIODeadline, context: inout AgentContext) {
+    private mutating func measureAge(_ snapshot: TableSnapshot, at now: Instant, context: inout AgentContext<SnapConnection>) {
         guard snapshot.phase == .playing || snapshot.phase == .goalPause else { return }
-        let offset = context.seconds(now) - Double(snapshot.tick) / Double(PuckConstants.tickRate)
+        let offset = now.seconds - Double(snapshot.tick) / Double(PuckConstants.tickRate)
         if offset - clockOffset > 1 { clockOffset = offset }
         clockOffset = min(clockOffset, offset)
         let age = offset - clockOffset + context.minimumRTT / 2
@@ -135,7 +134,7 @@ struct PuckMonitor {
 /// instead of silently sending fewer inputs (no coordinated omission).
 struct InputSchedule {
     let period: Int64
-    private var start = NIODeadline.distantFuture
+    private var start = Instant.distantFuture
     /// Inputs accounted for so far.
     private(set) var step: UInt32 = 0
 
@@ -143,31 +142,31 @@ struct InputSchedule {
         period = Int64((1e9 / max(rate, 1)).rounded())
     }
 
-    mutating func begin(at now: NIODeadline) {
+    mutating func begin(at now: Instant) {
         start = now
         step = 0
     }
 
     /// When the next input is due.
-    var next: NIODeadline { start + .nanoseconds(Int64(step) * period) }
+    var next: Instant { start.advanced(byNanoseconds: Int64(step) * period) }
 
     /// Skips every input that fell due before `now` without accounting it: the player was away on purpose, so
     /// those inputs were never meant to be sent and say nothing about the generator.
-    mutating func skip(until now: NIODeadline) {
+    mutating func skip(until now: Instant) {
         guard now > start else { return }
         // The first input due at or after `now` is the next one: nothing before it was ever meant to go out.
-        let next = ((now - start).nanoseconds + period - 1) / period
+        let next = (now.nanoseconds(since: start) + period - 1) / period
         if next > Int64(step) { step = UInt32(truncatingIfNeeded: next) }
     }
 
     /// Accounts every input due by `now` — its lateness, and whether it was on time (within 5 ms) — and returns how
     /// many there were; the caller sends only the newest (the server keeps the latest anyway).
     @discardableResult
-    mutating func catchUp(now: NIODeadline, meters: Meters) -> Int {
+    mutating func catchUp(now: Instant, meters: Meters) -> Int {
         var due = next
         var count = 0
         while due <= now {
-            let lateness = (now - due).seconds
+            let lateness = Double(now.nanoseconds(since: due)) / 1e9
             meters.record(meters.tickLateness, seconds: lateness)
             meters.shard.add(lateness > 0.005 ? meters.inputsLate : meters.inputsSent)
             step &+= 1

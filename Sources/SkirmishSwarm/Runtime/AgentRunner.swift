@@ -17,25 +17,23 @@ import Synchronization
 public final class AgentRunner: Sendable {
     /// One running player.
     public struct Player: Sendable, Hashable {
-        let slot: Int32
         let number: Int
     }
 
     /// How one player connects and plays.
-    public struct Configuration: Sendable {
+    public struct Configuration<Connection: ClientProtocol>: Sendable {
         /// The server and transport.
         public var target: Target
-        /// The persona: its name labels the metrics; its game, seats, link and input rate are used.
+        /// The persona: its name labels the metrics; its link and input rate are used.
         public var persona: Persona
-        /// The match to join (0: any).
-        public var match: UInt32 = 0
-        /// How often the runtime pings (the agent hears the round trip through its context).
-        public var pingInterval: Duration = .seconds(1)
+        /// The connection's settings (for SNAP: the game, seats, match and ping interval).
+        public var connection: Connection.Configuration
 
-        /// A player for `persona` against `target`: any match, a ping every second.
-        public init(target: Target, persona: Persona) {
+        /// A player for `persona` against `target` with `connection`'s settings.
+        public init(target: Target, persona: Persona, connection: Connection.Configuration) {
             self.target = target
             self.persona = persona
+            self.connection = connection
         }
     }
 
@@ -51,16 +49,13 @@ public final class AgentRunner: Sendable {
     ) throws {
         let loop = try ClientLoop(name: name)
         var context = SwarmContext(
-            personas: PersonaTable([Persona(name: "agent", game: .puck, behavior: .idle)]), seed: seed,
+            personas: PersonaTable([Persona(name: "agent", gameName: "none", behavior: .idle)]), seed: seed,
             constantLabels: Labels([:]), target: Target(transport: .udp, host: "127.0.0.1", port: 1), alternates: [:])
         context.streamLoops = streamLoops
         context.logger = logger
         let settled = context
         let made = try loop.submit {
-            let group = BotGroup(loop: loop, index: 0, groupCount: 1, context: settled)
-            loop.delegate = group
-            group.start()
-            return NIOLoopBound(group, eventLoop: loop)
+            NIOLoopBound(BotGroup(loop: loop, index: 0, groupCount: 1, context: settled), eventLoop: loop)
         }.wait()
         self.loop = loop
         group = made
@@ -72,33 +67,28 @@ public final class AgentRunner: Sendable {
         loop.stop()
     }
 
-    /// Starts a player that plays one match with the agent `makeAgent` makes once it is seated.
+    /// Starts a player that plays one match with the agent `makeAgent` makes.
     @discardableResult
-    public func start(_ configuration: Configuration, makeAgent: @escaping BehaviorRegistry.Factory) async throws
-        -> Player
-    {
+    public func start<A: Agent>(
+        _ configuration: Configuration<A.Connection>,
+        makeAgent: @escaping @Sendable (inout AgentContext<A.Connection>) -> A
+    ) async throws -> Player {
         let number = numbers.next()
         let group = self.group
-        // Resolved here, never on the loop, where a name lookup would stall every player on it.
-        let target = configuration.target
-        let address =
-            target.transport == .udp
-            ? try? SocketAddress.makeAddressResolvingHost(target.host, port: target.port) : nil
-        let slot = try await loop.submit {
-            group.value.spawn(
-                persona: configuration.persona,
-                override: Bot.Override(
-                    target: target, address: address, match: configuration.match, makeAgent: makeAgent,
-                    pingInterval: TimeAmount(configuration.pingInterval)),
-                number: number, now: .now())
+        var persona = configuration.persona
+        persona.connection = OptionValue(configuration.connection)
+        let settled = persona
+        try await loop.submit {
+            group.value.spawnPlayer(
+                persona: settled, target: configuration.target, number: number, now: .now(), make: makeAgent)
         }.get()
-        return Player(slot: slot, number: number)
+        return Player(number: number)
     }
 
     /// Ends `player`: a polite goodbye if it is seated. Nothing if its match already ended.
     public func stop(_ player: Player) async {
         let group = self.group
-        try? await loop.submit { group.value.retire(slot: player.slot, number: player.number, now: .now()) }.get()
+        try? await loop.submit { group.value.retirePlayer(player.number, now: .now()) }.get()
     }
 
     /// The figures of every player so far (packets, round trips, desyncs, ...).
@@ -106,6 +96,28 @@ public final class AgentRunner: Sendable {
         let group = self.group
         return (try? await loop.submit { group.value.shard.snapshot(at: WallTime.milliseconds()) }.get())
             ?? MetricsSnapshot()
+    }
+}
+
+extension AgentRunner.Configuration where Connection == SnapConnection {
+    /// A SNAP player for `persona` against `target`: the persona's game and seats, any match, a ping every second.
+    public init(target: Target, persona: Persona) {
+        self.init(
+            target: target, persona: persona,
+            connection: persona.connection.get(SnapConnection.Configuration.self)
+                ?? SnapConnection.Configuration(game: .puck))
+    }
+
+    /// The match to join (0: any).
+    public var match: UInt32 {
+        get { connection.match }
+        set { connection.match = newValue }
+    }
+
+    /// How often the connection pings (the agent hears the round trip through its context).
+    public var pingInterval: Duration {
+        get { connection.pingInterval ?? .seconds(1) }
+        set { connection.pingInterval = newValue }
     }
 }
 

@@ -5,86 +5,42 @@ import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 
-/// All the bots one event loop owns, the clock that wakes them, and that loop's metrics.
+/// All the bots one client loop owns, by population: which closed-model bots should be alive, the open-model
+/// arrivals, and that loop's metrics.
 ///
-/// A group ticks every millisecond on deadlines fixed in advance and wakes the bots whose time has come: a min-heap
-/// holds each bot's next wake, the earlier of what its steps and brain want (``Bot/nextWake``) and when its session's
-/// timers are due (``Bot/sessionDeadline``: resends, acks, keepalives, timeouts). A tick therefore costs the bots that
-/// are due, never a sweep over all of them, which is what lets one loop hold tens of thousands of idle bots. Bots are
-/// added and retired by the controller through ``setClosedTarget(_:now:)`` and ``arrive(_:now:)``; nothing here is
-/// shared with another thread except through `EventLoop.submit`.
-///
-/// The group is its loop's ``DatagramDelegate`` and its sessions' ``StreamDelegate``: every datagram a bot's socket
-/// reads arrives here with the bot's slot and socket generation, and goes to that bot without a lookup or a lock.
-final class BotGroup: DatagramDelegate, StreamDelegate {
+/// The bots themselves live in ``Squad``s, one per agent type, each a ``Shell`` that owns its bots' sockets and wakes
+/// them on deadlines fixed in advance; a tick costs the bots that are due, never a sweep over all of them, which is
+/// what lets one loop hold tens of thousands of idle bots. The group adds and retires bots as the controller asks
+/// (``setClosedTarget(_:now:)``, ``arrive(_:now:)``) and hears from each bot when its steps end. Confined to its
+/// loop; nothing here is shared with another thread except through `EventLoop.submit`.
+final class BotGroup {
     let loop: ClientLoop
     let index: Int
     let groupCount: Int
     let context: SwarmContext
     let shard: MetricsShard
-    /// A bot still handshaking after this long is counted as a failed handshake.
-    let handshakeTimeout: TimeAmount = .seconds(6)
+    /// Where every squad's sockets come from.
+    let shellSettings: ShellSettings
+    /// The run's seed: each bot's generator and link derive from it and the bot's number.
+    let seed: UInt64
 
-    private var meters: [Meters] = []
-    private var bots: [Bot?] = []
-    private var freeSlots: [Int32] = []
-    private var closed: [Int: Int32] = [:]
+    private var squads: [any BotSquad] = []
+    private var squadOfType: [ObjectIdentifier: Int] = [:]
+    /// Each persona's squad and profile there, made on the persona's first bot.
+    private var personaProfiles: [(squad: Int, profile: Int)?]
+    private var personaMeters: [Meters?]
+    /// The closed-model bots of this loop by number: their squad and slot.
+    private var closed: [Int: (squad: Int, slot: UInt32)] = [:]
     /// The closed-model target this loop last followed.
     private var closedTarget = 0
     private var openCount = 0
-    private var queue = WakeQueue(capacity: 1_024)
-    private var lastCompaction = NIODeadline.uptimeNanoseconds(0)
     private var stopped = false
-    private var random: SeededRandom
-    /// What the sessions' calls produce, reused call after call so nothing is allocated per packet.
-    var actions = ClientConnection.Actions()
-    /// What a bot's sends produce while it handles ``actions``.
-    var sending = ClientConnection.Actions()
-    /// Names one of the reused action buffers: ``actions`` (what the sessions' calls produce) or ``sending``.
-    ///
-    /// A bot takes a buffer out while it handles its events and gives it back after. This is a plain switch, not a
-    /// key path: writing through a `ReferenceWritableKeyPath` allocates a box on every call, four per bot-tick.
-    enum ActionBuffer { case received, sending }
-
-    /// Runs `body` on the buffer `buffer` names, in place.
-    private func withBuffer<Result>(
-        _ buffer: ActionBuffer, _ body: (inout ClientConnection.Actions) -> Result
-    ) -> Result {
-        switch buffer {
-        case .received: body(&actions)
-        case .sending: body(&sending)
-        }
-    }
-
-    /// Takes `buffer` out of the group, leaving an empty one, or empties it and returns nil when it has no events.
-    func take(_ buffer: ActionBuffer) -> ClientConnection.Actions? {
-        withBuffer(buffer) { stored in
-            guard !stored.events.isEmpty else {
-                stored.removeAll()
-                return nil
-            }
-            var taken = ClientConnection.Actions()
-            swap(&taken, &stored)
-            return taken
-        }
-    }
-
-    /// Empties `used` and puts it back as `buffer` if its storage is larger than what took its place.
-    func giveBack(_ used: inout ClientConnection.Actions, to buffer: ActionBuffer) {
-        used.removeAll()
-        withBuffer(buffer) { stored in
-            if stored.packets.capacity < used.packets.capacity { swap(&stored, &used) }
-        }
-    }
-
-    /// Lent to each agent call for what the agent sends (see ``AgentContext``).
-    var outbox: [AgentContext.Outgoing] = []
-    let behaviors: BehaviorRegistry
     /// The run's logger with this loop's index (`loop`).
     let logger: Logger
     /// Bot events that can come from thousands of bots at once (a server restart fails every resume): one line per
     /// kind per 10 s on this loop, with how many it stands for.
     private var botEvents = LogRateLimiter<String>(interval: .seconds(10))
+    private var lastFlush = Instant.zero
 
     init(loop: ClientLoop, index: Int, groupCount: Int, context: SwarmContext) {
         self.loop = loop
@@ -92,40 +48,25 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         self.groupCount = groupCount
         self.context = context
         shard = MetricsShard(constantLabels: context.constantLabels)
-        random = SeededRandom(seed: context.seed).derived(UInt64(0xB07_0000 + index))
-        behaviors = context.behaviors
-        outbox.reserveCapacity(8)
+        seed = context.seed
+        var settings = ShellSettings(localPorts: context.localPorts, streamLoops: context.streamLoops)
+        settings.resolved = context.resolved
+        shellSettings = settings
+        personaProfiles = Array(repeating: nil, count: context.personas.personas.count)
+        personaMeters = Array(repeating: nil, count: context.personas.personas.count)
         var logger = context.logger
         logger[metadataKey: "loop"] = "\(index)"
         self.logger = logger
-        meters = context.personas.personas.map { persona in
-            Meters(shard: shard, spec: persona, logger: logger, episodes: context.episodes)
-        }
+        // Every persona's series exist from the start, bots or not (dashboards read "No data" as "not measured").
+        for persona in context.personas.personas.indices { _ = meters(forPersona: persona) }
     }
 
-    /// Logs a bot event that many bots may have at once (`kind`: `resume_failed`, `handshake_failed`, …) as a
-    /// warning, at most one line per kind per 10 s on this loop: the line shows the bot it came from and `count`, the
-    /// events of this kind it stands for (itself and those suppressed since the previous line).
-    func warnLimited(_ kind: String, _ message: Logger.Message, now: NIODeadline, metadata: () -> Logger.Metadata) {
-        guard logger.logLevel <= .warning else { return }
-        guard let count = botEvents.record(kind, now: .nanoseconds(Int64(now.uptimeNanoseconds))) else { return }
-        var fields = metadata()
-        fields["event"] = "\(kind)"
-        fields["count"] = "\(count)"
-        fields["suppressed"] = "\(count - 1)"
-        logger.warning(message, metadata: fields)
-    }
+    /// No bot starts another match from now on: the first step of stopping a run, taken on every group before any
+    /// bot says goodbye. Otherwise the goodbyes of one group's bots end their tables for another group's, whose
+    /// bots would join new tables in the moments before their own group stops.
+    private(set) var windingDown = false
 
-    /// Writes what ``warnLimited(_:_:now:metadata:)`` owes for windows that have ended: once a second from the
-    /// tick, and at the end of a run (`final`) for every window, ended or not, so the counts add up to the counters.
-    private func flushLimitedWarnings(now: NIODeadline, final: Bool = true) {
-        let instant = Duration.nanoseconds(Int64(now.uptimeNanoseconds))
-        for (kind, count) in botEvents.due(now: final ? instant + botEvents.interval : instant) {
-            logger.warning(
-                "bot events since the last line",
-                metadata: ["event": "\(kind)", "count": "\(count)", "suppressed": "\(count)"])
-        }
-    }
+    func windDown() { windingDown = true }
 
     /// Bots alive on this loop (closed-model and open-model).
     var liveBots: Int { closed.count + openCount }
@@ -136,88 +77,42 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
     /// its own sends and reads, whatever the server does.
     func threadCPUSeconds() -> Double { WallTime.threadCPUSeconds() }
 
-    // MARK: Clock
+    // MARK: Logs
 
-    /// Starts waking bots: the loop asks ``nextTick`` before it sleeps and calls ``tick(now:)`` when it is due.
-    func start() {
-        started = true
+    /// Logs a bot event that many bots may have at once (`kind`: `resume_failed`, `handshake_failed`, …) as a
+    /// warning, at most one line per kind per 10 s on this loop: the line shows the bot it came from and `count`, the
+    /// events of this kind it stands for (itself and those suppressed since the previous line).
+    func warnLimited(_ kind: String, _ message: Logger.Message, now: Instant, metadata: () -> Logger.Metadata) {
+        guard logger.logLevel <= .warning else { return }
+        guard let count = botEvents.record(kind, now: .nanoseconds(Int64(now.nanoseconds))) else { return }
+        var fields = metadata()
+        fields["event"] = "\(kind)"
+        fields["count"] = "\(count)"
+        fields["suppressed"] = "\(count - 1)"
+        logger.warning(message, metadata: fields)
     }
 
-    private var started = false
-    private var lastTick: UInt64 = 0
-
-    /// When the loop should next call ``tick(now:)``: the earliest bot due, but at most one tick a millisecond, so
-    /// ten thousand bots whose inputs fall due microseconds apart share a wake-up (as the C client's 1 ms quantum
-    /// does) instead of costing one `epoll_wait` each. Nothing is due while the heap is empty: an idle loop sleeps.
-    func nextTick() -> UInt64 {
-        guard started, !stopped, let earliest = queue.earliest else { return .max }
-        return max(earliest, lastTick &+ 1_000_000)
-    }
-
-    func tick(now: NIODeadline) {
-        let nowNanos = now.uptimeNanoseconds
-        lastTick = nowNanos
-        while let entry = queue.popDue(now: nowNanos) {
-            guard Int(entry.slot) < bots.count, let bot = bots[Int(entry.slot)], bot.generation == entry.generation
-            else {
-                continue
-            }
-            bot.scheduledWake = nil
-            bot.wake(now: now, in: self)
-            afterActivity(bot)
-        }
-        if now - lastCompaction >= .seconds(1) {
-            lastCompaction = now
-            flushLimitedWarnings(now: now, final: false)
-            if queue.count > 4 * max(bots.count, 256) {
-                queue.compact { [bots] entry in
-                    Int(entry.slot) < bots.count && bots[Int(entry.slot)]?.generation == entry.generation
-                }
-            }
-        }
-    }
-
-    /// Puts `bot` back on the heap at its next wake time, or frees its slot when it is done.
-    func reschedule(_ bot: Bot) { afterActivity(bot) }
-
-    private func afterActivity(_ bot: Bot) {
-        guard !bot.isDone else { return release(bot) }
-        // A wake that comes early (the session's deadline moved later meanwhile) finds nothing due and reschedules:
-        // entries are pushed only when a wake moves earlier, not on every packet.
-        guard let wake = bot.nextWake(handshakeTimeout: handshakeTimeout) else {
-            bot.scheduledWake = nil
-            bot.generation &+= 1
-            return
-        }
-        if let scheduled = bot.scheduledWake, scheduled <= wake { return }
-        bot.generation &+= 1
-        bot.scheduledWake = wake
-        queue.push(.init(due: wake.uptimeNanoseconds, slot: bot.slot, generation: bot.generation))
-    }
-
-    private func release(_ bot: Bot) {
-        // After ``stop()`` the slots are gone; a late session event for a retired bot finds nothing to release.
-        guard Int(bot.slot) < bots.count, bots[Int(bot.slot)] === bot else { return }
-        bots[Int(bot.slot)] = nil
-        freeSlots.append(bot.slot)
-        bot.generation &+= 1
-        // The next bot in this slot numbers its heap entries on from here, so the old ones never match it.
-        if slotGenerations.count <= Int(bot.slot) {
-            slotGenerations.append(contentsOf: repeatElement(0, count: Int(bot.slot) + 1 - slotGenerations.count))
-        }
-        slotGenerations[Int(bot.slot)] = bot.generation
-        if bot.oneShot {
-            openCount -= 1
-        } else if closed[bot.number] == bot.slot {
-            // A closed-model bot whose steps ended keeps its place in the count but holds nothing.
-            closed[bot.number] = -1
+    /// Writes what ``warnLimited(_:_:now:metadata:)`` owes for windows that have ended: once a second while the
+    /// controller drives the group, and at the end of a run (`final`) for every window, ended or not, so the counts
+    /// add up to the counters.
+    private func flushLimitedWarnings(now: Instant, final: Bool) {
+        let instant = Duration.nanoseconds(Int64(now.nanoseconds))
+        for (kind, count) in botEvents.due(now: final ? instant + botEvents.interval : instant) {
+            logger.warning(
+                "bot events since the last line",
+                metadata: ["event": "\(kind)", "count": "\(count)", "suppressed": "\(count)"])
         }
     }
 
     // MARK: Population
 
     /// Makes the closed-model bots numbered below `total` that belong to this loop alive, and retires the others.
-    func setClosedTarget(_ total: Int, now: NIODeadline) {
+    func setClosedTarget(_ total: Int, now deadline: NIODeadline) {
+        let now = Instant(deadline)
+        if now.nanoseconds(since: lastFlush) >= 1_000_000_000 {
+            lastFlush = now
+            flushLimitedWarnings(now: now, final: false)
+        }
         // Called every 100 ms; only a change of target costs anything, and then only the bots that come or go.
         guard !stopped, total != closedTarget else { return }
         if total > closedTarget {
@@ -229,12 +124,8 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         } else {
             var number = firstNumber(atLeast: total)
             while number < closedTarget {
-                if let slot = closed[number] {
-                    if slot >= 0, let bot = bots[Int(slot)] {
-                        bot.retire(in: self, now: now)
-                        release(bot)
-                    }
-                    closed[number] = nil
+                if let (squad, slot) = closed.removeValue(forKey: number), squad >= 0 {
+                    squads[squad].retire(slot: slot, number: number, now: now)
                 }
                 number += groupCount
             }
@@ -252,151 +143,119 @@ final class BotGroup: DatagramDelegate, StreamDelegate {
         guard !stopped else { return }
         let cap = max(1, arrival.cap / groupCount)
         guard openCount < cap else {
-            meters[context.personas.index(for: arrival.number)].error("arrival_capped")
+            meters(forPersona: context.personas.index(for: arrival.number)).error("arrival_capped")
             return
         }
-        openCount += 1
-        spawn(number: arrival.number, oneShot: true, now: now)
+        spawn(number: arrival.number, oneShot: true, now: Instant(now))
     }
 
-    /// A free slot for a new bot: one a retired bot left, or a new one at the end.
-    private func takeSlot() -> Int32 {
-        if let free = freeSlots.popLast() { return free }
-        bots.append(nil)
-        return Int32(bots.count - 1)
+    /// A bot's steps ended (or it was retired): it no longer counts.
+    func botEnded(number: Int, oneShot: Bool) {
+        if oneShot {
+            openCount -= 1
+        } else if closed[number] != nil {
+            // A closed-model bot whose steps ended keeps its place in the count but holds nothing.
+            closed[number] = (-1, .max)
+        }
     }
 
-    /// The last heap generation of each slot's previous bot.
-    private var slotGenerations: [UInt32] = []
-
-    /// Puts a new bot in its slot, its heap generation continuing the previous occupant's.
-    private func place(_ bot: Bot) {
-        if Int(bot.slot) < slotGenerations.count { bot.generation = slotGenerations[Int(bot.slot)] &+ 1 }
-        bots[Int(bot.slot)] = bot
+    private func spawn(number: Int, oneShot: Bool, now: Instant) {
+        let persona = context.personas.index(for: number)
+        guard let (squad, profile) = profile(forPersona: persona) else { return }
+        if oneShot { openCount += 1 }
+        // Recorded before the bot starts: one whose steps end at once reports that back through `botEnded`.
+        if !oneShot { closed[number] = (squad, UInt32.max) }
+        let slot = squads[squad].spawn(
+            number: number, profile: profile, random: SeededRandom(seed: seed).derived(UInt64(number)),
+            oneShot: oneShot, now: now)
+        if !oneShot, let entry = closed[number], entry.squad >= 0 { closed[number] = (squad, slot) }
     }
 
-    private func spawn(number: Int, oneShot: Bool, now: NIODeadline) {
-        let personaIndex = context.personas.index(for: number)
-        let slot = takeSlot()
-        let bot = Bot(
-            number: number, slot: slot, persona: context.personas.personas[personaIndex], meters: meters[personaIndex],
-            random: SeededRandom(seed: context.seed).derived(UInt64(number)), oneShot: oneShot)
-        place(bot)
-        if !oneShot { closed[number] = slot }
-        bot.wake(now: now, in: self)
-        afterActivity(bot)
+    /// The meters of persona `index` on this loop.
+    private func meters(forPersona index: Int) -> Meters {
+        if let meters = personaMeters[index] { return meters }
+        let persona = context.personas.personas[index]
+        let support = context.catalogue.support(of: context.protocolName)
+        let kind = context.catalogue.kind(of: persona, in: context.protocolName)
+        let plan = Meters.Plan(
+            description: support?.description
+                ?? ProtocolDescription(name: context.protocolName, transports: [], packetKinds: [], figures: []),
+            expectsKind: { kind in support?.expects(kind: kind, with: persona.connection) ?? true },
+            behavior: kind?.series(for: persona) ?? BehaviorSeries())
+        let meters = Meters(shard: shard, spec: persona, plan: plan, logger: logger, episodes: context.episodes)
+        personaMeters[index] = meters
+        return meters
     }
 
-    /// Starts one player outside the script (see ``AgentRunner``); returns its slot, which names it to ``retire(slot:)``.
-    func spawn(persona: Persona, override: Bot.Override, number: Int, now: NIODeadline) -> Int32 {
-        let meters =
-            adHocMeters[persona] ?? Meters(shard: shard, spec: persona, logger: logger, episodes: context.episodes)
-        adHocMeters[persona] = meters
-        let slot = takeSlot()
-        let bot = Bot(
-            number: number, slot: slot, persona: persona, meters: meters,
-            random: SeededRandom(seed: context.seed).derived(UInt64(number)), oneShot: true, override: override)
-        place(bot)
-        openCount += 1
-        bot.wake(now: now, in: self)
-        afterActivity(bot)
-        return slot
+    /// Persona `index`'s squad and profile, made on first use.
+    private func profile(forPersona index: Int) -> (squad: Int, profile: Int)? {
+        if let known = personaProfiles[index] { return known }
+        let persona = context.personas.personas[index]
+        guard let kind = context.catalogue.kind(of: persona, in: context.protocolName),
+            let support = context.catalogue.support(of: context.protocolName)
+        else { return nil }
+        let squad = squad(for: kind)
+        let profile = kind.addProfile(
+            to: squads[squad], persona: persona, meters: meters(forPersona: index), target: context.target(for: persona),
+            support: support, single: false)
+        personaProfiles[index] = (squad, profile)
+        return (squad, profile)
     }
 
-    /// Retires the player in `slot` (a polite goodbye if it is seated); nothing if it is gone already.
-    func retire(slot: Int32, number: Int, now: NIODeadline) {
-        guard Int(slot) < bots.count, let bot = bots[Int(slot)], bot.number == number else { return }
-        bot.retire(in: self, now: now)
-        release(bot)
+    private func squad(for kind: any BehaviorKind) -> Int {
+        if let known = squadOfType[kind.agentType] { return known }
+        squads.append(kind.makeSquad(in: self))
+        squadOfType[kind.agentType] = squads.count - 1
+        return squads.count - 1
     }
+
+    // MARK: Players outside a script
 
     private var adHocMeters: [Persona: Meters] = [:]
-    /// Counts sessions, so that each starts its socket numbers apart from the last (see `Session.firstGeneration`).
-    private var sessionsOpened: UInt32 = 0
+    private var players: [Int: (squad: Int, slot: UInt32)] = [:]
 
-    /// No bot starts another match from now on: the first step of stopping a run, taken on every group before any
-    /// bot says goodbye. Otherwise the goodbyes of one group's bots end their tables for another group's, whose
-    /// bots would join new tables in the moments before their own group stops.
-    private(set) var windingDown = false
+    /// Starts one player outside the script (see ``AgentRunner``): it plays one match with an agent of `make`.
+    func spawnPlayer<A: Agent>(
+        persona: Persona, target: Target, number: Int, now: Instant,
+        make: @escaping @Sendable (inout AgentContext<A.Connection>) -> A
+    ) {
+        let kind = TypedBehavior<A>(make: make, series: { _ in BehaviorSeries() })
+        let support = TypedProtocol<A.Connection>(chat: nil)
+        let meters =
+            adHocMeters[persona]
+            ?? Meters(
+                shard: shard, spec: persona,
+                plan: Meters.Plan(
+                    description: A.Connection.description,
+                    expectsKind: { kind in support.expects(kind: kind, with: persona.connection) }),
+                logger: logger, episodes: context.episodes)
+        adHocMeters[persona] = meters
+        let squad = squad(for: kind)
+        let profile = kind.addProfile(
+            to: squads[squad], persona: persona, meters: meters, target: target, support: support, single: true)
+        openCount += 1
+        let slot = squads[squad].spawn(
+            number: number, profile: profile, random: SeededRandom(seed: seed).derived(UInt64(number)), oneShot: true,
+            now: now)
+        players[number] = (squad, slot)
+    }
 
-    func windDown() { windingDown = true }
+    /// Retires the player numbered `number` (a polite goodbye if it is seated); nothing if it is gone already.
+    func retirePlayer(_ number: Int, now: Instant) {
+        guard let (squad, slot) = players.removeValue(forKey: number) else { return }
+        squads[squad].retire(slot: slot, number: number, now: now)
+    }
 
-    /// Retires every bot (a polite ClientQuit from those in a match) and stops the clock.
+    /// Retires every bot (a polite goodbye from those in a match) and closes every socket.
     func stop() {
+        guard !stopped else { return }
         stopped = true
-        let now = NIODeadline.now()
-        for case let bot? in bots { bot.retire(in: self, now: now) }
-        flushLimitedWarnings(now: now)
-        bots.removeAll()
-        queue = WakeQueue()
+        let now = Instant.now()
+        for squad in squads { squad.retireAll(now: now) }
+        for squad in squads { squad.stop() }
+        flushLimitedWarnings(now: now, final: true)
         closed.removeAll()
+        players.removeAll()
         openCount = 0
-    }
-
-    // MARK: Sessions
-
-    func sessionConfiguration(for bot: Bot) -> Session.Configuration {
-        let target = bot.override?.target ?? context.target(for: bot.persona)
-        var connection = ClientConnection.Configuration(
-            game: bot.persona.game, seats: UInt8(bot.persona.seats),
-            name: String(bot.persona.name.prefix(WireLimits.maxName)),
-            mode: target.transport == .udp ? .datagram : .stream)
-        connection.handshakeTimeout = .seconds(5)
-        connection.match = bot.override?.match ?? 0
-        var configuration = Session.Configuration(target: target, connection: connection)
-        configuration.seed = context.seed ^ UInt64(bot.number) &* 0x9E37_79B9
-        configuration.link = bot.persona.link
-        configuration.resolvedAddress = bot.override?.address ?? context.resolved[target]
-        configuration.localPorts = context.localPorts
-        configuration.streamLoops = context.streamLoops
-        sessionsOpened &+= 1
-        // Apart in the low byte too, which is all a datagram token carries.
-        configuration.firstGeneration = sessionsOpened &* 1_024 &+ (sessionsOpened & 0x7F) &* 2
-        return configuration
-    }
-
-    // MARK: Datagrams and stream events
-
-    /// The bot a socket event belongs to, if that socket is still its current one.
-    @inline(__always)
-    private func bot(token: UInt32) -> Bot? {
-        let slot = Int(token >> 8)
-        guard slot < bots.count, let bot = bots[slot], bot.hasSocket(generationBits: token & 0xFF) else { return nil }
-        return bot
-    }
-
-    func datagram(_ bytes: UnsafeRawBufferPointer, token: UInt32, now: NIODeadline) {
-        guard let bot = bot(token: token) else { return }
-        bot.received(bytes, now: now, in: self)
-        afterActivity(bot)
-    }
-
-    func datagramError(_ code: Int32, token: UInt32, now: NIODeadline) {
-        // ICMP port unreachable on a connected socket (the server is not there yet, or restarted): the handshake
-        // keeps trying and the connection's own timers decide when to give up.
-    }
-
-    private func bot(slot token: UInt32, generation: UInt32) -> Bot? {
-        let slot = Int(token)
-        guard slot < bots.count, let bot = bots[slot], bot.hasSocket(generation: generation) else { return nil }
-        return bot
-    }
-
-    func streamOpened(_ channel: any Channel, token: UInt32, generation: UInt32, now: NIODeadline) {
-        guard let bot = bot(slot: token, generation: generation) else { return channel.close(promise: nil) }
-        bot.streamOpened(channel, now: now, in: self)
-        afterActivity(bot)
-    }
-
-    func streamReceived(_ bytes: ByteBuffer, token: UInt32, generation: UInt32, now: NIODeadline) {
-        guard let bot = bot(slot: token, generation: generation) else { return }
-        bytes.withUnsafeReadableBytes { bot.received($0, now: now, in: self) }
-        afterActivity(bot)
-    }
-
-    func streamFailed(_ text: String, token: UInt32, generation: UInt32, now: NIODeadline) {
-        guard let bot = bot(slot: token, generation: generation) else { return }
-        bot.transportFailed(text, now: now, in: self)
-        afterActivity(bot)
     }
 }

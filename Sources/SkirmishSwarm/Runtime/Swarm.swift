@@ -42,7 +42,8 @@ public final class Swarm: Sendable {
             personas: PersonaTable(configuration.script.personas), seed: configuration.seed,
             constantLabels: configuration.constantLabels, target: configuration.target,
             alternates: configuration.alternates)
-        context.behaviors = configuration.behaviors
+        context.catalogue = configuration.catalogue
+        context.protocolName = configuration.script.protocolName
         context.streamLoops = group
         context.logger = logger
         let settled = context
@@ -57,9 +58,8 @@ public final class Swarm: Sendable {
                 let count = loops.count
                 groups.append(
                     try await loop.submit {
-                        let group = BotGroup(loop: loop, index: index, groupCount: count, context: settled)
-                        loop.delegate = group
-                        return NIOLoopBound(group, eventLoop: loop)
+                        NIOLoopBound(
+                            BotGroup(loop: loop, index: index, groupCount: count, context: settled), eventLoop: loop)
                     }.get())
             }
         } catch {
@@ -86,7 +86,6 @@ public final class Swarm: Sendable {
         let plan = configuration.plan
         let start = NIODeadline.now()
         let wallStart = WallTime.milliseconds()
-        for (group, loop) in zip(groups, loops) { loop.execute { group.value.start() } }
         let cpuAtStart = await loopCPU()
         var cpuBefore = cpuAtStart
         var timeline = RunTimeline()

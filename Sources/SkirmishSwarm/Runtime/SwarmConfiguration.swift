@@ -21,8 +21,9 @@ public struct SwarmConfiguration: Sendable {
     public var runID: String
     /// Client I/O threads the bots are spread over (one per core by default); each owns its bots' UDP sockets.
     public var loops: Int
-    /// The behaviours the script's personas may name: the built-in ones unless the program adds its own.
-    public var behaviors: BehaviorRegistry = .builtIn
+    /// The protocols and behaviours the script may name: the built-in ones unless the program adds its own (load the
+    /// script with the same catalogue's ``Catalogue/scriptLoader``).
+    public var catalogue: Catalogue = .builtIn
 
     /// A configuration with the built-in behaviours, no alternate transports and one client loop per core.
     public init(

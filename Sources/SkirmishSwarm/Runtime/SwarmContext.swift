@@ -25,8 +25,10 @@ struct SwarmContext: Sendable {
     var resolved: [Target: SocketAddress] = [:]
     /// Every bot's UDP port, so that no bot inherits the tail of another's stream (see ``LocalPortPool``).
     let localPorts: LocalPortPool
-    /// How each persona's behaviour makes its agents.
-    var behaviors: BehaviorRegistry = .builtIn
+    /// The protocols and behaviours the run's personas name.
+    var catalogue: Catalogue = .builtIn
+    /// The protocol every persona speaks.
+    var protocolName = "snap"
     /// The SwiftNIO loops that carry TCP and WebSocket sessions (UDP sockets belong to the client loops).
     var streamLoops: (any EventLoopGroup)?
     /// The run's logger (with `run` and `shard`); each group adds `loop`, each persona's meters `persona`.
@@ -43,13 +45,15 @@ struct SwarmContext: Sendable {
         self.alternates = alternates
         // One pool for the whole process: swarms and runners side by side must not hand out the same ports.
         localPorts = .shared
-        for each in [target] + alternates.values where each.transport == .udp {
+        for each in [target] + alternates.values + personas.personas.compactMap(\.target) where each.transport == .udp {
             resolved[each] = try? SocketAddress.makeAddressResolvingHost(each.host, port: each.port)
         }
     }
 
-    /// The address a persona's bots connect to: its own transport when it names one and the server offers it.
+    /// The address a persona's bots connect to: its own server when it names one, else its own transport when it
+    /// names one and the server offers it.
     func target(for persona: Persona) -> Target {
+        if let own = persona.target { return own }
         guard let transport = persona.transport else { return target }
         if transport == target.transport { return target }
         return alternates[transport] ?? target

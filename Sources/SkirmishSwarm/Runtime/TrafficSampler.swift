@@ -1,5 +1,4 @@
-import NIOCore
-import SkirmishNet
+import SkirmishWire
 
 /// One bot's byte counts and the once-a-second samples of them that `skirmish_bot_bytes_per_second` records.
 ///
@@ -13,34 +12,36 @@ struct TrafficSampler {
     var sent: UInt64 = 0
     var received: UInt64 = 0
     /// When the next sample is due; `nil` while the bot is not seated.
-    private(set) var nextSample: NIODeadline?
-    private var since = NIODeadline.uptimeNanoseconds(0)
+    private(set) var nextSample: Instant?
+    private var since = Instant.zero
     private var sentBefore: UInt64 = 0
     private var receivedBefore: UInt64 = 0
 
-    static let interval = TimeAmount.seconds(1)
+    static let interval = Duration.seconds(1)
 
     /// The bot is seated at `now`: its first second starts.
-    mutating func start(now: NIODeadline) {
+    mutating func start(now: Instant) {
         since = now
         sentBefore = sent
         receivedBefore = received
         nextSample = now + Self.interval
     }
 
+    /// Whether samples are being taken (the bot is seated).
+    var isSampling: Bool { nextSample != nil }
+
     /// The bot is no longer seated: the second under way is dropped.
     mutating func stop() { nextSample = nil }
 
     /// The bytes per second each way since the previous sample, and the next second started; `nil` when no sample
     /// is due.
-    mutating func sample(now: NIODeadline) -> (sent: Double, received: Double)? {
+    mutating func sample(now: Instant) -> (sent: Double, received: Double)? {
         guard let due = nextSample, now >= due, now > since else { return nil }
         let seconds = (now - since).seconds
         let rates = (sent: Double(sent &- sentBefore) / seconds, received: Double(received &- receivedBefore) / seconds)
         since = now
         sentBefore = sent
         receivedBefore = received
-        // A second from now, as the Ping is rescheduled: the two stay due at the same instant and share a wake-up.
         nextSample = now + Self.interval
         return rates
     }

@@ -31,6 +31,10 @@ public final class MetricsShard {
     private var counterSeries: [(MetricFamily, Labels)] = []
     private var gaugeSeries: [(MetricFamily, Labels)] = []
     private var histogramSeries: [(MetricFamily, Labels)] = []
+    /// Series created with `visibleAtZero: false`, left out of snapshots until they hold a value: a figure a
+    /// protocol cannot measure is absent, never a misleading 0.
+    private var counterHidden: [Bool] = []
+    private var histogramHidden: [Bool] = []
     private var counterIDs: [SeriesKey: Int] = [:]
     private var gaugeIDs: [SeriesKey: Int] = [:]
     private var histogramIDs: [SeriesKey: Int] = [:]
@@ -41,9 +45,15 @@ public final class MetricsShard {
         self.startTimeMs = startTimeMs
     }
 
-    /// Resolves (creating when new) a counter series; labels are put in the family's order.
-    public func counter(_ family: MetricFamily, _ labels: Labels = Labels()) -> CounterID {
-        CounterID(index: resolve(family, labels, in: &counterSeries, ids: &counterIDs) { counters.append(0) })
+    /// Resolves (creating when new) a counter series; labels are put in the family's order. One resolved with
+    /// `visibleAtZero: false` is left out of snapshots while it is 0 (resolving it again visibly shows it).
+    public func counter(_ family: MetricFamily, _ labels: Labels = Labels(), visibleAtZero: Bool = true) -> CounterID {
+        let index = resolve(family, labels, in: &counterSeries, ids: &counterIDs) {
+            counters.append(0)
+            counterHidden.append(!visibleAtZero)
+        }
+        if visibleAtZero { counterHidden[index] = false }
+        return CounterID(index: index)
     }
 
     /// Resolves (creating when new) a gauge series.
@@ -52,13 +62,18 @@ public final class MetricsShard {
     }
 
     /// Resolves (creating when new) a histogram series; a family that is not a histogram uses the seconds scale.
-    public func histogram(_ family: MetricFamily, _ labels: Labels = Labels()) -> HistogramID {
+    /// One resolved with `visibleAtZero: false` is left out of snapshots until it holds a sample.
+    public func histogram(_ family: MetricFamily, _ labels: Labels = Labels(), visibleAtZero: Bool = true)
+        -> HistogramID
+    {
         let scale: HistogramScale
         if case .histogram(let familyScale) = family.kind { scale = familyScale } else { scale = .seconds }
-        return HistogramID(
-            index: resolve(family, labels, in: &histogramSeries, ids: &histogramIDs) {
-                histograms.append(HistogramValue(scale: scale))
-            })
+        let index = resolve(family, labels, in: &histogramSeries, ids: &histogramIDs) {
+            histograms.append(HistogramValue(scale: scale))
+            histogramHidden.append(!visibleAtZero)
+        }
+        if visibleAtZero { histogramHidden[index] = false }
+        return HistogramID(index: index)
     }
 
     /// Adds to a counter.
@@ -100,13 +115,14 @@ public final class MetricsShard {
     /// A copy of every series, stamped with a wall-clock time in milliseconds since 1970.
     public func snapshot(at timestampMs: Int64) -> MetricsSnapshot {
         var snapshot = MetricsSnapshot(timestampMs: timestampMs, startTimeMs: startTimeMs)
-        for (slot, (family, labels)) in counterSeries.enumerated() {
+        for (slot, (family, labels)) in counterSeries.enumerated() where !counterHidden[slot] || counters[slot] > 0 {
             snapshot.insert(MetricSeries(family: family, labels: labels, value: .counter(counters[slot])))
         }
         for (slot, (family, labels)) in gaugeSeries.enumerated() {
             snapshot.insert(MetricSeries(family: family, labels: labels, value: .gauge(gauges[slot])))
         }
-        for (slot, (family, labels)) in histogramSeries.enumerated() {
+        for (slot, (family, labels)) in histogramSeries.enumerated()
+        where !histogramHidden[slot] || histograms[slot].count > 0 {
             snapshot.insert(MetricSeries(family: family, labels: labels, value: .histogram(histograms[slot])))
         }
         return snapshot

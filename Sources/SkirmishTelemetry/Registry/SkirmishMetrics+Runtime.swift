@@ -17,6 +17,20 @@ extension SkirmishMetrics {
     public static let roguePackets = MetricFamily(
         name: "skirmish_rogue_packets_total", help: "Hostile packets sent by rogue personas, by kind.",
         kind: .counter, labelNames: botLabels + ["kind"])
+    /// `skirmish_protocol_events_total{event}`: a protocol plug-in's own events (ENet fragments and throttle
+    /// changes, DDNet input timings, …), named by the plug-in.
+    public static let protocolEvents = MetricFamily(
+        name: "skirmish_protocol_events_total", help: "Protocol plug-in events, by name.", kind: .counter,
+        labelNames: botLabels + ["event"])
+    /// `skirmish_packet_bytes_sent_total{type}` and `…_received_total{type}`: the bytes of each kind of packet a
+    /// protocol counts (its share of the datagram), beside the per-bot totals of `skirmish_bytes_*_total`.
+    public static let packetBytesSent = MetricFamily(
+        name: "skirmish_packet_bytes_sent_total", help: "Bytes sent by bots, by packet type.", kind: .counter,
+        labelNames: botLabels + ["type"])
+    /// `skirmish_packet_bytes_received_total{type}`: as ``packetBytesSent``, the other way.
+    public static let packetBytesReceived = MetricFamily(
+        name: "skirmish_packet_bytes_received_total", help: "Bytes received by bots, by packet type.",
+        kind: .counter, labelNames: botLabels + ["type"])
     /// `skirmish_reconnect_seconds`: from a bot's resume attempt to its `Welcome`, in seconds.
     public static let reconnect = MetricFamily(
         name: "skirmish_reconnect_seconds", help: "Time from a resume attempt to the Welcome.",

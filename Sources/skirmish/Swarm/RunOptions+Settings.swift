@@ -13,7 +13,7 @@ extension RunOptions {
         let started = Date()
         let script: Script
         do {
-            script = try ScriptLoader().load(path: self.script)
+            script = try Catalogue.standard.scriptLoader.load(path: self.script)
         } catch {
             throw InputError(String(describing: error))
         }
@@ -29,6 +29,20 @@ extension RunOptions {
             } catch {
                 throw InputError("--target \(text): \(error)")
             }
+            if let transports = Catalogue.standard.description(of: script.protocolName)?.transports,
+                let chosen = targets?.0.transport, !transports.contains(chosen)
+            {
+                throw InputError(
+                    "--target \(text): protocol `\(script.protocolName)` does not run over \(chosen.rawValue); it runs "
+                        + "over \(transports.map(\.rawValue).sorted().joined(separator: ", "))")
+            }
+        } else if script.protocolName != Catalogue.standard.defaultProtocol,
+            script.personas.contains(where: { $0.target == nil })
+        {
+            throw InputError(
+                "\(self.script) speaks `\(script.protocolName)`, and the embedded server speaks only "
+                    + "`\(Catalogue.standard.defaultProtocol)`: give the server to test with --target "
+                    + "udp://HOST:PORT, or a `target:` on every persona")
         }
         try Self.ensureWritable(outDirectory)
 

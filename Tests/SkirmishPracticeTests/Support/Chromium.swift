@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishWire
 import Testing
 
 #if canImport(Glibc)

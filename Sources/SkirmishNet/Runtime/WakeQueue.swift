@@ -2,22 +2,22 @@
 ///
 /// Each entry carries the bot's slot and the generation it was scheduled with; rescheduling a bot bumps its
 /// generation, so an older entry is skipped when it surfaces instead of being searched for and removed.
-struct WakeQueue: Sendable {
-    struct Entry: Sendable, Hashable {
-        var due: UInt64
-        var slot: Int32
-        var generation: UInt32
+package struct WakeQueue: Sendable {
+    package struct Entry: Sendable, Hashable {
+        package var due: UInt64
+        package var slot: UInt32
+        package var generation: UInt32
     }
 
     private var heap: [Entry] = []
 
-    var count: Int { heap.count }
-    var isEmpty: Bool { heap.isEmpty }
-    var earliest: UInt64? { heap.first?.due }
+    package var count: Int { heap.count }
+    package var isEmpty: Bool { heap.isEmpty }
+    package var earliest: UInt64? { heap.first?.due }
 
-    init(capacity: Int = 0) { heap.reserveCapacity(capacity) }
+    package init(capacity: Int = 0) { heap.reserveCapacity(capacity) }
 
-    mutating func push(_ entry: Entry) {
+    package mutating func push(_ entry: Entry) {
         heap.append(entry)
         var child = heap.count - 1
         while child > 0 {
@@ -29,7 +29,7 @@ struct WakeQueue: Sendable {
     }
 
     /// Removes and returns the earliest entry due at or before `now`.
-    mutating func popDue(now: UInt64) -> Entry? {
+    package mutating func popDue(now: UInt64) -> Entry? {
         guard let first = heap.first, first.due <= now else { return nil }
         let last = heap.removeLast()
         guard !heap.isEmpty else { return first }
@@ -48,7 +48,7 @@ struct WakeQueue: Sendable {
     }
 
     /// Drops stale entries when they outnumber live bots by far, so the heap stays bounded.
-    mutating func compact(isLive: (Entry) -> Bool) {
+    package mutating func compact(isLive: (Entry) -> Bool) {
         let live = heap.filter(isLive)
         heap.removeAll(keepingCapacity: true)
         for entry in live { push(entry) }

@@ -1,7 +1,7 @@
 import NIOCore
 import SkirmishWire
 
-extension ClientConnection {
+extension SnapConnection {
     /// Counters of one connection. Bytes and per-type counts are the shell's: it sees the encoded packets.
     package struct Stats: Sendable, Hashable {
         /// Packets handed to the shell to write (Hellos, acks, resends and Pongs included).
@@ -20,11 +20,9 @@ extension ClientConnection {
         package var unsentAcks: UInt64 = 0
         /// Undecodable packets, by ``DecodeError`` kind; dropped.
         package var decodeErrors = DecodeErrors()
-        /// Messages ``ClientConnection/send(_:now:)`` refused because there was no seat (idle, handshaking, closed).
+        /// Messages ``SnapConnection/send(_:now:into:)`` refused because there was no seat (idle, handshaking,
+        /// closed).
         package var droppedSends: UInt64 = 0
-        /// Events skipped by ``ClientConnection/nextEvent(from:)`` because the owner closed the connection after
-        /// they were produced.
-        package var staleEventsDropped: UInt64 = 0
         /// Unreliable packets the server sent that never arrived (gaps in their numbering).
         package var lost: UInt64 = 0
         /// Reliable packets resent.

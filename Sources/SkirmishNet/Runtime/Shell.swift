@@ -1,0 +1,446 @@
+import NIOCore
+import NIOPosix
+import SkirmishWire
+
+/// The one shell of the client runtime: the machines of one ``ClientLoop`` of one kind, their sockets, their emulated
+/// links and the heap that wakes them.
+///
+/// As `ServerLoop` is to the server's core, the shell is thin: it calls a machine with bytes and time, then executes
+/// what the machine left in its ``ShellIO`` — writes its packets, opens and closes its socket — and puts it back on
+/// the heap at its next wake. Everything the packets mean is the machine's (and its connection's). A swarm's bots and
+/// the ``AsyncClientSession``s run on the same shell; a machine type is fixed per shell, so every call is specialised.
+///
+/// Machines live inline in one array, slot by slot. A socket's epoll tag names its slot and the slot's socket
+/// generation, so a datagram or a stream event of a socket the slot has since closed is ignored, and the heap's
+/// entries carry a wake generation, so an entry a later reschedule replaced is skipped when it surfaces.
+///
+/// Confined to its loop; owners reach it with `loop.execute` (``NIOLoopBound``). The loop holds it while registered.
+package final class Shell<Machine: ShellMachine>: LoopDelegate {
+    private enum Socket {
+        case none
+        case datagram(fd: Int32, port: Int?)
+        case opening
+        case stream(any Channel, Transport)
+    }
+
+    /// A packet the emulated link holds until `due`.
+    private struct Delayed {
+        var due: Instant
+        var bytes: [UInt8]
+    }
+
+    /// One direction's emulation and the packets it holds, earliest first (bounded by the link's rate times its
+    /// delay).
+    private struct Link {
+        var emulator: LinkEmulator
+        /// A stream's bytes are delayed but never lost, duplicated or reordered: TCP delivers them all, in order,
+        /// and a loss shows only as a later arrival.
+        var ordered: Bool
+        var held: [Delayed] = []
+
+        mutating func hold(_ bytes: UnsafeRawBufferPointer, now: Instant) {
+            let fate = emulator.fate()
+            if ordered {
+                var due = now.advanced(byNanoseconds: (fate.first ?? emulator.delay()).nanoseconds)
+                if let last = held.last, last.due > due { due = last.due }
+                held.append(Delayed(due: due, bytes: Array(bytes)))
+                return
+            }
+            for delay in [fate.first, fate.second] {
+                guard let delay else { continue }
+                let packet = Delayed(due: now.advanced(byNanoseconds: delay.nanoseconds), bytes: Array(bytes))
+                var index = held.count
+                while index > 0, held[index - 1].due > packet.due { index -= 1 }
+                held.insert(packet, at: index)
+            }
+        }
+    }
+
+    private struct Slot {
+        var machine: Machine?
+        var socket = Socket.none
+        /// Counts sockets: an event of an earlier one is ignored.
+        var generation: UInt32 = 0
+        /// Counts heap entries: an entry with another number is stale.
+        var wakeGeneration: UInt32 = 0
+        /// When the live heap entry is due (`UInt64.max`: none).
+        var scheduled = UInt64.max
+        var outbound: Link?
+        var inbound: Link?
+    }
+
+    package let loop: ClientLoop
+    package let environment: Machine.Environment
+    package private(set) var settings: ShellSettings
+    /// This shell's index among the loop's delegates (the top byte of its sockets' tags).
+    private var index: UInt8 = 0
+    private var slots: [Slot] = []
+    private var freeSlots: [UInt32] = []
+    private var queue = WakeQueue(capacity: 1_024)
+    private var io = ShellIO<Machine.Connection>()
+    private var stopped = false
+    private var lastCompaction = Instant.zero
+    /// Machines alive.
+    package private(set) var count = 0
+
+    /// A shell on `loop`, registered with it. Call on the loop.
+    package init(loop: ClientLoop, environment: Machine.Environment, settings: ShellSettings) {
+        self.loop = loop
+        self.environment = environment
+        self.settings = settings
+        index = loop.register(self)
+    }
+
+    // MARK: Owners' calls
+
+    /// Adds `machine` in a free slot and wakes it at its ``ShellMachine/nextWake``; returns the slot.
+    @discardableResult
+    package func add(_ machine: Machine, now: Instant) -> UInt32 {
+        let slot: UInt32
+        if let free = freeSlots.popLast() {
+            slot = free
+        } else {
+            slot = UInt32(slots.count)
+            slots.append(Slot())
+        }
+        slots[Int(slot)].machine = machine
+        count += 1
+        if let wake = machine.nextWake, wake <= now {
+            slots[Int(slot)].machine!.wake(now: now, environment: environment, io: &io)
+            execute(slot, now: now)
+        }
+        afterActivity(slot, now: now)
+        return slot
+    }
+
+    /// Calls `body` on the machine in `slot` (if one is there), then executes what it asked for.
+    @discardableResult
+    package func update<Result>(
+        _ slot: UInt32, now: Instant,
+        _ body: (inout Machine, Machine.Environment, inout ShellIO<Machine.Connection>) -> Result
+    ) -> Result? {
+        guard Int(slot) < slots.count, slots[Int(slot)].machine != nil else { return nil }
+        let result = body(&slots[Int(slot)].machine!, environment, &io)
+        execute(slot, now: now)
+        afterActivity(slot, now: now)
+        return result
+    }
+
+    /// Reads the machine in `slot`, if one is there.
+    package func read<Result>(_ slot: UInt32, _ body: (Machine) -> Result) -> Result? {
+        guard Int(slot) < slots.count, let machine = slots[Int(slot)].machine else { return nil }
+        return body(machine)
+    }
+
+    /// Calls `body` on every machine, then executes what each asked for.
+    package func updateAll(now: Instant, _ body: (inout Machine, Machine.Environment, inout ShellIO<Machine.Connection>) -> Void)
+    {
+        for slot in slots.indices where slots[slot].machine != nil {
+            update(UInt32(slot), now: now, body)
+        }
+    }
+
+    /// Frees `slot` at once: its socket closes without another word.
+    package func remove(_ slot: UInt32, now: Instant) {
+        guard Int(slot) < slots.count, slots[Int(slot)].machine != nil else { return }
+        release(slot, now: now)
+    }
+
+    /// Closes every socket and forgets every machine and entry; the shell leaves the loop. Call `updateAll` first
+    /// for goodbyes.
+    package func stop() {
+        guard !stopped else { return }
+        stopped = true
+        let now = Instant.now()
+        for slot in slots.indices where slots[slot].machine != nil { release(UInt32(slot), now: now) }
+        slots.removeAll()
+        freeSlots.removeAll()
+        queue = WakeQueue()
+        loop.unregister(index)
+    }
+
+    // MARK: Executing
+
+    /// Writes the packets and runs the socket operations the last call left in ``io``, in order; then tells the
+    /// machine about a socket that opened (or could not), which may ask for more.
+    private func execute(_ slot: UInt32, now: Instant) {
+        var rounds = 0
+        while true {
+            var opened: SocketRequest?
+            var failure: String?
+            var written = 0
+            for (after, operation) in io.operations {
+                write(slot, packets: written..<after, now: now)
+                written = after
+                switch operation {
+                case .close:
+                    closeSocket(slot, now: now)
+                    opened = nil
+                case .open(let request):
+                    closeSocket(slot, now: now)
+                    switch openSocket(slot, request, now: now) {
+                    case .success(true): opened = request
+                    case .success(false): opened = nil
+                    case .failure(let error):
+                        opened = nil
+                        failure = "\(error)"
+                    }
+                }
+            }
+            write(slot, packets: written..<io.actions.packetCount, now: now)
+            io.removeAll()
+            rounds += 1
+            guard rounds < 16, slots[Int(slot)].machine != nil else { return }
+            if let failure {
+                slots[Int(slot)].machine!.transportFailed(failure, now: now, environment: environment, io: &io)
+            } else if opened != nil {
+                slots[Int(slot)].machine!.transportOpened(now: now, environment: environment, io: &io)
+            } else {
+                return
+            }
+        }
+    }
+
+    private func write(_ slot: UInt32, packets: Range<Int>, now: Instant) {
+        for packet in packets {
+            io.actions.withPacket(packet) { bytes in
+                if slots[Int(slot)].outbound != nil {
+                    slots[Int(slot)].outbound!.hold(bytes, now: now)
+                } else {
+                    put(bytes, on: slots[Int(slot)].socket)
+                }
+            }
+        }
+    }
+
+    private func put(_ bytes: UnsafeRawBufferPointer, on socket: Socket) {
+        switch socket {
+        case .datagram(let fd, _):
+            _ = loop.sendDatagram(fd, bytes: bytes)
+        case .stream(let channel, let transport):
+            StreamConnector.write(bytes, to: channel, transport: transport)
+        case .none, .opening:
+            break
+        }
+    }
+
+    /// Opens a socket for `slot`: `true` when it is open now (UDP), `false` when a stream connection is under way.
+    private func openSocket(_ slot: UInt32, _ request: SocketRequest, now: Instant) -> Result<Bool, ClientLoopError> {
+        slots[Int(slot)].generation &+= 1
+        let generation = slots[Int(slot)].generation
+        if request.link.isPerfect {
+            slots[Int(slot)].outbound = nil
+            slots[Int(slot)].inbound = nil
+        } else {
+            let ordered = request.target.transport != .udp
+            slots[Int(slot)].outbound = Link(
+                emulator: LinkEmulator(profile: request.link, seed: request.seed), ordered: ordered)
+            slots[Int(slot)].inbound = Link(
+                emulator: LinkEmulator(profile: request.link, seed: request.seed ^ 0x5EED_1111), ordered: ordered)
+        }
+        let target = request.target
+        switch target.transport {
+        case .udp:
+            let address: SocketAddress
+            if let known = settings.resolved[target] {
+                address = known
+            } else {
+                do {
+                    address = try SocketAddress.makeAddressResolvingHost(target.host, port: target.port)
+                } catch {
+                    return .failure(.system("cannot resolve \(target.host): \(error)", 0))
+                }
+                settings.resolved[target] = address
+            }
+            let tag = SocketTag(delegate: index, slot: slot, generation: generation)
+            var lastError = ClientLoopError.system("socket", 0)
+            // A pooled port some other program holds is skipped for another (up to 8 tries).
+            for _ in 0..<8 {
+                let port = settings.localPorts?.take(now: NIODeadline(now))
+                do {
+                    let fd = try loop.openDatagram(to: address, localPort: port, tag: tag)
+                    slots[Int(slot)].socket = .datagram(fd: fd, port: port)
+                    return .success(true)
+                } catch {
+                    lastError = error
+                    if let port { settings.localPorts?.giveBack(port, now: NIODeadline(now)) }
+                    if port == nil { break }
+                }
+            }
+            return .failure(lastError)
+        case .tcp, .webSocket:
+            guard let group = settings.streamLoops else {
+                return .failure(.system("no event loop for \(target.transport.rawValue) connections", 0))
+            }
+            slots[Int(slot)].socket = .opening
+            StreamConnector.connect(
+                target: target, group: group, timeout: .seconds(5),
+                link: StreamLink(loop: loop, delegate: index, slot: slot, generation: generation))
+            return .success(false)
+        }
+    }
+
+    private func closeSocket(_ slot: UInt32, now: Instant) {
+        slots[Int(slot)].generation &+= 1
+        switch slots[Int(slot)].socket {
+        case .datagram(let fd, let port):
+            loop.closeDatagram(fd)
+            if let port { settings.localPorts?.giveBack(port, now: NIODeadline(now)) }
+        case .stream(let channel, _):
+            channel.close(promise: nil)
+        case .none, .opening:
+            break
+        }
+        slots[Int(slot)].socket = .none
+        // What the link still held belonged to the old socket.
+        slots[Int(slot)].outbound?.held.removeAll()
+        slots[Int(slot)].inbound?.held.removeAll()
+    }
+
+    private func release(_ slot: UInt32, now: Instant) {
+        closeSocket(slot, now: now)
+        slots[Int(slot)].machine = nil
+        slots[Int(slot)].outbound = nil
+        slots[Int(slot)].inbound = nil
+        slots[Int(slot)].wakeGeneration &+= 1
+        slots[Int(slot)].scheduled = .max
+        freeSlots.append(slot)
+        count -= 1
+    }
+
+    // MARK: The clock
+
+    /// The earliest slot due; the loop sleeps until then (to the nanosecond: sends are scheduled to the
+    /// microsecond, and a coarser clock shows up as lateness).
+    package func nextTick() -> UInt64 {
+        guard !stopped, let earliest = queue.earliest else { return .max }
+        return earliest
+    }
+
+    package func tick(now deadline: NIODeadline) {
+        let now = Instant(deadline)
+        while let entry = queue.popDue(now: now.nanoseconds) {
+            let slot = entry.slot
+            guard Int(slot) < slots.count, slots[Int(slot)].wakeGeneration == entry.generation,
+                slots[Int(slot)].machine != nil
+            else { continue }
+            slots[Int(slot)].scheduled = .max
+            runDelayed(slot, now: now)
+            if slots[Int(slot)].machine != nil, let wake = slots[Int(slot)].machine!.nextWake, wake <= now {
+                slots[Int(slot)].machine!.wake(now: now, environment: environment, io: &io)
+                execute(slot, now: now)
+            }
+            afterActivity(slot, now: now)
+        }
+        if now.nanoseconds(since: lastCompaction) >= 1_000_000_000 {
+            lastCompaction = now
+            if queue.count > 4 * max(slots.count, 256) {
+                queue.compact { [slots] entry in
+                    Int(entry.slot) < slots.count && slots[Int(entry.slot)].wakeGeneration == entry.generation
+                }
+            }
+        }
+    }
+
+    /// Delivers and writes what the emulated link held back until now.
+    private func runDelayed(_ slot: UInt32, now: Instant) {
+        while let first = slots[Int(slot)].inbound?.held.first, first.due <= now, slots[Int(slot)].machine != nil {
+            slots[Int(slot)].inbound!.held.removeFirst()
+            first.bytes.withUnsafeBytes { bytes in
+                slots[Int(slot)].machine!.received(bytes, now: now, environment: environment, io: &io)
+            }
+            execute(slot, now: now)
+        }
+        while let first = slots[Int(slot)].outbound?.held.first, first.due <= now {
+            slots[Int(slot)].outbound!.held.removeFirst()
+            first.bytes.withUnsafeBytes { put($0, on: slots[Int(slot)].socket) }
+        }
+    }
+
+    /// Frees a finished machine's slot, or puts it back on the heap when its next wake moved earlier than its entry
+    /// (a later one lets the entry fire, find nothing due and come back here).
+    private func afterActivity(_ slot: UInt32, now: Instant) {
+        guard let machine = slots[Int(slot)].machine else { return }
+        if machine.isFinished { return release(slot, now: now) }
+        var wake = machine.nextWake?.nanoseconds ?? .max
+        if let due = slots[Int(slot)].inbound?.held.first?.due.nanoseconds { wake = min(wake, due) }
+        if let due = slots[Int(slot)].outbound?.held.first?.due.nanoseconds { wake = min(wake, due) }
+        guard wake != .max, wake < slots[Int(slot)].scheduled else { return }
+        slots[Int(slot)].wakeGeneration &+= 1
+        slots[Int(slot)].scheduled = wake
+        queue.push(.init(due: wake, slot: slot, generation: slots[Int(slot)].wakeGeneration))
+    }
+
+    // MARK: Socket events
+
+    /// The slot `slot` if its socket is still the one of `generation`.
+    private func current(_ slot: UInt32, _ generation: UInt32) -> Bool {
+        Int(slot) < slots.count && slots[Int(slot)].machine != nil && slots[Int(slot)].generation == generation
+    }
+
+    package func readable(slot: UInt32, generation: UInt32, now deadline: NIODeadline) {
+        guard current(slot, generation), case .datagram(let fd, _) = slots[Int(slot)].socket else { return }
+        let now = Instant(deadline)
+        switch loop.receiveDatagram(fd) {
+        case .success(let count)?:
+            let bytes = UnsafeRawBufferPointer(rebasing: loop.receiveBuffer[0..<count])
+            if slots[Int(slot)].inbound != nil {
+                slots[Int(slot)].inbound!.hold(bytes, now: now)
+            } else {
+                slots[Int(slot)].machine!.received(bytes, now: now, environment: environment, io: &io)
+                execute(slot, now: now)
+            }
+            afterActivity(slot, now: now)
+        case .failure?, nil:
+            // An ICMP error for an earlier datagram (port unreachable: the server is not there yet, or restarted):
+            // the connection's own timers decide when to give up.
+            break
+        }
+    }
+
+    package func streamOpened(
+        _ channel: any Channel, transport: Transport, slot: UInt32, generation: UInt32, now: Instant
+    ) {
+        guard current(slot, generation) else { return channel.close(promise: nil) }
+        slots[Int(slot)].socket = .stream(channel, transport)
+        slots[Int(slot)].machine!.transportOpened(now: now, environment: environment, io: &io)
+        execute(slot, now: now)
+        afterActivity(slot, now: now)
+    }
+
+    package func streamReceived(_ bytes: ByteBuffer, slot: UInt32, generation: UInt32, now: Instant) {
+        guard current(slot, generation) else { return }
+        bytes.withUnsafeReadableBytes { bytes in
+            if slots[Int(slot)].inbound != nil {
+                slots[Int(slot)].inbound!.hold(bytes, now: now)
+            } else {
+                slots[Int(slot)].machine!.received(bytes, now: now, environment: environment, io: &io)
+                execute(slot, now: now)
+            }
+        }
+        afterActivity(slot, now: now)
+    }
+
+    package func streamFailed(_ reason: String, slot: UInt32, generation: UInt32, now: Instant) {
+        guard current(slot, generation) else { return }
+        slots[Int(slot)].socket = .none
+        slots[Int(slot)].machine!.transportFailed(reason, now: now, environment: environment, io: &io)
+        execute(slot, now: now)
+        afterActivity(slot, now: now)
+    }
+}
+
+/// Where a ``Shell``'s sockets come from, the same for every slot.
+package struct ShellSettings: Sendable {
+    /// Every UDP socket's local port, so no bot inherits the tail of another's stream (see ``LocalPortPool``).
+    package var localPorts: LocalPortPool?
+    /// The NIO loops that carry TCP and WebSocket channels.
+    package var streamLoops: (any EventLoopGroup)?
+    /// Targets resolved off the loop; a target missing here is resolved on first use and remembered.
+    package var resolved: [Target: SocketAddress] = [:]
+
+    package init(localPorts: LocalPortPool? = .shared, streamLoops: (any EventLoopGroup)? = nil) {
+        self.localPorts = localPorts
+        self.streamLoops = streamLoops
+    }
+}
