@@ -10,18 +10,21 @@ public struct World: Sendable, Hashable {
     public struct Character: Sendable, Hashable {
         /// The player's client id (the item id).
         public var clientID: Int
-        /// Position in world units.
+        /// Horizontal position in world units.
         public var x: Int
+        /// Vertical position in world units (down is positive).
         public var y: Int
-        /// Velocity in world units per tick, × 256.
+        /// Horizontal velocity in world units per tick, × 256.
         public var velocityX: Int
+        /// Vertical velocity in world units per tick, × 256.
         public var velocityY: Int
         /// -1 left, 0 still, 1 right.
         public var direction: Int
         /// The hook's state (`HOOK_*`: 0 idle, positive while flying or grabbed).
         public var hookState: Int
-        /// Health and armour (0…10; sent for the bot's own character and whoever it spectates).
+        /// Health (0…10; sent for the bot's own character and whoever it spectates, 0 for the others).
         public var health: Int
+        /// Armour (0…10), sent like health.
         public var armor: Int
         /// The active weapon (`WEAPON_*`).
         public var weapon: Int

@@ -12,7 +12,10 @@ public func fuzzDDNet(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
 
     // A datagram, with and without a token, and its chunks and messages.
     for token in [nil, UInt32(0x1234_5678)] as [UInt32?] {
-        guard let (header, count) = payload.withUnsafeMutableBytes({ try? PacketCodec.decode(bytes, token: token, into: $0) })
+        guard
+            let (header, count) = payload.withUnsafeMutableBytes({
+                try? PacketCodec.decode(bytes, token: token, into: $0)
+            })
         else { continue }
         payload.withUnsafeBytes { raw in
             var reader = ChunkReader(UnsafeRawBufferPointer(rebasing: raw[..<count]), count: header.chunkCount)
@@ -31,11 +34,15 @@ public func fuzzDDNet(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         var compressed = [UInt8](repeating: 0, count: 4 * PacketHeader.maxPacketSize)
         var again = [UInt8](repeating: 0, count: PacketHeader.maxPacketSize)
         let size = payload.withUnsafeBytes { raw in
-            compressed.withUnsafeMutableBytes { Huffman.compress(UnsafeRawBufferPointer(rebasing: raw[..<count]), into: $0) }
+            compressed.withUnsafeMutableBytes {
+                Huffman.compress(UnsafeRawBufferPointer(rebasing: raw[..<count]), into: $0)
+            }
         }
         guard let size else { fatalError("decoded \(count) bytes that do not compress") }
         let recount = compressed.withUnsafeBytes { raw in
-            again.withUnsafeMutableBytes { try? Huffman.decompress(UnsafeRawBufferPointer(rebasing: raw[..<size]), into: $0) }
+            again.withUnsafeMutableBytes {
+                try? Huffman.decompress(UnsafeRawBufferPointer(rebasing: raw[..<size]), into: $0)
+            }
         }
         guard recount == count, again[..<count].elementsEqual(payload[..<count]) else {
             fatalError("Huffman round trip changed \(count) bytes")

@@ -118,10 +118,13 @@ import Testing
             return state >> 60 == 0 ? UInt8(truncatingIfNeeded: state >> 33) : 0
         }
         var compressed = [UInt8](repeating: 0, count: 4_096)
-        let size = try #require(input.withUnsafeBytes { raw in compressed.withUnsafeMutableBytes { Huffman.compress(raw, into: $0) } })
+        let size = try #require(
+            input.withUnsafeBytes { raw in compressed.withUnsafeMutableBytes { Huffman.compress(raw, into: $0) } })
         var output = [UInt8](repeating: 0, count: 2_048)
         let count = try compressed.withUnsafeBytes { raw in
-            try output.withUnsafeMutableBytes { try Huffman.decompress(UnsafeRawBufferPointer(rebasing: raw[..<size]), into: $0) }
+            try output.withUnsafeMutableBytes {
+                try Huffman.decompress(UnsafeRawBufferPointer(rebasing: raw[..<size]), into: $0)
+            }
         }
         #expect(Array(output[..<count]) == input)
     }
@@ -129,7 +132,9 @@ import Testing
     @Test func damagedStreamsAreRefused() {
         var output = [UInt8](repeating: 0, count: 4)
         #expect(throws: DecodeError.badHuffman) {
-            try [UInt8]().withUnsafeBytes { raw in try output.withUnsafeMutableBytes { try Huffman.decompress(raw, into: $0) } }
+            try [UInt8]().withUnsafeBytes { raw in
+                try output.withUnsafeMutableBytes { try Huffman.decompress(raw, into: $0) }
+            }
         }
         // Forty 1 bits are forty zero bytes: more than the output holds.
         #expect(throws: DecodeError.badHuffman) {

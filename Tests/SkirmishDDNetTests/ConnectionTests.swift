@@ -24,11 +24,17 @@ import Testing
         #expect(info[1].fields == Array("0.6 626fce9a778df4d4".utf8) + [0, 0], "net version, empty password")
 
         harness.server.ack = 2
-        harness.deliver(harness.server.packet([(true, FakeServer.message(system: true, Wire.System.mapChange) { p in
-            p.string("dm1", limit: 100)
-            p.int(Int32(0x1234))
-            p.int(Int32(5_000))
-        })]))
+        harness.deliver(
+            harness.server.packet([
+                (
+                    true,
+                    FakeServer.message(system: true, Wire.System.mapChange) { p in
+                        p.string("dm1", limit: 100)
+                        p.int(Int32(0x1234))
+                        p.int(Int32(5_000))
+                    }
+                )
+            ]))
         sent = harness.take()
         #expect(sent.flatMap(\.messages).map(\.id) == [Wire.System.ready], "READY at once: no map download")
         #expect(sent.first?.header.ack == 1, "the map change is acknowledged")
@@ -44,7 +50,8 @@ import Testing
 
         harness.now += .milliseconds(250)
         harness.deliver(harness.snapshot(tick: 100, base: -1, words: Harness.firstSnapshot(clientID: 7)))
-        let session = try #require(harness.events.compactMap { if case .established(let s) = $0 { s } else { nil } }.first)
+        let session = try #require(
+            harness.events.compactMap { if case .established(let s) = $0 { s } else { nil } }.first)
         #expect(session.clientID == 7 && session.map == "dm1" && session.mapCRC == 0x1234 && session.name == "bot-7")
         #expect(harness.metrics.contains(.handshake(.milliseconds(250))))
         #expect(harness.connection.world.local == World.Character(clientID: 7, x: 320, y: 640))
@@ -125,7 +132,8 @@ import Testing
         let connects = harness.sent.filter { $0.count > 3 && $0[3] == Wire.Control.connect }
         #expect((39...42).contains(connects.count), "a connect every 500 ms: \(connects.count)")
         #expect(harness.events.count == 1)
-        #expect(harness.events.contains { if case .closed(let r) = $0 { r.kind == "handshake_timeout" } else { false } })
+        #expect(
+            harness.events.contains { if case .closed(let r) = $0 { r.kind == "handshake_timeout" } else { false } })
         #expect(harness.connection.nextDeadline == .distantFuture)
     }
 
@@ -159,11 +167,17 @@ import Testing
         harness.send(.say("gl hf"))
         let say = try #require(harness.take().flatMap(\.messages).first)
         #expect(!say.system && say.id == Wire.Game.say && say.vital && say.fields == [0] + Array("gl hf".utf8) + [0])
-        harness.deliver(harness.server.packet([(true, FakeServer.message(system: false, Wire.Game.chat) { p in
-            p.int(Int32(0))
-            p.int(Int32(7))
-            p.string("gl\u{1}hf", limit: 100)
-        })]))
+        harness.deliver(
+            harness.server.packet([
+                (
+                    true,
+                    FakeServer.message(system: false, Wire.Game.chat) { p in
+                        p.int(Int32(0))
+                        p.int(Int32(7))
+                        p.string("gl\u{1}hf", limit: 100)
+                    }
+                )
+            ]))
         #expect(harness.events.contains { $0.chatLine == .init(clientID: 7, team: false, text: "gl hf") })
     }
 
@@ -189,13 +203,31 @@ import Testing
             ("bad_packet", [0x00, 0x00]),
             ("bad_packet", [UInt8](repeating: 0, count: 1_401)),
             ("bad_huffman", [0x80, 0x05, 0x01]),
-            ("bad_token", { var p = server.control([Wire.Control.keepAlive], ack: 5); p[p.count - 1] ^= 0xFF; return p }()),
+            (
+                "bad_token",
+                {
+                    var p = server.control([Wire.Control.keepAlive], ack: 5)
+                    p[p.count - 1] ^= 0xFF
+                    return p
+                }()
+            ),
             ("bad_chunk", server.encode(flags: [], ack: 5, chunks: [0x03, 0x00, 0x01], count: 1, compress: false)),
-            ("bad_message", server.packet([(true, FakeServer.message(system: true, Wire.System.mapChange) { $0.raw([0x64]) })])),
+            (
+                "bad_message",
+                server.packet([(true, FakeServer.message(system: true, Wire.System.mapChange) { $0.raw([0x64]) })])
+            ),
             ("bad_snapshot", harness.snapshot(tick: 200, base: -1, words: [7, 0, 0])),
-            ("bad_snapshot", server.packet([(false, FakeServer.message(system: true, Wire.System.snap) { p in
-                for value: Int32 in [300, 1, 0, 0, 0, 0] { p.int(value) }
-            })])),
+            (
+                "bad_snapshot",
+                server.packet([
+                    (
+                        false,
+                        FakeServer.message(system: true, Wire.System.snap) { p in
+                            for value: Int32 in [300, 1, 0, 0, 0, 0] { p.int(value) }
+                        }
+                    )
+                ])
+            ),
             ("bad_ack", server.control([Wire.Control.keepAlive], ack: 900)),
         ]
         _ = token
@@ -215,7 +247,8 @@ import Testing
         #expect(description.name == "ddnet" && description.transports == [.udp])
         #expect(description.packetKinds.count == DDNetConnection.Kind.allCases.count)
         #expect(Set(description.packetKinds.map(\.name)).count == description.packetKinds.count)
-        #expect(description.errorKinds.contains("bad_huffman") && description.errorKinds.contains("rejected_server_full"))
+        #expect(
+            description.errorKinds.contains("bad_huffman") && description.errorKinds.contains("rejected_server_full"))
         #expect(description.figures.contains([.roundTrip, .resends, .handshake, .snapshotAge, .desyncs]))
     }
 }

@@ -1,6 +1,6 @@
-import Testing
 import SkirmishNet
 import SkirmishWire
+import Testing
 
 @testable import SkirmishDDNet
 
@@ -13,7 +13,9 @@ struct RealServerTests {
     private func join(_ driver: LoopbackDriver, timeout: Duration = .seconds(60)) throws {
         driver.start()
         driver.run(timeout: timeout) { $0.bots.allSatisfy { $0.session != nil || $0.closed != nil } }
-        let stuck = driver.bots.filter { $0.session == nil }.map { "\($0.connection.name): \($0.closed?.description ?? "open")" }
+        let stuck = driver.bots.filter { $0.session == nil }.map {
+            "\($0.connection.name): \($0.closed?.description ?? "open")"
+        }
         try #require(stuck.isEmpty, "bots that did not reach the game: \(stuck)")
     }
 
@@ -60,7 +62,9 @@ struct RealServerTests {
         let speaker = try #require(driver.bots[1].session?.clientID)
         driver.send(.say("hello from bot-1"), from: 1)
         let echoed = driver.run(timeout: .seconds(15)) { driver in
-            driver.bots.allSatisfy { bot in bot.chat.contains { $0.clientID == speaker && $0.text == "hello from bot-1" } }
+            driver.bots.allSatisfy { bot in
+                bot.chat.contains { $0.clientID == speaker && $0.text == "hello from bot-1" }
+            }
         }
         #expect(echoed, "chat lines seen: \(driver.bots.map(\.chat))")
         driver.closeAll()
@@ -103,7 +107,9 @@ struct RealServerTests {
         #expect(caught)
         let desyncs = driver.bots[0].metrics.compactMap { if case .desync(let d) = $0 { d } else { nil } }
         #expect(desyncs.count == 1)
-        #expect(desyncs.first.map { $0.tick == UInt32(bitPattern: flipped ?? 0) } == true, "\(desyncs), flipped \(String(describing: flipped))")
+        #expect(
+            desyncs.first.map { $0.tick == UInt32(bitPattern: flipped ?? 0) } == true,
+            "\(desyncs), flipped \(String(describing: flipped))")
         #expect(desyncs.first.map { $0.expected != $0.observed } == true)
         // Caught within one snapshot: the corrupted one was never delivered as a world.
         #expect(driver.bots[0].lastWorld.tick != Int(flipped ?? -1))

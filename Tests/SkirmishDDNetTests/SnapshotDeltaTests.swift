@@ -46,10 +46,10 @@ import Testing
     }
 
     @Test(arguments: [
-        [Int32](), [0, 0], [-1, 0, 0], [0, -1, 0], [5, 0, 0],  // counts
-        [0, 1, 0], [0, 1, 0, 4], [0, 1, 0, 4, 1, 10],  // cut off
-        [0, 1, 0, -3, 1], [0, 1, 0, 0x8000, 1, 0], [0, 1, 0, 4, 0x10000], [0, 1, 0, 100, 1, -2],  // out of range
-        [0, 2, 0, 100, 1, 1, 5, 100, 1, 2, 5, 6],  // the same key twice with another size
+        [Int32](), [0, 0], [-1, 0, 0], [0, -1, 0], [5, 0, 0], // counts
+        [0, 1, 0], [0, 1, 0, 4], [0, 1, 0, 4, 1, 10], // cut off
+        [0, 1, 0, -3, 1], [0, 1, 0, 0x8000, 1, 0], [0, 1, 0, 4, 0x10000], [0, 1, 0, 100, 1, -2], // out of range
+        [0, 2, 0, 100, 1, 1, 5, 100, 1, 2, 5, 6], // the same key twice with another size
     ])
     func badDeltasAreRefused(words: [Int32]) {
         #expect(throws: DecodeError.badSnapshot) { try apply(words, to: Snapshot()) }
@@ -65,7 +65,9 @@ import Testing
         let first = [UInt8](repeating: 1, count: 900)
         let second: [UInt8] = [2, 2]
         func add(_ tick: Int32, _ count: Int, _ index: Int, _ data: [UInt8]) throws -> SnapshotAssembler.Outcome {
-            try data.withUnsafeBytes { raw in try assembler.add(.init(tick: tick, count: count, index: index, data: raw)) }
+            try data.withUnsafeBytes { raw in
+                try assembler.add(.init(tick: tick, count: count, index: index, data: raw))
+            }
         }
         #expect(try add(10, 2, 1, second) == .incomplete)
         #expect(try add(11, 2, 0, first) == .incomplete)

@@ -27,7 +27,7 @@ enum Huffman {
         32, 27, 20, 17, 23, 21, 30, 22, 22, 21, 27, 25, 17, 27, 23, 18, 39, 26, 15, 21,
         12, 18, 18, 27, 20, 18, 15, 19, 11, 17, 33, 12, 18, 15, 19, 18, 16, 26, 17, 18,
         9, 10, 25, 22, 22, 17, 20, 16, 6, 16, 15, 20, 14, 18, 24, 335,
-        1,  // the end of stream: the table says 1517, `ConstructTree` uses 1
+        1, // the end of stream: the table says 1517, `ConstructTree` uses 1
     ]
 
     /// The code, built on first use (a `static let` is initialised once, thread-safely).

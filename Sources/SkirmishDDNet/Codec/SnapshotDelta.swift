@@ -10,12 +10,12 @@ struct SnapshotDelta {
     /// non-extended objects and events (`datasrc/network.py`, set by `CGameClient::OnInit` through
     /// `SnapSetStaticsize`), 0 where the size is sent. Type 0 is `NETOBJTYPE_EX`, the UUID of an extended type.
     static let staticWords: [Int32] = [
-        0,  // EX
-        10, 6, 5, 4, 3,  // PLAYERINPUT, PROJECTILE, LASER, PICKUP, FLAG
-        8, 4, 15, 22, 5,  // GAMEINFO, GAMEDATA, CHARACTERCORE, CHARACTER, PLAYERINFO
-        17, 3,  // CLIENTINFO, SPECTATORINFO
-        2, 2, 2, 2, 3,  // events: COMMON, EXPLOSION, SPAWN, HAMMERHIT, DEATH
-        3, 3, 3,  // events: SOUNDGLOBAL, SOUNDWORLD, DAMAGEIND
+        0, // EX
+        10, 6, 5, 4, 3, // PLAYERINPUT, PROJECTILE, LASER, PICKUP, FLAG
+        8, 4, 15, 22, 5, // GAMEINFO, GAMEDATA, CHARACTERCORE, CHARACTER, PLAYERINFO
+        17, 3, // CLIENTINFO, SPECTATORINFO
+        2, 2, 2, 2, 3, // events: COMMON, EXPLOSION, SPAWN, HAMMERHIT, DEATH
+        3, 3, 3, // events: SOUNDGLOBAL, SOUNDWORLD, DAMAGEIND
     ]
 
     /// Highest type and id an update may name (`CSnapshot::MAX_TYPE`, `MAX_ID`).

@@ -13,16 +13,20 @@ extension DDNetConnection {
         public var skin = "default"
         /// The country flag (ISO 3166-1 numeric; -1 none).
         public var country = -1
-        /// Whether the body and feet colours below are used, and the colours (HSL packed as the game does).
+        /// Whether the body and feet colours below are used.
         public var useCustomColor = false
+        /// The body colour, HSL packed as the game does.
         public var colorBody = 65_408
+        /// The feet colour, HSL packed as the game does.
         public var colorFeet = 65_408
         /// The server password, empty for none.
         public var password = ""
         /// The net version `NETMSG_INFO` carries; a server refuses any other (`GAME_NETVERSION`).
         public var netVersion = "0.6 626fce9a778df4d4"
-        /// What the DDNet client-version message says (`CLIENT_VERSIONNR`, `GAME_NAME GAME_RELEASE_VERSION`).
+        /// The version number the DDNet client-version message says (`CLIENT_VERSIONNR`); it decides which
+        /// DDNet extensions the server uses with this client.
         public var ddnetVersion = 16_040
+        /// The version text of that message (`GAME_NAME GAME_RELEASE_VERSION`).
         public var ddnetVersionString = "DDNet 16.4"
         /// How long the join may take, from the first connect to the first snapshot.
         public var handshakeTimeout: Duration = .seconds(20)

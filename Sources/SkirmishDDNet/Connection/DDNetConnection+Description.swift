@@ -97,7 +97,9 @@ extension DDNetConnection {
         /// A vital message found the resend queue full, or did not fit a chunk.
         static let queueFull = "queue_full"
 
-        static let all = [serverFull, wrongPassword, banned, wrongVersion, connectionLimit, shutdown, closed, queueFull]
+        static let all = [
+            serverFull, wrongPassword, banned, wrongVersion, connectionLimit, shutdown, closed, queueFull,
+        ]
     }
 
     /// `ddnet` over UDP: the packet kinds, figures, error kinds, events and desync parts it reports.
@@ -117,7 +119,9 @@ extension DDNetConnection {
             let haystack = Array(text.utf8)
             let needle = Array(needle.utf8)
             guard needle.count <= haystack.count else { return false }
-            return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+            return (0...(haystack.count - needle.count)).contains {
+                haystack[$0..<($0 + needle.count)].elementsEqual(needle)
+            }
         }
         let kind: String
         if has("server is full") {

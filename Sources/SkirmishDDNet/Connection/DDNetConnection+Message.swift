@@ -21,10 +21,13 @@ extension DDNetConnection {
         public var direction: Int
         /// Where the player aims, relative to the character, in world units; (0, 0) is read as straight up.
         public var targetX: Int
+        /// The aim's vertical part (down is positive).
         public var targetY: Int
-        /// Whether jump, hook and fire are held. The connection turns fire into the press counter the game expects.
+        /// Whether jump is held.
         public var jump: Bool
+        /// Whether the hook is held.
         public var hook: Bool
+        /// Whether fire is held; the connection turns it into the press counter the game expects.
         public var fire: Bool
         /// The weapon to switch to (`WEAPON_*` + 1), 0 for no change.
         public var wantedWeapon: Int
@@ -85,9 +88,11 @@ extension DDNetConnection {
         public var clientID: Int?
         /// The name the bot joined with.
         public var name: String
-        /// The map the server runs (from `NETMSG_MAP_CHANGE`), its CRC and size in bytes.
+        /// The map the server runs (from `NETMSG_MAP_CHANGE`).
         public var map: String
+        /// The map's CRC, as the server announced it.
         public var mapCRC: Int
+        /// The map file's size in bytes.
         public var mapSize: Int
         /// The tick of the first snapshot.
         public var tick: Int

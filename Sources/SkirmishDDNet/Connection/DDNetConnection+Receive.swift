@@ -4,7 +4,8 @@ import SkirmishWire
 extension DDNetConnection {
     /// One datagram from the server: checked, decompressed, its acknowledgement applied, then its control message
     /// or chunks handled in order (`CNetClient::Recv`, `CNetConnection::Feed`, `CClient::ProcessServerPacket`).
-    public mutating func receive(_ bytes: UnsafeRawBufferPointer, now: Instant, into actions: inout ClientActions<Self>) {
+    public mutating func receive(_ bytes: UnsafeRawBufferPointer, now: Instant, into actions: inout ClientActions<Self>)
+    {
         guard phase != .idle, phase != .closed else { return }
         var payload: [UInt8] = []
         swap(&payload, &inbox)
@@ -136,8 +137,10 @@ extension DDNetConnection {
             kind = receiveGame(id, &unpacker, vital: vital, now: now, into: &actions)
         }
         if unpacker.failed {
-            actions.record(.error(kind: (kind == .snap || kind == .snapSingle || kind == .snapEmpty
-                ? DecodeError.badSnapshot : DecodeError.badMessage).kind))
+            actions.record(
+                .error(
+                    kind: (kind == .snap || kind == .snapSingle || kind == .snapEmpty
+                        ? DecodeError.badSnapshot : DecodeError.badMessage).kind))
             return
         }
         actions.record(.received(kind: kind.rawValue, bytes: bytes))

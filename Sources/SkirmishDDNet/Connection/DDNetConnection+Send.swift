@@ -68,7 +68,8 @@ extension DDNetConnection {
                 flags = ChunkHeader.vital
                 chunkSequence = next
             }
-            queueChunk(ChunkHeader(flags: flags, size: data.count, sequence: chunkSequence), data, kind: kind,
+            queueChunk(
+                ChunkHeader(flags: flags, size: data.count, sequence: chunkSequence), data, kind: kind,
                 now: now, into: &actions)
         }
     }
@@ -139,7 +140,8 @@ extension DDNetConnection {
                     UnsafeMutableRawBufferPointer(rebasing: buffer[..<data.count]).copyMemory(from: data)
                     length = data.count
                 }
-                queueChunk(header, UnsafeRawBufferPointer(rebasing: buffer[..<length]), kind: kind, now: now,
+                queueChunk(
+                    header, UnsafeRawBufferPointer(rebasing: buffer[..<length]), kind: kind, now: now,
                     into: &actions)
             }
         }
@@ -167,10 +169,10 @@ extension DDNetConnection {
             packer.int(input.jump ? 1 : 0)
             packer.int(fire)
             packer.int(input.hook ? 1 : 0)
-            packer.int(1)  // PLAYERFLAG_PLAYING
+            packer.int(1) // PLAYERFLAG_PLAYING
             packer.int(input.wantedWeapon)
-            packer.int(0)  // next weapon
-            packer.int(0)  // previous weapon
+            packer.int(0) // next weapon
+            packer.int(0) // previous weapon
         }
     }
 

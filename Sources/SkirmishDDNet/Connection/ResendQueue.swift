@@ -59,7 +59,10 @@ struct ResendQueue {
         entries[slot].lastSent = now
         let entry = entries[slot]
         bytes.withUnsafeBytes { buffer in
-            body(entry, UnsafeRawBufferPointer(rebasing: buffer[(slot * Self.slotSize)..<(slot * Self.slotSize + entry.length)]))
+            body(
+                entry,
+                UnsafeRawBufferPointer(rebasing: buffer[(slot * Self.slotSize)..<(slot * Self.slotSize + entry.length)])
+            )
         }
     }
 

@@ -30,10 +30,12 @@ final class DDNetServer {
         for _ in 0..<5 {
             let port = try Self.freePort()
             let config =
-                (["sv_ipv4only 1", "bindaddr 127.0.0.1", "sv_port \(port)", "sv_register 0", "sv_map dm1",
-                  "sv_max_clients 64", "sv_max_clients_per_ip 64",
-                  // `team_join player=...` is printed at `OUTPUT_LEVEL_DEBUG`, which the log calls trace.
-                  "loglevel 4"] + settings).joined(separator: ";")
+                ([
+                    "sv_ipv4only 1", "bindaddr 127.0.0.1", "sv_port \(port)", "sv_register 0", "sv_map dm1",
+                    "sv_max_clients 64", "sv_max_clients_per_ip 64",
+                    // `team_join player=...` is printed at `OUTPUT_LEVEL_DEBUG`, which the log calls trace.
+                    "loglevel 4",
+                ] + settings).joined(separator: ";")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.executable)
             process.arguments = [config]

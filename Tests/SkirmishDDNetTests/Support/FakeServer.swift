@@ -33,7 +33,9 @@ struct FakeServer {
     }
 
     /// A packet of `messages`, each vital (numbered in turn) or not, compressed when smaller.
-    mutating func packet(_ messages: [(vital: Bool, bytes: [UInt8])], flags: SkirmishDDNet.PacketHeader.Flags = []) -> [UInt8] {
+    mutating func packet(_ messages: [(vital: Bool, bytes: [UInt8])], flags: SkirmishDDNet.PacketHeader.Flags = [])
+        -> [UInt8]
+    {
         var chunks: [UInt8] = []
         for message in messages {
             var header = ChunkHeader(flags: 0, size: message.bytes.count, sequence: -1)
@@ -48,7 +50,9 @@ struct FakeServer {
         return encode(flags: flags, ack: ack, chunks: chunks, count: messages.count, compress: true)
     }
 
-    func encode(flags: SkirmishDDNet.PacketHeader.Flags, ack: Int, chunks: [UInt8], count: Int, compress: Bool) -> [UInt8] {
+    func encode(flags: SkirmishDDNet.PacketHeader.Flags, ack: Int, chunks: [UInt8], count: Int, compress: Bool)
+        -> [UInt8]
+    {
         var input = chunks + [0, 0, 0, 0]
         var output = [UInt8](repeating: 0, count: 1_400)
         let size = input.withUnsafeMutableBytes { raw in
@@ -84,8 +88,10 @@ struct FakeServer {
                 var unpacker = Unpacker(chunk.data)
                 let packed = unpacker.int()
                 sent.messages.append(
-                    (packed & 1 == 1, packed >> 1, chunk.header.isVital, chunk.header.sequence,
-                     Array(chunk.data[unpacker.offset...])))
+                    (
+                        packed & 1 == 1, packed >> 1, chunk.header.isVital, chunk.header.sequence,
+                        Array(chunk.data[unpacker.offset...])
+                    ))
             }
         }
         return sent
@@ -156,11 +162,17 @@ struct Harness {
         start()
         deliver(server.connectAccept())
         server.ack = 2
-        deliver(server.packet([(true, FakeServer.message(system: true, Wire.System.mapChange) { p in
-            p.string("dm1", limit: 100)
-            p.int(Int32(0x1234))
-            p.int(Int32(5_000))
-        })]))
+        deliver(
+            server.packet([
+                (
+                    true,
+                    FakeServer.message(system: true, Wire.System.mapChange) { p in
+                        p.string("dm1", limit: 100)
+                        p.int(Int32(0x1234))
+                        p.int(Int32(5_000))
+                    }
+                )
+            ]))
         server.ack = 3
         deliver(server.packet([(true, FakeServer.message(system: true, Wire.System.conReady))]))
         server.ack = 4

@@ -51,7 +51,8 @@ final class LoopbackDriver {
                 close(fd)
                 throw DDNetServer.ServerError(message: "bind/connect: errno \(error)")
             }
-            let setup = ConnectionSetup(transport: .udp, player: player, name: "bot-\(player)", seed: seed + UInt64(player))
+            let setup = ConnectionSetup(
+                transport: .udp, player: player, name: "bot-\(player)", seed: seed + UInt64(player))
             bots.append(Bot(connection: DDNetConnection(configuration: configuration, setup: setup), socket: fd))
         }
     }
@@ -133,7 +134,8 @@ final class LoopbackDriver {
     private func execute(_ index: Int) {
         for packet in 0..<actions.packetCount {
             if lossRate > 0 && nextRandom() < lossRate { continue }
-            actions.withPacket(packet) { bytes in _ = Glibc.send(bots[index].socket, bytes.baseAddress, bytes.count, 0) }
+            actions.withPacket(packet) { bytes in _ = Glibc.send(bots[index].socket, bytes.baseAddress, bytes.count, 0)
+            }
         }
         while let event = actions.nextEvent() {
             switch event {
