@@ -24,7 +24,7 @@ TEST_DEPS    += libenet-dev ddnet-server ddnet-data
 # hybrid cgroups of a CI container, crun does not); binutils strips the binary the image carries.
 TEST_DEPS    += buildah podman runc binutils
 
-.PHONY: run test test-under-load deps test-deps build fuzz fuzz-wire fuzz-script fuzz-short bench lint clean
+.PHONY: run test test-under-load deps test-deps build fuzz fuzz-wire fuzz-script fuzz-ddnet fuzz-short bench lint clean
 
 ## run: build in release mode and run the quickstart swarm (about 30 s) against the embedded server, print the summary
 run: deps
@@ -74,8 +74,8 @@ test-deps:
 			|| $(PYTHON) -m pip install -q --break-system-packages kubernetes-validate; \
 	}
 
-## fuzz: run the libFuzzer targets (packet decoder, swarm-script loader), each bounded in executions and time
-fuzz: fuzz-wire fuzz-script
+## fuzz: run the libFuzzer targets (packet decoder, swarm-script loader, DDNet decoders), each bounded in executions and time
+fuzz: fuzz-wire fuzz-script fuzz-ddnet
 
 ## fuzz-short: both fuzzers for FUZZ_SHORT seconds each, the pass `make test` runs
 fuzz-short:
@@ -89,6 +89,16 @@ fuzz-wire:
 	mkdir -p .build/fuzz/wire-corpus
 	.build/fuzz/wire-fuzz -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=1300 \
 		-print_final_stats=1 .build/fuzz/wire-corpus
+
+# The DDNet plug-in's decoders (Huffman, packet and chunk headers, varints, snapshot deltas) import only the standard
+# library, so they compile alone with the fuzz entry point.
+fuzz-ddnet:
+	mkdir -p .build/fuzz
+	$(SWIFT)c -O -sanitize=fuzzer,address -parse-as-library -module-name SkirmishDDNet -package-name skirmish \
+		Sources/SkirmishDDNet/Codec/*.swift Tests/Fuzz/DDNetFuzz.swift -o .build/fuzz/ddnet-fuzz
+	mkdir -p .build/fuzz/ddnet-corpus
+	.build/fuzz/ddnet-fuzz -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=2048 \
+		-print_final_stats=1 .build/fuzz/ddnet-corpus
 
 # The script loader needs Yams (with its C parser), so it is built by a fuzz-only package that depends on this
 # package's SkirmishScript library, with every target instrumented; the shipped scripts seed the corpus.

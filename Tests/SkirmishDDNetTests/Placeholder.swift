@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct DDNetPlaceholder {
-    @Test func placeholder() { #expect(Bool(true)) }
-}
