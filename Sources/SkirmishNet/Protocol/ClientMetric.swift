@@ -23,6 +23,8 @@ public enum ClientMetric: Sendable, Hashable {
     /// How old the newest game state was on arrival: the receive time minus the server's tick time, on the server's
     /// clock as the protocol estimates it.
     case snapshotAge(Duration)
+    /// The time between two consecutive snapshots (or state updates) as they arrived.
+    case snapshotInterval(Duration)
     /// Two views of state that must agree did not: the first divergent tick of an episode.
     case desync(Desync)
     /// Bad input or a failure of kind `kind` (one of ``ProtocolDescription/errorKinds``): counted, never fatal.

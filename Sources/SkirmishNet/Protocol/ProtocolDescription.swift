@@ -88,4 +88,6 @@ public struct Figures: OptionSet, Sendable, Hashable {
     public static let prediction = Figures(rawValue: 1 << 7)
     /// Matches started and completed.
     public static let matches = Figures(rawValue: 1 << 8)
+    /// Snapshot intervals (`skirmish_snapshot_interval_seconds`).
+    public static let snapshotInterval = Figures(rawValue: 1 << 9)
 }

@@ -41,6 +41,7 @@ final class Meters {
     let botsConnected: GaugeID
     let rtt: HistogramID
     let snapshotAge: HistogramID
+    let snapshotInterval: HistogramID
     let tickLateness: HistogramID
     let handshake: HistogramID
     let reconnect: HistogramID
@@ -136,6 +137,8 @@ final class Meters {
         rtt = shard.histogram(SkirmishMetrics.rtt, base, visibleAtZero: probes)
         snapshotAge = shard.histogram(
             SkirmishMetrics.snapshotAge, base, visibleAtZero: figures.contains(.snapshotAge))
+        snapshotInterval = shard.histogram(
+            SkirmishMetrics.snapshotInterval, base, visibleAtZero: figures.contains(.snapshotInterval))
         tickLateness = shard.histogram(SkirmishMetrics.tickLateness, base, visibleAtZero: timing)
         handshake = shard.histogram(SkirmishMetrics.handshake, base)
         reconnect = shard.histogram(SkirmishMetrics.reconnect, base)

@@ -336,6 +336,7 @@ struct Bot<A: Agent>: ShellMachine {
             case .lost(let count): meters.lost(count)
             case .handshake(let duration): meters.record(meters.handshake, seconds: duration.seconds)
             case .snapshotAge(let duration): meters.record(meters.snapshotAge, seconds: duration.seconds)
+            case .snapshotInterval(let duration): meters.record(meters.snapshotInterval, seconds: duration.seconds)
             case .desync(let desync):
                 meters.desync(
                     desync, detectionSeconds: nil, bot: number, match: connection?.matchID ?? 0,

@@ -31,6 +31,10 @@ extension SkirmishMetrics {
     public static let packetBytesReceived = MetricFamily(
         name: "skirmish_packet_bytes_received_total", help: "Bytes received by bots, by packet type.",
         kind: .counter, labelNames: botLabels + ["type"])
+    /// `skirmish_snapshot_interval_seconds`: the time between consecutive snapshots as a bot received them.
+    public static let snapshotInterval = MetricFamily(
+        name: "skirmish_snapshot_interval_seconds", help: "Time between consecutive snapshots as received.",
+        kind: .histogram(.seconds), labelNames: botLabels)
     /// `skirmish_reconnect_seconds`: from a bot's resume attempt to its `Welcome`, in seconds.
     public static let reconnect = MetricFamily(
         name: "skirmish_reconnect_seconds", help: "Time from a resume attempt to the Welcome.",
