@@ -52,13 +52,14 @@ package struct ShellIO<Connection: ClientProtocol> {
     /// The connection's packets, events and metrics; pass it to the connection's entry points.
     package var actions = ClientActions<Connection>()
 
-    enum Operation {
+    /// What a machine asked of its socket.
+    package enum Operation: Sendable {
         case open(SocketRequest)
         case close
     }
 
     /// Socket operations, each after the packets written before it was asked for.
-    var operations: [(afterPackets: Int, operation: Operation)] = []
+    package private(set) var operations: [(afterPackets: Int, operation: Operation)] = []
 
     package init() {}
 
@@ -86,7 +87,7 @@ package struct ShellIO<Connection: ClientProtocol> {
     private var counted = 0
 
     /// Forgets everything, keeping the storage.
-    mutating func removeAll() {
+    package mutating func removeAll() {
         counted = 0
         actions.removeAll()
         operations.removeAll(keepingCapacity: true)

@@ -1,3 +1,4 @@
+import Logging
 import SkirmishNet
 import SkirmishScript
 import SkirmishWire
@@ -28,11 +29,11 @@ final class BotEnvironment<A: Agent> {
     private(set) var profiles: [Profile] = []
     /// Profiles no bot uses any more (runner players that ended), reused before the array grows.
     private var freeProfiles: [Int] = []
-    let group: BotGroup
+    let group: any BotSupervising
     /// Lent to each agent call for what the agent sends (see ``AgentContext``).
     var outbox: [AgentContext<A.Connection>.Outgoing] = []
 
-    init(group: BotGroup) {
+    init(group: any BotSupervising) {
         self.group = group
         outbox.reserveCapacity(8)
     }
@@ -55,4 +56,17 @@ final class BotEnvironment<A: Agent> {
     func remove(_ index: Int) {
         freeProfiles.append(index)
     }
+}
+
+/// What the bots of a loop answer to: the run's seed, whether new matches may start, the loop's rate-limited log, and
+/// the population that counts them. A ``BotGroup`` in a swarm; a recorder in the tests.
+protocol BotSupervising: AnyObject {
+    /// The run's seed: each bot's generator, link and connection derive from it and the bot's number.
+    var seed: UInt64 { get }
+    /// No bot starts another match (the run is stopping).
+    var windingDown: Bool { get }
+    /// Bot `number`'s steps ended (or it was retired): it no longer counts.
+    func botEnded(number: Int, oneShot: Bool)
+    /// Logs an event many bots may have at once, rate-limited per kind.
+    func warnLimited(_ kind: String, _ message: Logger.Message, now: Instant, metadata: () -> Logger.Metadata)
 }

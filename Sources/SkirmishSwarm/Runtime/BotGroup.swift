@@ -13,7 +13,7 @@ import SkirmishWire
 /// what lets one loop hold tens of thousands of idle bots. The group adds and retires bots as the controller asks
 /// (``setClosedTarget(_:now:)``, ``arrive(_:now:)``) and hears from each bot when its steps end. Confined to its
 /// loop; nothing here is shared with another thread except through `EventLoop.submit`.
-final class BotGroup {
+final class BotGroup: BotSupervising {
     let loop: ClientLoop
     let index: Int
     let groupCount: Int

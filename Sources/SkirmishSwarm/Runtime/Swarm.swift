@@ -84,9 +84,11 @@ public final class Swarm: Sendable {
     /// Runs the plan to its end (or until the task is cancelled) and returns what was measured.
     public func run(progress: @escaping @Sendable (SwarmProgress) -> Void = { _ in }) async -> SwarmOutcome {
         let plan = configuration.plan
+        // The plan's clock starts once every loop has answered: a loop that is slow to answer (a busy machine) must
+        // not eat the plan's first seconds before a single bot started.
+        let cpuAtStart = await loopCPU()
         let start = NIODeadline.now()
         let wallStart = WallTime.milliseconds()
-        let cpuAtStart = await loopCPU()
         var cpuBefore = cpuAtStart
         var timeline = RunTimeline()
         let legit = configuration.script.personas.filter(\.isLegit).map(\.name)
