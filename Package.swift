@@ -255,6 +255,16 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // A user's own protocol in miniature: a plug-in, behaviours, a catalogue and a server for it written in the test,
+        // run in a swarm over UDP and TCP and checked against the server's own counts — public API only.
+        .testTarget(
+            name: "SkirmishProtocolAPITests",
+            dependencies: [
+                "SkirmishNet", "SkirmishSwarm", "SkirmishScript", "SkirmishWire", "SkirmishTelemetry",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            packageAccess: false
+        ),
         // A fourth game in miniature, as a user's own package would add one: rules, registration with the server and
         // the swarm, a behaviour, played through the real server and a swarm — public API only.
         .testTarget(

@@ -282,6 +282,11 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
 
     private func closeSocket(_ slot: UInt32, now: Instant) {
         slots[Int(slot)].generation &+= 1
+        // What the emulated link still holds on the way out leaves now: a goodbye written just before the close
+        // must reach the server, not vanish with the socket (the server would hold the seat until its timeout).
+        if let held = slots[Int(slot)].outbound?.held, !held.isEmpty {
+            for packet in held { packet.bytes.withUnsafeBytes { put($0, on: slots[Int(slot)].socket) } }
+        }
         switch slots[Int(slot)].socket {
         case .datagram(let fd, let port):
             loop.closeDatagram(fd)
