@@ -200,7 +200,9 @@ public struct ENetConnection<Codec: ENetMessageCodec>: ClientProtocol, Sendable 
 
     /// Queues `message` where the codec routes it, and sends what is due.
     public mutating func send(_ message: Message, now: Instant, into actions: inout ClientActions<Self>) {
-        guard advance(to: now) else { return }
+        guard advance(to: now) else {
+            return actions.record(.error(kind: MetricCatalog.Failure.sendNotConnected.rawValue))
+        }
         queueMessage(message, into: &actions)
         finishCall(into: &actions)
     }
