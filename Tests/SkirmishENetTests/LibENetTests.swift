@@ -20,9 +20,15 @@ import Testing
         _ peer: LibENetPeer, _ configuration: Configuration = Configuration(), loss: Double = 0, seed: UInt64 = 1
     ) throws -> UDPDriver<ENetRawCodec> {
         var driver = try UDPDriver(port: peer.port, configuration: configuration, loss: loss, seed: seed)
+        peer.drain()
+        let connects = peer.lines.filter { $0.hasPrefix("connect ") }.count
         driver.start()
-        let connected = driver.run(within: .seconds(30), peer: peer) { $0.harness.established != nil }
-        try #require(connected, "no connection: \(String(describing: driver.harness.closed))")
+        // Connected on both sides: the verify-connect here, and libenet's connect event there (after this side's
+        // acknowledgement arrives; until then libenet neither takes data from this peer nor sends it any).
+        let connected = driver.run(within: .seconds(30), peer: peer) { driver in
+            driver.harness.established != nil && peer.lines.filter { $0.hasPrefix("connect ") }.count > connects
+        }
+        try #require(connected, "no connection: \(String(describing: driver.harness.closed)), \(peer.lines)")
         return driver
     }
 
@@ -101,7 +107,8 @@ import Testing
             #expect(sent[kind]?.packets == stats["received"]?[kind], "\(kind) sent")
             #expect(received[kind]?.packets == stats["sent"]?[kind], "\(kind) received")
         }
-        #expect(driver.harness.events(.throttleConfigured) == 1)
+        // At least once: libenet resends it when this side's acknowledgement is slow, and each copy is applied.
+        #expect(driver.harness.events(.throttleConfigured) >= 1)
         #expect(driver.harness.events(.unreliableThrottled) == 0)
         #expect(driver.harness.errors.isEmpty, "\(driver.harness.errors)")
         let samples = driver.harness.metrics.compactMap { if case .roundTrip(let time) = $0 { time } else { nil } }
@@ -154,25 +161,30 @@ import Testing
     }
 
     /// A 30 Hz unreliable state broadcast and reliable events on another channel: every event arrives in order,
-    /// and states never go backwards.
+    /// states never go backwards, and the plug-in counts what the server says it sent.
     @Test func broadcastStateAndEvents() throws {
         let peer = try LibENetPeer([])
         var driver = try Self.session(peer)
         defer { driver.closeSocket() }
         peer.command("broadcast 2")
-        let done = driver.run(within: .seconds(30), peer: peer) { driver in
-            driver.harness.messages.filter { $0.channel == 0 }.count >= 5
+        let finished = driver.run(within: .seconds(30), peer: peer) { _ in peer.lines.contains("broadcast done") }
+        #expect(finished)
+        let sent = try peer.stats()["sent"] ?? [:]
+        let events = try #require(sent["reliable/ch0"])
+        let states = try #require(sent["unreliable/ch1"])
+        #expect(events >= 1 && states >= 10 * events)
+        let arrived = driver.run(within: .seconds(30), peer: peer) { driver in
+            driver.harness.messages.filter { $0.channel == 0 }.count == events
+                && driver.harness.messages.filter { $0.channel == 1 }.count == states
         }
-        #expect(done)
-        _ = driver.run(within: .seconds(3), peer: peer) { _ in false }
-        let events = driver.harness.messages.filter { $0.channel == 0 }.map { UInt32($0.bytes[1]) }
-        #expect(events == Array(1...UInt32(events.count)))
+        #expect(arrived, "\(driver.harness.counts(sent: false)) of \(sent)")
+        let numbers = driver.harness.messages.filter { $0.channel == 0 }.map { UInt32($0.bytes[1]) }
+        #expect(numbers == Array(1...UInt32(events)))
         let ticks = driver.harness.messages.filter { $0.channel == 1 }.map {
             UInt32($0.bytes[1]) | UInt32($0.bytes[2]) << 8 | UInt32($0.bytes[3]) << 16 | UInt32($0.bytes[4]) << 24
         }
-        #expect(ticks.count >= 30 && ticks == ticks.sorted())
-        let stats = try peer.stats()
-        #expect(driver.harness.counts(sent: false)["unreliable/ch1"]?.packets == stats["sent"]?["unreliable/ch1"])
+        #expect(ticks == ticks.sorted())
+        #expect(driver.harness.counts(sent: false)["unreliable/ch1"]?.packets == states)
     }
 
     /// Packets whose first byte is `R` are relayed by the server to the other peers.

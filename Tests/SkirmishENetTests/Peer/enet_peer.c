@@ -4,7 +4,8 @@
  * Server mode (default): binds 127.0.0.1 on a free port and prints `port N`. Every packet it receives is echoed to
  * its sender on the same channel with the same flags, unless its first byte is 'R': then it is relayed to every
  * other connected peer instead. Commands on stdin, one per line:
- *   broadcast SECONDS   30 Hz unreliable state on channel 1, and a reliable event every 10th tick on channel 0
+ *   broadcast SECONDS   30 Hz unreliable state on channel 1, and a reliable event every 10th tick on channel 0;
+ *                       prints `broadcast done` at the end
  *   send CH MODE SIZE N N packets of SIZE bytes to every peer; MODE r reliable, u unreliable, s unsequenced,
  *                       f unreliable with ENET_PACKET_FLAG_UNRELIABLE_FRAGMENT
  *   kick DATA           enet_peer_disconnect on every peer, with DATA
@@ -114,7 +115,7 @@ int main(int argc, char **argv) {
     enet_uint32 start = enet_time_get(), broadcastUntil = 0, nextTick = 0, tick = 0, event = 0;
     char line[256];
     size_t lineLength = 0;
-    int running = 1;
+    int running = 1, broadcasting = 0;
     while (running && enet_time_get() - start < (enet_uint32) seconds * 1000) {
         ENetEvent received;
         for (int events = 0; events < 10000 && enet_host_service(host, &received, 1) > 0; ++events) {
@@ -154,7 +155,12 @@ int main(int argc, char **argv) {
             }
         }
         enet_uint32 now = enet_time_get();
-        if (now < broadcastUntil && now >= nextTick) {
+        if (broadcasting && now >= broadcastUntil) {
+            broadcasting = 0;
+            printf("broadcast done\n");
+            fflush(stdout);
+        }
+        if (broadcasting && now >= nextTick) {
             unsigned char state[32] = {'S'};
             nextTick = now + 33;
             ++tick;
@@ -185,6 +191,7 @@ int main(int argc, char **argv) {
             char mode = 0;
             if (sscanf(line, "broadcast %u", &value) == 1) {
                 broadcastUntil = enet_time_get() + value * 1000;
+                broadcasting = 1;
             } else if (sscanf(line, "send %u %c %u %u", &channel, &mode, &size, &packets) == 4 && size <= 1 << 20) {
                 enet_uint32 flags = mode == 'r' ? ENET_PACKET_FLAG_RELIABLE
                     : mode == 's'               ? ENET_PACKET_FLAG_UNSEQUENCED

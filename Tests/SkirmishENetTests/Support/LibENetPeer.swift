@@ -54,8 +54,15 @@ final class LibENetPeer {
     /// The port it listens on (0 in capture mode).
     private(set) var port: UInt16 = 0
 
+    /// A write to the stdin of a peer that just exited must fail with EPIPE, not kill the test process.
+    private static let brokenPipesIgnored: Bool = {
+        _ = signal(SIGPIPE, SIG_IGN)
+        return true
+    }()
+
     /// Starts the peer with `arguments`; in server mode, waits (up to 20 s) for it to print its port.
     init(_ arguments: [String], server: Bool = true) throws {
+        precondition(Self.brokenPipesIgnored)
         let binary = try Self.binary.get()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
