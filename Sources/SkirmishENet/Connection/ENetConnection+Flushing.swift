@@ -72,12 +72,14 @@ extension ENetConnection {
             peerID: outgoingPeerID, sessionID: connected ? outgoingSessionID : 0,
             sentTime: reliableIncluded ? UInt16(truncatingIfNeeded: serviceTime) : nil,
             checksumSeed: connected ? connectID : 0)
-        // The datagram's header is counted once, with the first packet counted in it.
-        let headerSize = (reliableIncluded ? 4 : 2) + (configuration.checksum ? 4 : 0)
+        // The datagram's header is counted once, with the first packet counted in it; a datagram that counts none
+        // (a fragment after the first, a resend) passes its header on to the next packet counted.
+        unattributedHeaderBytes += (reliableIncluded ? 4 : 2) + (configuration.checksum ? 4 : 0)
         if let first = pendingMetrics.firstIndex(where: { if case .sent = $0 { true } else { false } }),
             case .sent(let kind, let bytes) = pendingMetrics[first]
         {
-            pendingMetrics[first] = .sent(kind: kind, bytes: bytes + headerSize)
+            pendingMetrics[first] = .sent(kind: kind, bytes: bytes + unattributedHeaderBytes)
+            unattributedHeaderBytes = 0
         }
         return length
     }

@@ -41,7 +41,7 @@ extension ENetConnection {
             }
             return
         }
-        unattributedReceivedHeaderBytes = reader.headerSize
+        unattributedReceivedHeaderBytes += reader.headerSize
         var fragments = 0
         while phase != .closed {
             let decoded: DecodedCommand?

@@ -127,9 +127,10 @@ public struct ENetConnection<Codec: ENetMessageCodec>: ClientProtocol, Sendable 
 
     // MARK: Per-call scratch
 
-    /// Datagram header bytes not yet counted in a `sent` metric (the first packet counted in a datagram takes them).
+    /// Datagram header bytes not yet counted in a `sent` metric: the first packet counted in a datagram takes its
+    /// header, and those of earlier datagrams that counted none (fragments after the first, resends).
     var unattributedHeaderBytes = 0
-    /// The same for the datagram being received.
+    /// The same for datagrams received (a fragment's datagram counts nothing until its packet is whole).
     var unattributedReceivedHeaderBytes = 0
     /// Metrics produced while packing a datagram (the actions are busy then), recorded right after.
     var pendingMetrics: [ClientMetric] = []
