@@ -74,6 +74,8 @@ public struct ENetConnection<Codec: ENetMessageCodec>: ClientProtocol, Sendable 
     var outgoingSessionID: UInt8 = 0xFF
     /// Chosen from the setup's seed, echoed by the server, the checksums' seed.
     let connectID: UInt32
+    /// What the next connection's connect id is drawn from, after a ``resume(now:into:)``.
+    var random: SeededRandom
     var mtu: Int
     var windowSize: UInt32
     var channels: [ChannelState] = []
@@ -142,6 +144,11 @@ public struct ENetConnection<Codec: ENetMessageCodec>: ClientProtocol, Sendable 
 
     /// A connection that has sent nothing yet; its connect id comes from `setup.seed`.
     public init(configuration: Configuration, setup: ConnectionSetup) {
+        self.init(configuration: configuration, random: SeededRandom(seed: setup.seed))
+    }
+
+    /// A connection whose connect id is the next draw of `random`.
+    init(configuration: Configuration, random: SeededRandom) {
         var configuration = configuration
         configuration.channelCount = min(
             max(configuration.channelCount, ProtocolLimits.minimumChannelCount), ProtocolLimits.maximumChannelCount)
@@ -150,8 +157,9 @@ public struct ENetConnection<Codec: ENetMessageCodec>: ClientProtocol, Sendable 
         configuration.timeoutLimit = max(configuration.timeoutLimit, 1)
         self.configuration = configuration
         codec = configuration.codec
-        var random = SeededRandom(seed: setup.seed)
+        var random = random
         connectID = UInt32(truncatingIfNeeded: random.next())
+        self.random = random
         mtu = configuration.mtu
         windowSize = Self.windowSize(forBandwidth: configuration.outgoingBandwidth)
         roundTrip.packetThrottleInterval = Self.milliseconds(configuration.packetThrottleInterval)
@@ -223,6 +231,28 @@ public struct ENetConnection<Codec: ENetMessageCodec>: ClientProtocol, Sendable 
     public mutating func transportFailed(_ reason: String, now: Instant, into actions: inout ClientActions<Self>) {
         guard phase != .closed else { return }
         end(.transport(reason), into: &actions)
+    }
+
+    /// The socket went away without a goodbye: ENet has no resume, so the connection ends (kind `local`) and the
+    /// server times this peer out.
+    public mutating func suspend(now: Instant, into actions: inout ClientActions<Self>) {
+        switch phase {
+        case .idle, .closed:
+            break
+        case .connecting, .connected, .disconnectLater, .disconnecting, .acknowledgingDisconnect:
+            end(
+                CloseReason(
+                    kind: CloseReason.local.kind, detail: "suspended: ENet has no resume, a new connection follows",
+                    isOutage: false),
+                into: &actions)
+        }
+    }
+
+    /// A new socket after ``suspend(now:into:)``: a new connection from scratch, with the next connect id (ENet has no
+    /// way to take a peer's place back).
+    public mutating func resume(now: Instant, into actions: inout ClientActions<Self>) {
+        self = ENetConnection(configuration: configuration, random: random)
+        start(now: now, into: &actions)
     }
 
     // MARK: Disconnecting, as ENet offers it
