@@ -137,6 +137,11 @@ import Testing
         // Unacknowledged reliable packets past the queue bound end the connection: the server cannot keep up.
         for _ in 0..<4 { _ = harness.send(packet(0, .reliable, [UInt8](repeating: 0, count: 1000))) }
         #expect(harness.closed?.kind == "ack_timeout")
+        // Empty messages count too: a server that acknowledges nothing cannot make the queue grow without bound.
+        var empty = Self.connectedClient { $0.maxQueuedBytes = 3200 }
+        for _ in 0..<101 { _ = empty.send(packet(1, .reliable, [])) }
+        #expect(empty.closed?.kind == "ack_timeout")
+        #expect(empty.counts(sent: true)["reliable/ch1"]?.packets == 100)
         var idle = Harness(ENetConnection<ENetRawCodec>.Configuration())
         _ = idle.start()
         _ = idle.send(packet(0, .reliable, [1]))

@@ -44,7 +44,8 @@ extension ENetConnection {
         /// The largest message sent or accepted, bytes (libenet's own limit, 32 MiB, is the ceiling): a larger send is
         /// refused, a larger incoming packet is counted as `oversized_packet` and dropped.
         public var maxMessageSize = 1 << 20
-        /// Bytes of messages queued or unacknowledged at most. Past it an unreliable send is dropped
+        /// Bytes of messages queued or unacknowledged at most, each command counted with 32 bytes of overhead (so
+        /// empty messages count too). Past it an unreliable send is dropped
         /// (`send_dropped`) and a reliable one ends the connection (`ack_timeout`): a peer that cannot keep up.
         public var maxQueuedBytes = 1 << 20
         /// Bytes of incoming packets held for order or reassembly at most. Past it the command is refused

@@ -173,7 +173,7 @@ extension ENetConnection {
             if command.isReliable {
                 sentReliable.append(command)
             } else if command.slot >= 0 {
-                queuedBytes -= command.fragmentLength
+                queuedBytes -= command.queuedFootprint
                 pool.release(command.slot)
             }
         }
@@ -193,7 +193,7 @@ extension ENetConnection {
     /// Forgets a queued command without sending it.
     private mutating func drop(_ command: OutgoingCommand) {
         guard command.slot >= 0 else { return }
-        queuedBytes -= command.fragmentLength
+        queuedBytes -= command.queuedFootprint
         pool.release(command.slot)
     }
 }

@@ -224,7 +224,7 @@ extension ENetConnection {
         }
         if command.slot >= 0 {
             if wasSent { reliableDataInTransit -= command.fragmentLength }
-            queuedBytes -= command.fragmentLength
+            queuedBytes -= command.queuedFootprint
             pool.release(command.slot)
         }
         if let first = sentReliable.first { nextTimeout = first.sentTime &+ first.roundTripTimeout }

@@ -18,7 +18,10 @@ extension ENetConnection {
             pool.release(slot)
             return actions.record(.error(kind: MetricCatalog.Failure.sendBadChannel.rawValue))
         }
-        guard length <= configuration.maxMessageSize, queuedBytes + length <= configuration.maxQueuedBytes else {
+        let fragmentLength = mtu - 4 - CommandNumber.sendFragment.size - (configuration.checksum ? 4 : 0)
+        let commands = length > fragmentLength ? (length + fragmentLength - 1) / fragmentLength : 1
+        let footprint = length + commands * OutgoingCommand.overhead
+        guard length <= configuration.maxMessageSize, queuedBytes + footprint <= configuration.maxQueuedBytes else {
             pool.release(slot)
             if route.delivery == .reliable, length <= configuration.maxMessageSize {
                 return end(
@@ -28,12 +31,11 @@ extension ENetConnection {
             }
             return actions.record(.error(kind: MetricCatalog.Failure.sendDropped.rawValue))
         }
-        let fragmentLength = mtu - 4 - CommandNumber.sendFragment.size - (configuration.checksum ? 4 : 0)
         if length > fragmentLength {
             queueFragments(slot: slot, length: length, fragmentLength: fragmentLength, route: route, into: &actions)
             return
         }
-        queuedBytes += length
+        queuedBytes += footprint
         var header: CommandHeader
         var command: Command
         var delivery = route.delivery
@@ -68,7 +70,7 @@ extension ENetConnection {
             pool.release(slot)
             return actions.record(.error(kind: MetricCatalog.Failure.sendDropped.rawValue))
         }
-        queuedBytes += length
+        queuedBytes += length + count * OutgoingCommand.overhead
         let channel = Int(route.channel)
         let unreliable =
             route.delivery != .reliable && configuration.unreliableFragments

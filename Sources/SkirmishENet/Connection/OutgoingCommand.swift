@@ -26,4 +26,10 @@ struct OutgoingCommand: Sendable {
 
     /// Whether the command is reliable.
     var isReliable: Bool { header.acknowledge }
+
+    /// What a queued command costs beyond its payload, against the queue's bound: so that empty messages count too.
+    static let overhead = 32
+
+    /// What the command counts against the queue's bound while it is queued or unacknowledged.
+    var queuedFootprint: Int { fragmentLength + Self.overhead }
 }
