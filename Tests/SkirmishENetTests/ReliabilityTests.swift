@@ -133,6 +133,32 @@ import Testing
         #expect(harness.messages.count == 2)
     }
 
+    /// Reliable sequence numbers wrap past 65535 on both sides without a loss, a duplicate or a window error.
+    @Test func sequenceNumbersWrap() throws {
+        var model = ServerModel()
+        var harness = connected(ENetConnection<ENetRawCodec>.Configuration(), model: &model)
+        let count = 70_000
+        var delivered = 0
+        for batch in stride(from: 0, to: count, by: 500) {
+            var up: [[UInt8]] = []
+            for number in batch..<min(batch + 500, count) {
+                up += harness.send(packet(0, .reliable, [UInt8(number & 0xFF)]))
+                model.send(channel: 1, delivery: .reliable, [UInt8(number & 0xFF)])
+            }
+            for datagram in up { model.receive(datagram, now: harness.now) }
+            for datagram in model.flush(now: harness.now) {
+                for reply in harness.receive(datagram) { model.receive(reply, now: harness.now) }
+            }
+            harness.advance(.milliseconds(1))
+            delivered = harness.messages.count
+        }
+        #expect(delivered == count && model.delivered.count == count)
+        #expect(harness.messages.enumerated().allSatisfy { $0.element.bytes == [UInt8($0.offset & 0xFF)] })
+        #expect(model.delivered.enumerated().allSatisfy { $0.element.bytes == [UInt8($0.offset & 0xFF)] })
+        #expect(harness.errors.isEmpty && harness.events(.duplicates) == 0)
+        #expect(harness.connection.channels[1].incomingReliableSequenceNumber == UInt16(count % 65536))
+    }
+
     /// Unsequenced packets are delivered as they come, duplicates dropped.
     @Test func unsequencedDropsDuplicates() throws {
         var model = ServerModel()
