@@ -24,7 +24,8 @@ TEST_DEPS    += libenet-dev ddnet-server ddnet-data
 # hybrid cgroups of a CI container, crun does not); binutils strips the binary the image carries.
 TEST_DEPS    += buildah podman runc binutils
 
-.PHONY: run test test-under-load deps test-deps build fuzz fuzz-wire fuzz-script fuzz-ddnet fuzz-short bench lint clean
+.PHONY: run test test-under-load deps test-deps build fuzz fuzz-wire fuzz-script fuzz-enet fuzz-ddnet fuzz-short bench \
+	lint clean
 
 ## run: build in release mode and run the quickstart swarm (about 30 s) against the embedded server, print the summary
 run: deps
@@ -74,10 +75,10 @@ test-deps:
 			|| $(PYTHON) -m pip install -q --break-system-packages kubernetes-validate; \
 	}
 
-## fuzz: run the libFuzzer targets (packet decoder, swarm-script loader, DDNet decoders), each bounded in executions and time
-fuzz: fuzz-wire fuzz-script fuzz-ddnet
+## fuzz: run the libFuzzer targets (SNAP packets, scripts, ENet datagrams, DDNet decoders), bounded in runs and time
+fuzz: fuzz-wire fuzz-script fuzz-enet fuzz-ddnet
 
-## fuzz-short: both fuzzers for FUZZ_SHORT seconds each, the pass `make test` runs
+## fuzz-short: every fuzzer for FUZZ_SHORT seconds, the pass `make test` runs
 fuzz-short:
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SHORT)
 
@@ -99,6 +100,16 @@ fuzz-ddnet:
 	mkdir -p .build/fuzz/ddnet-corpus
 	.build/fuzz/ddnet-fuzz -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=2048 \
 		-print_final_stats=1 .build/fuzz/ddnet-corpus
+
+# The ENet plug-in's datagram reader and writer import only the standard library, so they compile alone with the
+# fuzz entry point, as the wire codec does.
+fuzz-enet:
+	mkdir -p .build/fuzz
+	$(SWIFT)c -O -sanitize=fuzzer,address -parse-as-library -module-name SkirmishENet -package-name skirmish \
+		Sources/SkirmishENet/Wire/*.swift Tests/Fuzz/ENetFuzz.swift -o .build/fuzz/enet-fuzz
+	mkdir -p .build/fuzz/enet-corpus
+	.build/fuzz/enet-fuzz -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=4200 \
+		-print_final_stats=1 .build/fuzz/enet-corpus
 
 # The script loader needs Yams (with its C parser), so it is built by a fuzz-only package that depends on this
 # package's SkirmishScript library, with every target instrumented; the shipped scripts seed the corpus.

@@ -1,1 +1,0 @@
-// The ENet plug-in: see Documentation.docc.

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct ENetPlaceholder {
-    @Test func placeholder() { #expect(Bool(true)) }
-}
