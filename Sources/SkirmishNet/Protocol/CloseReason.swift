@@ -11,12 +11,16 @@ public struct CloseReason: Sendable, Hashable, CustomStringConvertible {
     /// Whether the server or the network went away (a restart, silence, a reset): a bot's return after it is timed
     /// as a reconnect. A refusal (server full, wrong password, banned) is not an outage.
     public var isOutage: Bool
+    /// The number the server's goodbye carried, when the protocol has one (ENet's disconnect data, a reason code):
+    /// for agents that act on it; never a metric label.
+    public var code: UInt32?
 
     /// A reason; `kind` must be one of the protocol's listed error kinds (or a runtime one).
-    public init(kind: String, detail: String, isOutage: Bool) {
+    public init(kind: String, detail: String, isOutage: Bool, code: UInt32? = nil) {
         self.kind = kind
         self.detail = detail
         self.isOutage = isOutage
+        self.code = code
     }
 
     /// This side ended the connection (the bot left, or dropped its socket on purpose).
@@ -45,6 +49,7 @@ public struct CloseReason: Sendable, Hashable, CustomStringConvertible {
     /// `kind: detail`.
     public var description: String { "\(kind): \(detail)" }
 
-    /// The error kinds the runtime itself may report for any protocol: they exist at 0 for every persona.
+    /// The error kinds the runtime itself may report for any protocol: they exist at 0 for every persona. (`local`
+    /// is never counted as an error: the bot itself ended the connection.)
     public static let runtimeKinds = ["handshake_timeout", "silence_timeout", "ack_timeout", "transport"]
 }
