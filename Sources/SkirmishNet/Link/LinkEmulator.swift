@@ -5,6 +5,7 @@ import SkirmishWire
 /// once or twice after which delays.
 ///
 /// Pure: the session schedules the deliveries it returns on its event loop.
+@usableFromInline
 package struct LinkEmulator: Sendable {
     package let profile: LinkProfile
     private var random: SeededRandom

@@ -30,7 +30,7 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
 
     /// The shells whose sockets this loop owns, by the index in their sockets' epoll tags. Loop-confined; the loop
     /// holds them strongly until its thread ends (they hold the loop too: that cycle is broken at the end).
-    private var delegates: [(any LoopDelegate)?] = []
+    private var delegates: [LoopDelegate?] = []
     /// The shell of the ``AsyncClientSession``s on this loop, made on first use. Loop-confined; released when the
     /// thread ends.
     package var sessionShell: AnyObject?
@@ -246,7 +246,7 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
     // MARK: Delegates and sockets
 
     /// Registers a delegate and returns its index (the top byte of its sockets' tags). Call on the loop.
-    package func register(_ delegate: any LoopDelegate) -> UInt8 {
+    package func register(_ delegate: LoopDelegate) -> UInt8 {
         preconditionInEventLoop()
         if let free = delegates.firstIndex(where: { $0 == nil }) {
             delegates[free] = delegate
@@ -265,7 +265,7 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
     }
 
     /// The delegate registered at `index`, if it still is. Call on the loop.
-    package func delegate(at index: UInt8) -> (any LoopDelegate)? {
+    package func delegate(at index: UInt8) -> LoopDelegate? {
         Int(index) < delegates.count ? delegates[Int(index)] : nil
     }
 
@@ -326,7 +326,7 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
             let now = NIODeadline.now()
             for index in delegates.indices {
                 if let delegate = delegates[index], delegate.nextTick() <= now.uptimeNanoseconds {
-                    delegate.tick(now: now)
+                    delegate.tick(now)
                 }
             }
             let stopping = shared.withLock { state -> Bool in
@@ -383,7 +383,9 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
                 continue
             }
             let socket = SocketTag(rawValue: tag)
-            delegates[Int(socket.delegate)]?.readable(slot: socket.slot, generation: socket.generation, now: now)
+            if Int(socket.delegate) < delegates.count, let delegate = delegates[Int(socket.delegate)] {
+                delegate.readable(socket.slot, socket.generation, now)
+            }
         }
     }
 
@@ -440,21 +442,40 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
     package func syncShutdownGracefully() throws { stop() }
 }
 
-/// Owns some of a ``ClientLoop``'s sockets and its own clock: a ``Shell``. Called on the loop.
-package protocol LoopDelegate: AnyObject {
-    /// When the delegate next wants ``tick(now:)``, in `NIODeadline` nanoseconds (`UInt64.max`: not until a socket
-    /// or a task changes that). Asked before every sleep, so it must be cheap.
-    func nextTick() -> UInt64
-    /// Called on the loop at or after ``nextTick()``, with no task or timer allocated per tick.
-    func tick(now: NIODeadline)
-    /// The socket tagged with `slot` and `generation` is readable.
-    func readable(slot: UInt32, generation: UInt32, now: NIODeadline)
-    /// The stream channel for `slot` is connected (for WebSocket: upgraded).
-    func streamOpened(_ channel: any Channel, transport: Transport, slot: UInt32, generation: UInt32, now: Instant)
-    /// Bytes the stream channel read: a run of TCP bytes, or one WebSocket binary message.
-    func streamReceived(_ bytes: ByteBuffer, slot: UInt32, generation: UInt32, now: Instant)
-    /// The stream channel failed or closed; `reason` says why.
-    func streamFailed(_ reason: String, slot: UInt32, generation: UInt32, now: Instant)
+/// What a ``ClientLoop`` calls on one of its shells, which owns some of its sockets and a clock of its own.
+///
+/// Closures, not a protocol: a shell makes them where its machine type is known, so every call runs code specialised
+/// to that type. A protocol's witness on a generic class would run the unspecialised code, with a metadata lookup and
+/// value-witness copies per packet. Called on the loop.
+package struct LoopDelegate {
+    /// When the shell next wants `tick`, in `NIODeadline` nanoseconds (`UInt64.max`: not until a socket or a task
+    /// changes that). Asked before every sleep, so it must be cheap.
+    package var nextTick: () -> UInt64
+    /// Called at or after `nextTick`, with no task or timer allocated per tick.
+    package var tick: (NIODeadline) -> Void
+    /// The socket tagged with this slot and generation is readable.
+    package var readable: (_ slot: UInt32, _ generation: UInt32, _ now: NIODeadline) -> Void
+    /// The stream channel for a slot is connected (for WebSocket: upgraded).
+    package var streamOpened: (any Channel, Transport, _ slot: UInt32, _ generation: UInt32, Instant) -> Void
+    /// Bytes a slot's stream channel read: a run of TCP bytes, or one WebSocket binary message.
+    package var streamReceived: (ByteBuffer, _ slot: UInt32, _ generation: UInt32, Instant) -> Void
+    /// A slot's stream channel failed or closed; the text says why.
+    package var streamFailed: (String, _ slot: UInt32, _ generation: UInt32, Instant) -> Void
+
+    package init(
+        nextTick: @escaping () -> UInt64, tick: @escaping (NIODeadline) -> Void,
+        readable: @escaping (UInt32, UInt32, NIODeadline) -> Void,
+        streamOpened: @escaping (any Channel, Transport, UInt32, UInt32, Instant) -> Void,
+        streamReceived: @escaping (ByteBuffer, UInt32, UInt32, Instant) -> Void,
+        streamFailed: @escaping (String, UInt32, UInt32, Instant) -> Void
+    ) {
+        self.nextTick = nextTick
+        self.tick = tick
+        self.readable = readable
+        self.streamOpened = streamOpened
+        self.streamReceived = streamReceived
+        self.streamFailed = streamFailed
+    }
 }
 
 /// What a socket's epoll entry carries: the index of the delegate that owns it, its slot there and the slot's socket

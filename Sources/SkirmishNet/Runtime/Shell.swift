@@ -8,92 +8,60 @@ import SkirmishWire
 /// As `ServerLoop` is to the server's core, the shell is thin: it calls a machine with bytes and time, then executes
 /// what the machine left in its ``ShellIO`` — writes its packets, opens and closes its socket — and puts it back on
 /// the heap at its next wake. Everything the packets mean is the machine's (and its connection's). A swarm's bots and
-/// the ``AsyncClientSession``s run on the same shell; a machine type is fixed per shell, so every call is specialised.
+/// the ``AsyncClientSession``s run on the same shell; a machine type is fixed per shell.
 ///
-/// Machines live inline in one array, slot by slot. A socket's epoll tag names its slot and the slot's socket
-/// generation, so a datagram or a stream event of a socket the slot has since closed is ignored, and the heap's
-/// entries carry a wake generation, so an entry a later reschedule replaced is skipped when it surfaces.
+/// Every call is specialised to the machine type: the hot path is `@inlinable`, and the loop reaches the shell
+/// through closures made in ``init(loop:environment:settings:)`` (``LoopDelegate``), where that type is known — a
+/// protocol witness on this generic class would run unspecialised code, with a metadata lookup and value-witness
+/// copies on every packet. Machines live inline in one array, apart from the slots' sockets and heap bookkeeping,
+/// which never touch the machine type. A socket's epoll tag names its slot and the slot's socket generation, so a
+/// datagram or a stream event of a socket the slot has since closed is ignored, and the heap's entries carry a wake
+/// generation, so an entry a later reschedule replaced is skipped when it surfaces.
 ///
-/// Confined to its loop; owners reach it with `loop.execute` (``NIOLoopBound``). The loop holds it while registered.
-package final class Shell<Machine: ShellMachine>: LoopDelegate {
-    private enum Socket {
-        case none
-        case datagram(fd: Int32, port: Int?)
-        case opening
-        case stream(any Channel, Transport)
-    }
-
-    /// A packet the emulated link holds until `due`.
-    private struct Delayed {
-        var due: Instant
-        var bytes: [UInt8]
-    }
-
-    /// One direction's emulation and the packets it holds, earliest first (bounded by the link's rate times its
-    /// delay).
-    private struct Link {
-        var emulator: LinkEmulator
-        /// A stream's bytes are delayed but never lost, duplicated or reordered: TCP delivers them all, in order,
-        /// and a loss shows only as a later arrival.
-        var ordered: Bool
-        var held: [Delayed] = []
-
-        mutating func hold(_ bytes: UnsafeRawBufferPointer, now: Instant) {
-            let fate = emulator.fate()
-            if ordered {
-                var due = now.advanced(byNanoseconds: (fate.first ?? emulator.delay()).nanoseconds)
-                if let last = held.last, last.due > due { due = last.due }
-                held.append(Delayed(due: due, bytes: Array(bytes)))
-                return
-            }
-            for delay in [fate.first, fate.second] {
-                guard let delay else { continue }
-                let packet = Delayed(due: now.advanced(byNanoseconds: delay.nanoseconds), bytes: Array(bytes))
-                var index = held.count
-                while index > 0, held[index - 1].due > packet.due { index -= 1 }
-                held.insert(packet, at: index)
-            }
-        }
-    }
-
-    private struct Slot {
-        var machine: Machine?
-        var socket = Socket.none
-        /// Counts sockets: an event of an earlier one is ignored.
-        var generation: UInt32 = 0
-        /// Counts heap entries: an entry with another number is stale.
-        var wakeGeneration: UInt32 = 0
-        /// When the live heap entry is due (`UInt64.max`: none).
-        var scheduled = UInt64.max
-        var outbound: Link?
-        var inbound: Link?
-    }
-
+/// Confined to its loop; owners reach it with `loop.execute` (`NIOLoopBound`). The loop holds it while registered.
+package final class Shell<Machine: ShellMachine> {
     package let loop: ClientLoop
     package let environment: Machine.Environment
-    package private(set) var settings: ShellSettings
+    @usableFromInline var settings: ShellSettings
     /// This shell's index among the loop's delegates (the top byte of its sockets' tags).
-    private var index: UInt8 = 0
-    private var slots: [Slot] = []
-    private var freeSlots: [UInt32] = []
-    private var queue = WakeQueue(capacity: 1_024)
-    private var io = ShellIO<Machine.Connection>()
-    private var stopped = false
-    private var lastCompaction = Instant.zero
+    @usableFromInline var index: UInt8 = 0
+    @usableFromInline var machines: [Machine?] = []
+    @usableFromInline var slots: [ShellSlot] = []
+    @usableFromInline var freeSlots: [UInt32] = []
+    @usableFromInline var queue = WakeQueue(capacity: 1_024)
+    @usableFromInline var io = ShellIO<Machine.Connection>()
+    @usableFromInline var stopped = false
+    @usableFromInline var lastCompaction = Instant.zero
     /// Machines alive.
     package private(set) var count = 0
 
     /// A shell on `loop`, registered with it. Call on the loop.
+    ///
+    /// Always inlined: the closures it gives the loop are then made where the machine type is concrete, and are
+    /// specialised with it.
+    @inlinable
+    @inline(__always)
     package init(loop: ClientLoop, environment: Machine.Environment, settings: ShellSettings) {
         self.loop = loop
         self.environment = environment
         self.settings = settings
-        index = loop.register(self)
+        // The loop holds the shell through these closures until `stop()` unregisters it or the loop's thread ends.
+        index = loop.register(
+            LoopDelegate(
+                nextTick: { [self] in nextTick() }, tick: { [self] in tick(now: $0) },
+                readable: { [self] in readable(slot: $0, generation: $1, now: $2) },
+                streamOpened: { [self] in streamOpened($0, transport: $1, slot: $2, generation: $3, now: $4) },
+                streamReceived: { [self] in streamReceived($0, slot: $1, generation: $2, now: $3) },
+                streamFailed: { [self] in streamFailed($0, slot: $1, generation: $2, now: $3) }))
     }
+
+    /// Where the shell's settings say sockets come from.
+    package var currentSettings: ShellSettings { settings }
 
     // MARK: Owners' calls
 
     /// Adds `machine` in a free slot and wakes it at its ``ShellMachine/nextWake``; returns the slot.
+    @inlinable
     @discardableResult
     package func add(_ machine: Machine, now: Instant) -> UInt32 {
         let slot: UInt32
@@ -101,12 +69,13 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
             slot = free
         } else {
             slot = UInt32(slots.count)
-            slots.append(Slot())
+            slots.append(ShellSlot())
+            machines.append(nil)
         }
-        slots[Int(slot)].machine = machine
+        machines[Int(slot)] = machine
         count += 1
-        if let wake = machine.nextWake, wake <= now {
-            slots[Int(slot)].machine!.wake(now: now, environment: environment, io: &io)
+        if let wake = machines[Int(slot)]!.nextWake, wake <= now {
+            machines[Int(slot)]!.wake(now: now, environment: environment, io: &io)
             execute(slot, now: now)
         }
         afterActivity(slot, now: now)
@@ -114,45 +83,50 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
     }
 
     /// Calls `body` on the machine in `slot` (if one is there), then executes what it asked for.
+    @inlinable
     @discardableResult
     package func update<Result>(
         _ slot: UInt32, now: Instant,
         _ body: (inout Machine, Machine.Environment, inout ShellIO<Machine.Connection>) -> Result
     ) -> Result? {
-        guard Int(slot) < slots.count, slots[Int(slot)].machine != nil else { return nil }
-        let result = body(&slots[Int(slot)].machine!, environment, &io)
+        guard Int(slot) < machines.count, machines[Int(slot)] != nil else { return nil }
+        let result = body(&machines[Int(slot)]!, environment, &io)
         execute(slot, now: now)
         afterActivity(slot, now: now)
         return result
     }
 
     /// Reads the machine in `slot`, if one is there.
+    @inlinable
     package func read<Result>(_ slot: UInt32, _ body: (Machine) -> Result) -> Result? {
-        guard Int(slot) < slots.count, let machine = slots[Int(slot)].machine else { return nil }
+        guard Int(slot) < machines.count, let machine = machines[Int(slot)] else { return nil }
         return body(machine)
     }
 
     /// Calls `body` on every machine, then executes what each asked for.
-    package func updateAll(now: Instant, _ body: (inout Machine, Machine.Environment, inout ShellIO<Machine.Connection>) -> Void)
-    {
-        for slot in slots.indices where slots[slot].machine != nil {
+    @inlinable
+    package func updateAll(
+        now: Instant, _ body: (inout Machine, Machine.Environment, inout ShellIO<Machine.Connection>) -> Void
+    ) {
+        for slot in machines.indices where machines[slot] != nil {
             update(UInt32(slot), now: now, body)
         }
     }
 
     /// Frees `slot` at once: its socket closes without another word.
     package func remove(_ slot: UInt32, now: Instant) {
-        guard Int(slot) < slots.count, slots[Int(slot)].machine != nil else { return }
+        guard Int(slot) < machines.count, machines[Int(slot)] != nil else { return }
         release(slot, now: now)
     }
 
-    /// Closes every socket and forgets every machine and entry; the shell leaves the loop. Call `updateAll` first
-    /// for goodbyes.
+    /// Closes every socket and forgets every machine and entry; the shell leaves the loop. Call ``updateAll(now:_:)``
+    /// first for goodbyes.
     package func stop() {
         guard !stopped else { return }
         stopped = true
         let now = Instant.now()
-        for slot in slots.indices where slots[slot].machine != nil { release(UInt32(slot), now: now) }
+        for slot in machines.indices where machines[slot] != nil { release(UInt32(slot), now: now) }
+        machines.removeAll()
         slots.removeAll()
         freeSlots.removeAll()
         queue = WakeQueue()
@@ -163,10 +137,22 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
 
     /// Writes the packets and runs the socket operations the last call left in ``io``, in order; then tells the
     /// machine about a socket that opened (or could not), which may ask for more.
-    private func execute(_ slot: UInt32, now: Instant) {
+    @inlinable
+    func execute(_ slot: UInt32, now: Instant) {
+        // The common case — packets only, no socket operation — in one pass.
+        if io.operations.isEmpty {
+            if io.actions.packetCount > 0 { write(slot, packets: 0..<io.actions.packetCount, now: now) }
+            io.removeAll()
+            return
+        }
+        executeOperations(slot, now: now)
+    }
+
+    @usableFromInline
+    func executeOperations(_ slot: UInt32, now: Instant) {
         var rounds = 0
         while true {
-            var opened: SocketRequest?
+            var opened = false
             var failure: String?
             var written = 0
             for (after, operation) in io.operations {
@@ -175,14 +161,13 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
                 switch operation {
                 case .close:
                     closeSocket(slot, now: now)
-                    opened = nil
+                    opened = false
                 case .open(let request):
                     closeSocket(slot, now: now)
                     switch openSocket(slot, request, now: now) {
-                    case .success(true): opened = request
-                    case .success(false): opened = nil
+                    case .success(let now): opened = now
                     case .failure(let error):
-                        opened = nil
+                        opened = false
                         failure = "\(error)"
                     }
                 }
@@ -190,18 +175,24 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
             write(slot, packets: written..<io.actions.packetCount, now: now)
             io.removeAll()
             rounds += 1
-            guard rounds < 16, slots[Int(slot)].machine != nil else { return }
+            guard rounds < 16, machines[Int(slot)] != nil else { return }
             if let failure {
-                slots[Int(slot)].machine!.transportFailed(failure, now: now, environment: environment, io: &io)
-            } else if opened != nil {
-                slots[Int(slot)].machine!.transportOpened(now: now, environment: environment, io: &io)
+                machines[Int(slot)]!.transportFailed(failure, now: now, environment: environment, io: &io)
+            } else if opened {
+                machines[Int(slot)]!.transportOpened(now: now, environment: environment, io: &io)
             } else {
+                return
+            }
+            if io.operations.isEmpty {
+                write(slot, packets: 0..<io.actions.packetCount, now: now)
+                io.removeAll()
                 return
             }
         }
     }
 
-    private func write(_ slot: UInt32, packets: Range<Int>, now: Instant) {
+    @inlinable
+    func write(_ slot: UInt32, packets: Range<Int>, now: Instant) {
         for packet in packets {
             io.actions.withPacket(packet) { bytes in
                 if slots[Int(slot)].outbound != nil {
@@ -213,7 +204,8 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
         }
     }
 
-    private func put(_ bytes: UnsafeRawBufferPointer, on socket: Socket) {
+    @inlinable
+    func put(_ bytes: UnsafeRawBufferPointer, on socket: ShellSocket) {
         switch socket {
         case .datagram(let fd, _):
             _ = loop.sendDatagram(fd, bytes: bytes)
@@ -225,7 +217,8 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
     }
 
     /// Opens a socket for `slot`: `true` when it is open now (UDP), `false` when a stream connection is under way.
-    private func openSocket(_ slot: UInt32, _ request: SocketRequest, now: Instant) -> Result<Bool, ClientLoopError> {
+    @usableFromInline
+    func openSocket(_ slot: UInt32, _ request: SocketRequest, now: Instant) -> Result<Bool, ClientLoopError> {
         slots[Int(slot)].generation &+= 1
         let generation = slots[Int(slot)].generation
         if request.link.isPerfect {
@@ -233,9 +226,9 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
             slots[Int(slot)].inbound = nil
         } else {
             let ordered = request.target.transport != .udp
-            slots[Int(slot)].outbound = Link(
+            slots[Int(slot)].outbound = ShellLink(
                 emulator: LinkEmulator(profile: request.link, seed: request.seed), ordered: ordered)
-            slots[Int(slot)].inbound = Link(
+            slots[Int(slot)].inbound = ShellLink(
                 emulator: LinkEmulator(profile: request.link, seed: request.seed ^ 0x5EED_1111), ordered: ordered)
         }
         let target = request.target
@@ -280,7 +273,8 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
         }
     }
 
-    private func closeSocket(_ slot: UInt32, now: Instant) {
+    @usableFromInline
+    func closeSocket(_ slot: UInt32, now: Instant) {
         slots[Int(slot)].generation &+= 1
         // What the emulated link still holds on the way out leaves now: a goodbye written just before the close
         // must reach the server, not vanish with the socket (the server would hold the seat until its timeout).
@@ -302,9 +296,10 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
         slots[Int(slot)].inbound?.held.removeAll()
     }
 
-    private func release(_ slot: UInt32, now: Instant) {
+    @usableFromInline
+    func release(_ slot: UInt32, now: Instant) {
         closeSocket(slot, now: now)
-        slots[Int(slot)].machine = nil
+        machines[Int(slot)] = nil
         slots[Int(slot)].outbound = nil
         slots[Int(slot)].inbound = nil
         slots[Int(slot)].wakeGeneration &+= 1
@@ -317,42 +312,48 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
 
     /// The earliest slot due; the loop sleeps until then (to the nanosecond: sends are scheduled to the
     /// microsecond, and a coarser clock shows up as lateness).
-    package func nextTick() -> UInt64 {
+    @inlinable
+    func nextTick() -> UInt64 {
         guard !stopped, let earliest = queue.earliest else { return .max }
         return earliest
     }
 
-    package func tick(now deadline: NIODeadline) {
+    @inlinable
+    func tick(now deadline: NIODeadline) {
         let now = Instant(deadline)
         while let entry = queue.popDue(now: now.nanoseconds) {
             let slot = entry.slot
             guard Int(slot) < slots.count, slots[Int(slot)].wakeGeneration == entry.generation,
-                slots[Int(slot)].machine != nil
+                machines[Int(slot)] != nil
             else { continue }
             slots[Int(slot)].scheduled = .max
-            runDelayed(slot, now: now)
-            if slots[Int(slot)].machine != nil, let wake = slots[Int(slot)].machine!.nextWake, wake <= now {
-                slots[Int(slot)].machine!.wake(now: now, environment: environment, io: &io)
+            if slots[Int(slot)].isHolding { runDelayed(slot, now: now) }
+            if let wake = machines[Int(slot)]?.nextWake, wake <= now {
+                machines[Int(slot)]!.wake(now: now, environment: environment, io: &io)
                 execute(slot, now: now)
             }
             afterActivity(slot, now: now)
         }
-        if now.nanoseconds(since: lastCompaction) >= 1_000_000_000 {
-            lastCompaction = now
-            if queue.count > 4 * max(slots.count, 256) {
-                queue.compact { [slots] entry in
-                    Int(entry.slot) < slots.count && slots[Int(entry.slot)].wakeGeneration == entry.generation
-                }
-            }
+        if now.nanoseconds(since: lastCompaction) >= 1_000_000_000 { compact(now: now) }
+    }
+
+    /// Drops stale heap entries when they outnumber the slots by far, so the heap stays bounded.
+    @usableFromInline
+    func compact(now: Instant) {
+        lastCompaction = now
+        guard queue.count > 4 * max(slots.count, 256) else { return }
+        queue.compact { [slots] entry in
+            Int(entry.slot) < slots.count && slots[Int(entry.slot)].wakeGeneration == entry.generation
         }
     }
 
     /// Delivers and writes what the emulated link held back until now.
-    private func runDelayed(_ slot: UInt32, now: Instant) {
-        while let first = slots[Int(slot)].inbound?.held.first, first.due <= now, slots[Int(slot)].machine != nil {
+    @usableFromInline
+    func runDelayed(_ slot: UInt32, now: Instant) {
+        while let first = slots[Int(slot)].inbound?.held.first, first.due <= now, machines[Int(slot)] != nil {
             slots[Int(slot)].inbound!.held.removeFirst()
             first.bytes.withUnsafeBytes { bytes in
-                slots[Int(slot)].machine!.received(bytes, now: now, environment: environment, io: &io)
+                machines[Int(slot)]!.received(bytes, now: now, environment: environment, io: &io)
             }
             execute(slot, now: now)
         }
@@ -364,12 +365,12 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
 
     /// Frees a finished machine's slot, or puts it back on the heap when its next wake moved earlier than its entry
     /// (a later one lets the entry fire, find nothing due and come back here).
-    private func afterActivity(_ slot: UInt32, now: Instant) {
-        guard let machine = slots[Int(slot)].machine else { return }
-        if machine.isFinished { return release(slot, now: now) }
-        var wake = machine.nextWake?.nanoseconds ?? .max
-        if let due = slots[Int(slot)].inbound?.held.first?.due.nanoseconds { wake = min(wake, due) }
-        if let due = slots[Int(slot)].outbound?.held.first?.due.nanoseconds { wake = min(wake, due) }
+    @inlinable
+    func afterActivity(_ slot: UInt32, now: Instant) {
+        guard machines[Int(slot)] != nil else { return }
+        if machines[Int(slot)]!.isFinished { return release(slot, now: now) }
+        var wake = machines[Int(slot)]!.nextWake?.nanoseconds ?? .max
+        if slots[Int(slot)].isHolding { wake = min(wake, slots[Int(slot)].heldDue) }
         guard wake != .max, wake < slots[Int(slot)].scheduled else { return }
         slots[Int(slot)].wakeGeneration &+= 1
         slots[Int(slot)].scheduled = wake
@@ -378,12 +379,14 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
 
     // MARK: Socket events
 
-    /// The slot `slot` if its socket is still the one of `generation`.
-    private func current(_ slot: UInt32, _ generation: UInt32) -> Bool {
-        Int(slot) < slots.count && slots[Int(slot)].machine != nil && slots[Int(slot)].generation == generation
+    /// Whether `slot` holds a machine and its socket is still the one of `generation`.
+    @inlinable
+    func current(_ slot: UInt32, _ generation: UInt32) -> Bool {
+        Int(slot) < slots.count && slots[Int(slot)].generation == generation && machines[Int(slot)] != nil
     }
 
-    package func readable(slot: UInt32, generation: UInt32, now deadline: NIODeadline) {
+    @inlinable
+    func readable(slot: UInt32, generation: UInt32, now deadline: NIODeadline) {
         guard current(slot, generation), case .datagram(let fd, _) = slots[Int(slot)].socket else { return }
         let now = Instant(deadline)
         switch loop.receiveDatagram(fd) {
@@ -392,7 +395,7 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
             if slots[Int(slot)].inbound != nil {
                 slots[Int(slot)].inbound!.hold(bytes, now: now)
             } else {
-                slots[Int(slot)].machine!.received(bytes, now: now, environment: environment, io: &io)
+                machines[Int(slot)]!.received(bytes, now: now, environment: environment, io: &io)
                 execute(slot, now: now)
             }
             afterActivity(slot, now: now)
@@ -403,33 +406,34 @@ package final class Shell<Machine: ShellMachine>: LoopDelegate {
         }
     }
 
-    package func streamOpened(
-        _ channel: any Channel, transport: Transport, slot: UInt32, generation: UInt32, now: Instant
-    ) {
+    @inlinable
+    func streamOpened(_ channel: any Channel, transport: Transport, slot: UInt32, generation: UInt32, now: Instant) {
         guard current(slot, generation) else { return channel.close(promise: nil) }
         slots[Int(slot)].socket = .stream(channel, transport)
-        slots[Int(slot)].machine!.transportOpened(now: now, environment: environment, io: &io)
+        machines[Int(slot)]!.transportOpened(now: now, environment: environment, io: &io)
         execute(slot, now: now)
         afterActivity(slot, now: now)
     }
 
-    package func streamReceived(_ bytes: ByteBuffer, slot: UInt32, generation: UInt32, now: Instant) {
+    @inlinable
+    func streamReceived(_ bytes: ByteBuffer, slot: UInt32, generation: UInt32, now: Instant) {
         guard current(slot, generation) else { return }
         bytes.withUnsafeReadableBytes { bytes in
             if slots[Int(slot)].inbound != nil {
                 slots[Int(slot)].inbound!.hold(bytes, now: now)
             } else {
-                slots[Int(slot)].machine!.received(bytes, now: now, environment: environment, io: &io)
+                machines[Int(slot)]!.received(bytes, now: now, environment: environment, io: &io)
                 execute(slot, now: now)
             }
         }
         afterActivity(slot, now: now)
     }
 
-    package func streamFailed(_ reason: String, slot: UInt32, generation: UInt32, now: Instant) {
+    @inlinable
+    func streamFailed(_ reason: String, slot: UInt32, generation: UInt32, now: Instant) {
         guard current(slot, generation) else { return }
         slots[Int(slot)].socket = .none
-        slots[Int(slot)].machine!.transportFailed(reason, now: now, environment: environment, io: &io)
+        machines[Int(slot)]!.transportFailed(reason, now: now, environment: environment, io: &io)
         execute(slot, now: now)
         afterActivity(slot, now: now)
     }
@@ -447,5 +451,83 @@ package struct ShellSettings: Sendable {
     package init(localPorts: LocalPortPool? = .shared, streamLoops: (any EventLoopGroup)? = nil) {
         self.localPorts = localPorts
         self.streamLoops = streamLoops
+    }
+}
+
+/// One slot's socket.
+@usableFromInline
+enum ShellSocket {
+    case none
+    case datagram(fd: Int32, port: Int?)
+    case opening
+    case stream(any Channel, Transport)
+}
+
+/// A packet the emulated link holds until `due`.
+@usableFromInline
+struct ShellDelayed {
+    @usableFromInline var due: Instant
+    @usableFromInline var bytes: [UInt8]
+}
+
+/// One direction's emulation and the packets it holds, earliest first (bounded by the link's rate times its delay).
+@usableFromInline
+struct ShellLink {
+    @usableFromInline var emulator: LinkEmulator
+    /// A stream's bytes are delayed but never lost, duplicated or reordered: TCP delivers them all, in order, and a
+    /// loss shows only as a later arrival.
+    @usableFromInline var ordered: Bool
+    @usableFromInline var held: [ShellDelayed] = []
+
+    init(emulator: LinkEmulator, ordered: Bool) {
+        self.emulator = emulator
+        self.ordered = ordered
+    }
+
+    @usableFromInline
+    mutating func hold(_ bytes: UnsafeRawBufferPointer, now: Instant) {
+        let fate = emulator.fate()
+        if ordered {
+            var due = now.advanced(byNanoseconds: (fate.first ?? emulator.delay()).nanoseconds)
+            if let last = held.last, last.due > due { due = last.due }
+            held.append(ShellDelayed(due: due, bytes: Array(bytes)))
+            return
+        }
+        for delay in [fate.first, fate.second] {
+            guard let delay else { continue }
+            let packet = ShellDelayed(due: now.advanced(byNanoseconds: delay.nanoseconds), bytes: Array(bytes))
+            var index = held.count
+            while index > 0, held[index - 1].due > packet.due { index -= 1 }
+            held.insert(packet, at: index)
+        }
+    }
+}
+
+/// A slot's socket and heap bookkeeping, apart from its machine so that reading them never touches the machine type.
+@usableFromInline
+struct ShellSlot {
+    @usableFromInline var socket = ShellSocket.none
+    /// Counts sockets: an event of an earlier one is ignored.
+    @usableFromInline var generation: UInt32 = 0
+    /// Counts heap entries: an entry with another number is stale.
+    @usableFromInline var wakeGeneration: UInt32 = 0
+    /// When the live heap entry is due (`UInt64.max`: none).
+    @usableFromInline var scheduled = UInt64.max
+    @usableFromInline var outbound: ShellLink?
+    @usableFromInline var inbound: ShellLink?
+
+    @usableFromInline
+    init() {}
+
+    /// Whether the emulated link holds packets either way.
+    @inlinable
+    var isHolding: Bool {
+        (inbound.map { !$0.held.isEmpty } ?? false) || (outbound.map { !$0.held.isEmpty } ?? false)
+    }
+
+    /// When the first packet the link holds is due (`UInt64.max`: none).
+    @inlinable
+    var heldDue: UInt64 {
+        min(inbound?.held.first?.due.nanoseconds ?? .max, outbound?.held.first?.due.nanoseconds ?? .max)
     }
 }

@@ -17,25 +17,25 @@ struct StreamLink: Sendable {
 
     func opened(_ channel: any Channel, transport: Transport) {
         loop.execute { [self] in
-            loop.delegate(at: delegate)?.streamOpened(
-                channel, transport: transport, slot: slot, generation: generation, now: .now())
+            loop.delegate(at: delegate)?.streamOpened(channel, transport, slot, generation, .now())
         }
     }
 
     func received(_ bytes: ByteBuffer) {
         loop.execute { [self] in
-            loop.delegate(at: delegate)?.streamReceived(bytes, slot: slot, generation: generation, now: .now())
+            loop.delegate(at: delegate)?.streamReceived(bytes, slot, generation, .now())
         }
     }
 
     func failed(_ text: String) {
         loop.execute { [self] in
-            loop.delegate(at: delegate)?.streamFailed(text, slot: slot, generation: generation, now: .now())
+            loop.delegate(at: delegate)?.streamFailed(text, slot, generation, .now())
         }
     }
 }
 
 /// Opens TCP and WebSocket channels for sessions and writes their packets.
+@usableFromInline
 enum StreamConnector {
     static func connect(target: Target, group: any EventLoopGroup, timeout: TimeAmount, link: StreamLink) {
         let bootstrap = ClientBootstrap(group: group)
@@ -65,6 +65,7 @@ enum StreamConnector {
 
     /// Writes bytes a plug-in produced: over TCP as they are (the plug-in framed them), over WebSocket as one
     /// masked binary message.
+    @usableFromInline
     static func write(_ bytes: UnsafeRawBufferPointer, to channel: any Channel, transport: Transport) {
         var buffer = channel.allocator.buffer(capacity: bytes.count)
         switch transport {

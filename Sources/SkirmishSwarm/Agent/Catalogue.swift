@@ -137,6 +137,7 @@ public struct Catalogue: Sendable {
     /// the persona's connection configuration; `make` builds a fresh agent for each match, reading those options from
     /// `context.persona.options`. `series` says which series of its own exist at 0 for a persona. A behaviour whose
     /// traffic is hostile (`isLegit: false`) is kept out of the legitimate figures.
+    @inline(__always)
     public mutating func register<A: Agent>(
         behavior name: String, games: Set<GameKind>? = nil, keys: [String] = [], isLegit: Bool = true,
         series: @escaping @Sendable (A.Connection.Configuration) -> BehaviorSeries = { _ in BehaviorSeries() },
@@ -241,10 +242,23 @@ protocol BehaviorKind: Sendable {
 struct TypedBehavior<A: Agent>: BehaviorKind {
     let make: @Sendable (inout AgentContext<A.Connection>) -> A
     let series: @Sendable (A.Connection.Configuration) -> BehaviorSeries
+    /// Makes the squad; a closure made where `A` is concrete (the registration), so the squad, its shell and the
+    /// closures the shell gives its loop run code specialised to `A` — through this kind's witnesses they would not.
+    let squad: @Sendable (BotGroup) -> any BotSquad
+
+    @inline(__always)
+    init(
+        make: @escaping @Sendable (inout AgentContext<A.Connection>) -> A,
+        series: @escaping @Sendable (A.Connection.Configuration) -> BehaviorSeries
+    ) {
+        self.make = make
+        self.series = series
+        squad = { group in Squad<A>(group: group) }
+    }
 
     var agentType: ObjectIdentifier { ObjectIdentifier(A.self) }
 
-    func makeSquad(in group: BotGroup) -> any BotSquad { Squad<A>(group: group) }
+    func makeSquad(in group: BotGroup) -> any BotSquad { squad(group) }
 
     func addProfile(
         to squad: any BotSquad, persona: Persona, meters: Meters, target: Target, support: any ProtocolSupport,

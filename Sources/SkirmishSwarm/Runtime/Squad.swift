@@ -21,6 +21,8 @@ final class Squad<A: Agent>: BotSquad {
     let environment: BotEnvironment<A>
     let shell: Shell<Bot<A>>
 
+    /// Always inlined, so the shell's loop closures are made where `A` is concrete (see ``TypedBehavior``).
+    @inline(__always)
     init(group: BotGroup) {
         environment = BotEnvironment(group: group)
         shell = Shell(loop: group.loop, environment: environment, settings: group.shellSettings)
