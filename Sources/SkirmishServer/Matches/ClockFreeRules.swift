@@ -11,15 +11,15 @@ protocol ClockFreeRules: GameRules {
 }
 
 extension ClockFreeRules {
-    package mutating func seatFilled(_ seat: Int, peer: UInt32, now: Duration, into out: inout MatchOutputs) {
+    package mutating func seatFilled(_ seat: Int, peer: UInt32, now: Instant, into out: inout MatchOutputs) {
         seatFilled(seat, peer: peer, into: &out)
     }
 
-    package mutating func seatLeft(_ seat: Int, now: Duration, into out: inout MatchOutputs) {
+    package mutating func seatLeft(_ seat: Int, now: Instant, into out: inout MatchOutputs) {
         seatLeft(seat, into: &out)
     }
 
-    package mutating func receive(_ message: Message, from seat: Int, now: Duration, into out: inout MatchOutputs)
+    package mutating func receive(_ message: Message, from seat: Int, now: Instant, into out: inout MatchOutputs)
         -> MatchVerdict
     {
         receive(message, from: seat, into: &out)
