@@ -145,7 +145,8 @@ import Testing
 
         // Without the registration, a script cannot name the game.
         #expect(throws: ScriptError.self) {
-            try Catalogue.builtIn.scriptLoader.parse("name: x\npersonas: [{name: c, game: count, behavior: idle}]\n", file: "x.yaml")
+            try Catalogue.builtIn.scriptLoader.parse(
+                "name: x\npersonas: [{name: c, game: count, behavior: idle}]\n", file: "x.yaml")
         }
         // A game without a built-in behaviour needs one named.
         let bare = try #require(throws: ScriptError.self) {
