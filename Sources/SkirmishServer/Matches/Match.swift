@@ -3,7 +3,7 @@ import SkirmishGames
 import SkirmishNet
 import SkirmishWire
 
-/// One running or forming match: the rules of its game, as the ``GameRegistry`` made them.
+/// One running or forming match: the rules of its game, as the ``SkirmishGames/GameRegistry`` made them.
 ///
 /// The built-in games have cases of their own so the 60 Hz path calls Puck's rules directly, with no existential
 /// dispatch per packet or tick; any other registered game is ``other(_:)`` and called through ``GameRules``. This is

@@ -1,9 +1,8 @@
-import SkirmishGames
 import SkirmishWire
 
 /// Built-in rules that never look at the time (Snap, Suns): they implement the event methods without `now`, and
-/// this protocol turns them into `GameRules` once, for the registry and any generic driver (`Match` calls them
-/// directly).
+/// this protocol turns them into `GameRules` once, for the registry and any generic driver (the server's `Match`
+/// calls them directly).
 protocol ClockFreeRules: GameRules {
     mutating func seatFilled(_ seat: Int, peer: UInt32, into out: inout MatchOutputs)
     mutating func seatLeft(_ seat: Int, into out: inout MatchOutputs)

@@ -1,4 +1,3 @@
-import SkirmishGames
 import SkirmishWire
 
 /// Puck as `GameRules`. The server's `Match` calls the runner's own methods directly (the 60 Hz path has no
