@@ -217,21 +217,21 @@ package struct AttackHeadroom: Sendable {
         case ai(Opponent)
         case drive(Drive)
 
-        mutating func observe(_ snapshot: TableSnapshot, at time: Double) {
+        mutating func observe(_ snapshot: TableSnapshot, at time: Instant) {
             if case .ai(var opponent) = self {
                 opponent.observe(snapshot, at: time)
                 self = .ai(opponent)
             }
         }
 
-        mutating func observeRoundTrip(_ seconds: Double, at time: Double) {
+        mutating func observeRoundTrip(_ roundTrip: Duration, at time: Instant) {
             if case .ai(var opponent) = self {
-                opponent.observeRoundTrip(seconds, at: time)
+                opponent.observeRoundTrip(roundTrip, at: time)
                 self = .ai(opponent)
             }
         }
 
-        mutating func act(now: Double) -> PaddleState? {
+        mutating func act(now: Instant) -> PaddleState? {
             switch self {
             case .ai(var opponent):
                 let input = opponent.decide(now: now)
@@ -273,11 +273,11 @@ package struct AttackHeadroom: Sendable {
             }
         }
 
-        mutating func observe(_ snapshot: TableSnapshot, at time: Double) { agent.observe(snapshot, at: time) }
-        mutating func observeRoundTrip(_ seconds: Double, at time: Double) {
-            agent.observeRoundTrip(seconds, at: time)
+        mutating func observe(_ snapshot: TableSnapshot, at time: Instant) { agent.observe(snapshot, at: time) }
+        mutating func observeRoundTrip(_ roundTrip: Duration, at time: Instant) {
+            agent.observeRoundTrip(roundTrip, at: time)
         }
-        mutating func act(now: Double) -> PaddleState? { agent.act(now: now) }
+        mutating func act(now: Instant) -> PaddleState? { agent.act(now: now) }
     }
 }
 

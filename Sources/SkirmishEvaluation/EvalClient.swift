@@ -53,7 +53,7 @@ package struct EvalAgent<Inner: PuckAgent>: Agent {
     package mutating func received(_ message: Message, context: inout AgentContext<SnapConnection>) {
         switch message {
         case .tableSnapshot(let snapshot):
-            let time = context.now.seconds
+            let time = context.now
             record.update { result in
                 if result.probe != nil, let opponent = inner as? Opponent {
                     result.probe!.snapshot(snapshot, opponent: opponent)
@@ -98,10 +98,10 @@ package struct EvalAgent<Inner: PuckAgent>: Agent {
         }
         if context.roundTrip.samples > heardSamples {
             heardSamples = context.roundTrip.samples
-            inner!.observeRoundTrip(context.roundTrip.latest, at: context.now.seconds)
+            inner!.observeRoundTrip(Duration(seconds: context.roundTrip.latest), at: now)
         }
         let started = ContinuousClock.now
-        let input = inner!.act(now: now.seconds)
+        let input = inner!.act(now: now)
         let took = ContinuousClock.now - started
         record.update { result in
             result.lateNanos.add(late)

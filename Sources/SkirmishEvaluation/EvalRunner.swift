@@ -269,7 +269,7 @@ package struct EvalRunner: Sendable {
         var configuration = AgentRunner.Configuration(
             target: target, persona: Persona(name: name, game: .puck, behavior: .ai, link: link))
         configuration.match = match
-        configuration.pingInterval = .milliseconds(Int64(Opponent.pingInterval * 1000))
+        configuration.pingInterval = Opponent.pingInterval
         let record = EvalRecord(probe: probe)
         let player = try await clients.start(configuration) { _ in
             EvalAgent(record: record, acts: acts, progress: progress, makeInner: makeAgent)

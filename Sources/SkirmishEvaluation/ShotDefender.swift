@@ -23,11 +23,11 @@ package struct StillPaddle: PuckAgent {
 
     package init() {}
 
-    package mutating func observe(_ snapshot: TableSnapshot, at time: Double) {}
+    package mutating func observe(_ snapshot: TableSnapshot, at time: Instant) {}
 
-    package mutating func observeRoundTrip(_ seconds: Double, at time: Double) {}
+    package mutating func observeRoundTrip(_ roundTrip: Duration, at time: Instant) {}
 
-    package mutating func act(now: Double) -> PaddleState? {
+    package mutating func act(now: Instant) -> PaddleState? {
         step &+= 1
         return PaddleState(inputStep: step, x: Self.spot.x, y: Self.spot.y, vx: 0, vy: 0)
     }

@@ -3,9 +3,9 @@ import SkirmishWire
 
 /// An AI Puck player that predicts across latency: feed it what the client session receives, send what it decides.
 ///
-/// A value-type state machine that never reads a clock and does no IO. Every call takes the time as seconds on any
-/// fixed local clock (for instance `Double(NIODeadline.now().uptimeNanoseconds) / 1e9`); the same calls with the same
-/// times give the same decisions. Create one per match once the seat is known (`Welcome.seat`), then:
+/// A value-type state machine that never reads a clock and does no IO. Every call takes the time as an `Instant` on
+/// any fixed local clock (an agent's `context.now`); the same calls with the same times give the same decisions.
+/// Create one per match once the seat is known (`Welcome.seat`), then:
 ///
 /// - ``observe(_:at:)`` every `TableSnapshot` as it arrives (stale and duplicate ones are ignored);
 /// - ``observeRoundTrip(_:at:)`` every Ping→Pong round trip — send a Ping every ``pingInterval``;
@@ -22,8 +22,8 @@ public struct Opponent: Sendable {
         public var description: String { rawValue }
     }
 
-    /// How often to send a Ping so the round-trip estimate stays fresh, in seconds.
-    public static let pingInterval = 0.2
+    /// How often to send a Ping so the round-trip estimate stays fresh.
+    public static let pingInterval = Duration.milliseconds(200)
     /// The defence line in the opponent's own frame: the puck-centre y at which ``Plan/crossingX`` is predicted and
     /// a shot is blocked — the deepest its paddle goes (its box ends at y = 440), which leaves the most time to get
     /// there across a slow link.
@@ -78,7 +78,9 @@ public struct Opponent: Sendable {
     // MARK: Observing
 
     /// A `TableSnapshot` from the server, in this seat's frame, received at local time `time`.
-    public mutating func observe(_ snapshot: TableSnapshot, at time: Double) {
+    public mutating func observe(_ snapshot: TableSnapshot, at time: Instant) {
+        // The arithmetic on time inside is in `Double` seconds.
+        let time = time.seconds
         if let newest = snapshots.newest, !Self.newer(snapshot, than: newest.snapshot) { return }
         if snapshot.phase == .playing || snapshot.phase == .goalPause {
             estimator.observeSnapshot(tick: snapshot.tick, at: time)
@@ -87,9 +89,9 @@ public struct Opponent: Sendable {
         rival.observe(snapshot)
     }
 
-    /// One measured round trip (Ping sent → Pong received), in seconds, at local time `time`.
-    public mutating func observeRoundTrip(_ seconds: Double, at time: Double) {
-        estimator.observeRoundTrip(seconds, at: time)
+    /// One measured round trip (Ping sent → Pong received), at local time `time`.
+    public mutating func observeRoundTrip(_ roundTrip: Duration, at time: Instant) {
+        estimator.observeRoundTrip(roundTrip.seconds, at: time.seconds)
     }
 
     // MARK: Deciding
@@ -98,7 +100,8 @@ public struct Opponent: Sendable {
     ///
     /// Call it once per server tick; a longer gap is fine (the speed cap scales with the time since the last call,
     /// up to three ticks' worth).
-    public mutating func decide(now: Double) -> PaddleState {
+    public mutating func decide(now: Instant) -> PaddleState {
+        let now = now.seconds
         let dt = lastDecision.map { Float(min(max((now - $0) * Double(PuckConstants.tickRate), 0), 3)) } ?? 1
         lastDecision = now
         let desired: Point

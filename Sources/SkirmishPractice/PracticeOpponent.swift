@@ -27,7 +27,7 @@ package enum PracticeOpponent {
             difficulty: difficulty)
         var configuration = AgentRunner.Configuration(target: target, persona: persona)
         configuration.match = match
-        configuration.pingInterval = .milliseconds(200)
+        configuration.pingInterval = Opponent.pingInterval
         let report = SeatReport(loop: MultiThreadedEventLoopGroup.singleton.next())
         let player = try await runner.start(configuration) { context in
             PracticeAgent(

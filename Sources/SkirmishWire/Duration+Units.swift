@@ -1,8 +1,8 @@
 /// The one place a `Duration` becomes a count of nanoseconds or seconds, for every module of the package.
 ///
 /// Each layer keeps one time type: configuration, scripts and public API speak `Duration`; the loops speak
-/// `NIODeadline`/`TimeAmount`; the pure state machines that do arithmetic on time (the opponent, the judges) take
-/// seconds as a `Double`. Conversions go through these members, NIOCore's `TimeAmount(_:)` and `Duration(_:)`, and
+/// `NIODeadline`/`TimeAmount`; the state machines take `Instant` and `Duration`, and those that do arithmetic on
+/// time (the opponent, the judges) do it in seconds as a `Double` inside. Conversions go through these members, NIOCore's `TimeAmount(_:)` and `Duration(_:)`, and
 /// SkirmishNet's `NIODeadline.seconds` and `TimeAmount(seconds:)`, never through hand-written `components`
 /// arithmetic.
 extension Duration {

@@ -10,9 +10,9 @@ import Testing
 @Suite struct KalmanGoalieTests {
     /// The shooter: never moves.
     private struct Idle: PuckAgent {
-        mutating func observe(_ snapshot: TableSnapshot, at time: Double) {}
-        mutating func observeRoundTrip(_ seconds: Double, at time: Double) {}
-        mutating func act(now: Double) -> PaddleState? { nil }
+        mutating func observe(_ snapshot: TableSnapshot, at time: Instant) {}
+        mutating func observeRoundTrip(_ roundTrip: Duration, at time: Instant) {}
+        mutating func act(now: Instant) -> PaddleState? { nil }
     }
 
     @Test func itGoesWhereTheTrackedPuckCrossesTheDefenceLine() throws {
@@ -25,14 +25,14 @@ import Testing
                 tick: tick, lastInputStep: 0, me: .init(x: 160, y: 425, vx: 0, vy: 0),
                 them: .init(x: 160, y: 80, vx: 0, vy: 0), puck: puck, myScore: 0, theirScore: 0, phase: .playing,
                 stateHash: 0)
-            goalie.observe(snapshot, at: Double(tick) / 60)
+            goalie.observe(snapshot, at: Instant(seconds: Double(tick) / 60))
             for _ in 0..<2 { _ = PuckMatch.advanceFreePuck(&puck) }
             tick &+= 2
         }
         let path = PuckPath(following: puck, defender: 0, line: KalmanGoalie.defenceLine, maxTicks: 120)
         let crossing = try #require(path.crossingX)
         // Acting at once on the newest snapshot (no round trip yet): the puck two ticks back is the filter's start.
-        let acted = goalie.act(now: Double(tick - 2) / 60)
+        let acted = goalie.act(now: Instant(seconds: Double(tick - 2) / 60))
         let input = try #require(acted)
         #expect(input.y == KalmanGoalie.defenceLine)
         #expect(abs(input.x - crossing) < 12, "went to \(input.x), the puck crosses at \(crossing)")

@@ -18,10 +18,10 @@ struct CountRules: GameRules {
     private var total = 0
     private var turn = 0
     /// When the player on turn was asked to move (set on the first tick after it was asked).
-    private var askedAt: Duration?
+    private var askedAt: Instant?
     private(set) var isOver = false
 
-    mutating func seatFilled(_ seat: Int, peer: UInt32, now: Duration, into out: inout MatchOutputs) {
+    mutating func seatFilled(_ seat: Int, peer: UInt32, now: Instant, into out: inout MatchOutputs) {
         present[seat] = true
         guard !started, !present.contains(false) else { return }
         started = true
@@ -29,7 +29,7 @@ struct CountRules: GameRules {
         announce(now: now, into: &out)
     }
 
-    mutating func receive(_ message: Message, from seat: Int, now: Duration, into out: inout MatchOutputs)
+    mutating func receive(_ message: Message, from seat: Int, now: Instant, into out: inout MatchOutputs)
         -> MatchVerdict
     {
         guard case .game(let payload) = message, let move = CountMessage(payload), case .add(let amount) = move else {
@@ -43,7 +43,7 @@ struct CountRules: GameRules {
     }
 
     /// The turn clock: a player that does not move within ``turnClock`` has 1 played for it.
-    mutating func tick(now: Duration, into out: inout MatchOutputs) {
+    mutating func tick(now: Instant, into out: inout MatchOutputs) {
         guard started, !isOver else { return }
         guard let askedAt else {
             self.askedAt = now
@@ -53,7 +53,7 @@ struct CountRules: GameRules {
     }
 
     /// A player left: the other one wins by forfeit.
-    mutating func seatLeft(_ seat: Int, now: Duration, into out: inout MatchOutputs) {
+    mutating func seatLeft(_ seat: Int, now: Instant, into out: inout MatchOutputs) {
         present[seat] = false
         guard started, !isOver else { return }
         isOver = true
@@ -62,7 +62,7 @@ struct CountRules: GameRules {
         if present[other] { out.send(CountMessage.over(winner: other, total: total).message, to: other) }
     }
 
-    private mutating func play(_ amount: Int, now: Duration, into out: inout MatchOutputs) {
+    private mutating func play(_ amount: Int, now: Instant, into out: inout MatchOutputs) {
         total = min(total + amount, Self.goal)
         if total == Self.goal {
             isOver = true
@@ -76,7 +76,7 @@ struct CountRules: GameRules {
         announce(now: now, into: &out)
     }
 
-    private mutating func announce(now: Duration, into out: inout MatchOutputs) {
+    private mutating func announce(now: Instant, into out: inout MatchOutputs) {
         askedAt = nil
         for seat in 0..<2 where present[seat] {
             out.send(CountMessage.state(total: total, turn: turn).message, to: seat)

@@ -37,7 +37,7 @@ import Testing
     @Test func theRulesPlayTurnsRefuseWhatIsOutOfTurnAndEndAtTwentyOne() throws {
         var rules = CountRules()
         var out = MatchOutputs()
-        let t0 = Duration.seconds(100)
+        let t0 = Instant(seconds: 100)
         rules.seatFilled(0, peer: 7, now: t0, into: &out)
         #expect(out.messages.isEmpty && out.notices.isEmpty)
         rules.seatFilled(1, peer: 8, now: t0, into: &out)
@@ -70,14 +70,15 @@ import Testing
     @Test func theTurnClockPlaysOneForAPlayerWhoWaitsTooLong() {
         var rules = CountRules()
         var out = MatchOutputs()
-        rules.seatFilled(0, peer: 1, now: .zero, into: &out)
-        rules.seatFilled(1, peer: 2, now: .zero, into: &out)
+        let t0 = Instant(seconds: 100)
+        rules.seatFilled(0, peer: 1, now: t0, into: &out)
+        rules.seatFilled(1, peer: 2, now: t0, into: &out)
         out = MatchOutputs()
         // The clock starts on the first tick after the turn was announced, and runs on the time it is given.
-        rules.tick(now: .seconds(1), into: &out)
-        rules.tick(now: .seconds(2), into: &out)
+        rules.tick(now: t0 + .seconds(1), into: &out)
+        rules.tick(now: t0 + .seconds(2), into: &out)
         #expect(out.messages.isEmpty)
-        rules.tick(now: .seconds(3), into: &out)
+        rules.tick(now: t0 + .seconds(3), into: &out)
         #expect(
             out.messages.map(\.message) == Array(repeating: CountMessage.state(total: 1, turn: 1).message, count: 2))
     }
@@ -88,7 +89,7 @@ import Testing
         rules.seatFilled(0, peer: 1, now: .zero, into: &out)
         rules.seatFilled(1, peer: 2, now: .zero, into: &out)
         out = MatchOutputs()
-        rules.seatLeft(0, now: .seconds(1), into: &out)
+        rules.seatLeft(0, now: Instant(seconds: 1), into: &out)
         #expect(rules.isOver)
         #expect(out.notices == [.forfeited(seat: 0)])
         #expect(out.messages == [MatchOutput(seat: 1, CountMessage.over(winner: 1, total: 0).message)])
@@ -106,9 +107,9 @@ import Testing
         struct Clash: GameRules {
             static let game = GameDescription(kind: .puck, name: "other-puck", seats: 2...2)
             var isOver: Bool { false }
-            mutating func seatFilled(_ seat: Int, peer: UInt32, now: Duration, into out: inout MatchOutputs) {}
-            mutating func seatLeft(_ seat: Int, now: Duration, into out: inout MatchOutputs) {}
-            mutating func receive(_ message: Message, from seat: Int, now: Duration, into out: inout MatchOutputs)
+            mutating func seatFilled(_ seat: Int, peer: UInt32, now: Instant, into out: inout MatchOutputs) {}
+            mutating func seatLeft(_ seat: Int, now: Instant, into out: inout MatchOutputs) {}
+            mutating func receive(_ message: Message, from seat: Int, now: Instant, into out: inout MatchOutputs)
                 -> MatchVerdict
             { .outOfState }
         }
@@ -144,7 +145,8 @@ import Testing
 
         // Without the registration, a script cannot name the game.
         #expect(throws: ScriptError.self) {
-            try Catalogue.builtIn.scriptLoader.parse("name: x\npersonas: [{name: c, game: count, behavior: idle}]\n", file: "x.yaml")
+            try Catalogue.builtIn.scriptLoader.parse(
+                "name: x\npersonas: [{name: c, game: count, behavior: idle}]\n", file: "x.yaml")
         }
         // A game without a built-in behaviour needs one named.
         let bare = try #require(throws: ScriptError.self) {

@@ -6,15 +6,15 @@ import Testing
 /// An opponent that remembers every input it sent, for checks on what it commands.
 struct Recording: PuckAgent {
     var opponent: Opponent
-    var sent: [(time: Double, input: PaddleState)] = []
+    var sent: [(time: Instant, input: PaddleState)] = []
 
-    mutating func observe(_ snapshot: TableSnapshot, at time: Double) { opponent.observe(snapshot, at: time) }
+    mutating func observe(_ snapshot: TableSnapshot, at time: Instant) { opponent.observe(snapshot, at: time) }
 
-    mutating func observeRoundTrip(_ seconds: Double, at time: Double) {
-        opponent.observeRoundTrip(seconds, at: time)
+    mutating func observeRoundTrip(_ roundTrip: Duration, at time: Instant) {
+        opponent.observeRoundTrip(roundTrip, at: time)
     }
 
-    mutating func act(now: Double) -> PaddleState? {
+    mutating func act(now: Instant) -> PaddleState? {
         let input = opponent.decide(now: now)
         sent.append((now, input))
         return input
@@ -37,13 +37,13 @@ struct Recording: PuckAgent {
             let cap = recording.opponent.configuration.speedCap
             // The expert may win the match to 7 well before the 40 s are up: hundreds of inputs are still checked.
             #expect(recording.sent.count > 500)
-            var previous: (time: Double, input: PaddleState)?
+            var previous: (time: Instant, input: PaddleState)?
             for (time, input) in recording.sent {
                 #expect((40...280).contains(input.x) && (280...440).contains(input.y), "\(input)")
                 if let previous {
                     let dx = input.x - previous.input.x
                     let dy = input.y - previous.input.y
-                    let ticks = Float(min((time - previous.time) * 60, 3))
+                    let ticks = Float(min((time.seconds - previous.time.seconds) * 60, 3))
                     #expect((dx * dx + dy * dy).squareRoot() <= cap * ticks + 0.01, "\(previous.input) → \(input)")
                 }
                 previous = (time, input)
@@ -99,14 +99,15 @@ struct Recording: PuckAgent {
             guard step % 2 == 1 else { continue }
             let sent = epoch + Double(match.tick) / 60
             let arrival = sent + oneWay + Double.random(in: -0.02...0.02, using: &random)
-            opponent.observe(match.snapshot(for: 0, lastInputStep: 0), at: arrival)
+            opponent.observe(match.snapshot(for: 0, lastInputStep: 0), at: Instant(seconds: arrival))
             if step % 12 == 1 {
-                opponent.observeRoundTrip(2 * oneWay + Double.random(in: -0.04...0.04, using: &random), at: arrival)
+                let roundTrip = 2 * oneWay + Double.random(in: -0.04...0.04, using: &random)
+                opponent.observeRoundTrip(Duration(seconds: roundTrip), at: Instant(seconds: arrival))
             }
         }
         let latest = try #require(opponent.latestSnapshot)
         let now = epoch + Double(latest.tick) / 60 + 0.15
-        _ = opponent.decide(now: now)
+        _ = opponent.decide(now: Instant(seconds: now))
         // Server tick now ≈ latest + 9 (0.15 s); the input lands ≈ 6 ticks later and acts the tick after.
         #expect(abs(opponent.plan.lookahead - 16) <= 2, "lookahead \(opponent.plan.lookahead)")
         #expect(abs(opponent.latency.roundTrip - 2 * oneWay) < 0.02)
@@ -120,11 +121,11 @@ struct Recording: PuckAgent {
         for _ in 0..<10 { _ = match.step(nil, nil) }
         let newer = match.snapshot(for: 0, lastInputStep: 0)
         var opponent = Opponent(seat: 0)
-        opponent.observe(newer, at: 1)
+        opponent.observe(newer, at: Instant(seconds: 1))
         var older = newer
         older.tick -= 2
-        opponent.observe(older, at: 2)
-        opponent.observe(newer, at: 3)
+        opponent.observe(older, at: Instant(seconds: 2))
+        opponent.observe(newer, at: Instant(seconds: 3))
         #expect(opponent.latestSnapshot == newer)
     }
 }

@@ -10,10 +10,10 @@ struct Keeper: PuckAgent {
     let y: Float
     var step: UInt32 = 0
 
-    mutating func observe(_ snapshot: TableSnapshot, at time: Double) {}
-    mutating func observeRoundTrip(_ seconds: Double, at time: Double) {}
+    mutating func observe(_ snapshot: TableSnapshot, at time: Instant) {}
+    mutating func observeRoundTrip(_ roundTrip: Duration, at time: Instant) {}
 
-    mutating func act(now: Double) -> PaddleState? {
+    mutating func act(now: Instant) -> PaddleState? {
         step &+= 1
         return PaddleState(inputStep: step, x: x, y: y, vx: 0, vy: 0)
     }

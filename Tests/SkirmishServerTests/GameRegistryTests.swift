@@ -20,20 +20,20 @@ import Testing
         var ticks = 0
         private(set) var isOver = false
 
-        mutating func seatFilled(_ seat: Int, peer: UInt32, now: Duration, into out: inout MatchOutputs) {
+        mutating func seatFilled(_ seat: Int, peer: UInt32, now: Instant, into out: inout MatchOutputs) {
             present[seat] = true
             guard !present.contains(false) else { return }
             started = true
             out.report(.started)
         }
 
-        mutating func seatLeft(_ seat: Int, now: Duration, into out: inout MatchOutputs) { isOver = true }
+        mutating func seatLeft(_ seat: Int, now: Instant, into out: inout MatchOutputs) { isOver = true }
 
-        mutating func receive(_ message: Message, from seat: Int, now: Duration, into out: inout MatchOutputs)
+        mutating func receive(_ message: Message, from seat: Int, now: Instant, into out: inout MatchOutputs)
             -> MatchVerdict
         { .outOfState }
 
-        mutating func tick(now: Duration, into out: inout MatchOutputs) {
+        mutating func tick(now: Instant, into out: inout MatchOutputs) {
             guard started, !isOver else { return }
             ticks += 1
             guard ticks == 3 else { return }
@@ -87,9 +87,9 @@ import Testing
             static let game = GameDescription(
                 kind: GameKind(rawValue: 201), name: String(repeating: "l", count: 32), seats: 2...2)
             var isOver: Bool { true }
-            mutating func seatFilled(_ seat: Int, peer: UInt32, now: Duration, into out: inout MatchOutputs) {}
-            mutating func seatLeft(_ seat: Int, now: Duration, into out: inout MatchOutputs) {}
-            mutating func receive(_ message: Message, from seat: Int, now: Duration, into out: inout MatchOutputs)
+            mutating func seatFilled(_ seat: Int, peer: UInt32, now: Instant, into out: inout MatchOutputs) {}
+            mutating func seatLeft(_ seat: Int, now: Instant, into out: inout MatchOutputs) {}
+            mutating func receive(_ message: Message, from seat: Int, now: Instant, into out: inout MatchOutputs)
                 -> MatchVerdict
             { .outOfState }
         }

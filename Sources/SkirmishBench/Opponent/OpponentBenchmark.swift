@@ -65,11 +65,11 @@ package enum OpponentBenchmark {
                     entry.time += Double(cycle) * Double(Self.ticks) / 60
                     guard entry.time <= now else { break }
                     entry.snapshot.tick &+= UInt32(cycle * Self.ticks)
-                    opponent.observe(entry.snapshot, at: entry.time)
+                    opponent.observe(entry.snapshot, at: Instant(seconds: entry.time))
                     next += 1
                 }
-                if tick % 12 == 0 { opponent.observeRoundTrip(0.2, at: now) }
-                checksum += opponent.decide(now: now).x
+                if tick % 12 == 0 { opponent.observeRoundTrip(.milliseconds(200), at: Instant(seconds: now)) }
+                checksum += opponent.decide(now: Instant(seconds: now)).x
             }
             blackHole(checksum)
             rows.append(Row(difficulty: difficulty.rawValue, measurement: measurement))

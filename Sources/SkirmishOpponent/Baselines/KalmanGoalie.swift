@@ -99,10 +99,10 @@ package struct KalmanGoalie: PuckAgent {
     }
 
     /// Steps the filter to the snapshot's tick and corrects it with the snapshot's puck position.
-    package mutating func observe(_ snapshot: TableSnapshot, at time: Double) {
+    package mutating func observe(_ snapshot: TableSnapshot, at time: Instant) {
         if let latest, !SerialNumber.follows(snapshot.tick, latest.tick) { return }
         latest = snapshot
-        arrival = time
+        arrival = time.seconds
         let z = snapshot.puck
         guard var axes, snapshot.phase == .playing else {
             self.axes = (Axis(at: z.x), Axis(at: z.y))
@@ -122,14 +122,14 @@ package struct KalmanGoalie: PuckAgent {
     }
 
     /// Keeps the newest round trip: predictions cover it.
-    package mutating func observeRoundTrip(_ seconds: Double, at time: Double) {
-        roundTrip = seconds
+    package mutating func observeRoundTrip(_ roundTrip: Duration, at time: Instant) {
+        self.roundTrip = roundTrip.seconds
     }
 
     /// The point to go to now: defend, hit or home.
-    package mutating func act(now: Double) -> PaddleState? {
+    package mutating func act(now: Instant) -> PaddleState? {
         inputStep &+= 1
-        let target = decide(now: now)
+        let target = decide(now: now.seconds)
         return PaddleState(inputStep: inputStep, x: target.x, y: target.y, vx: 0, vy: 0)
     }
 

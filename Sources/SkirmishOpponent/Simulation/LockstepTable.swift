@@ -8,6 +8,9 @@ import SkirmishWire
 /// fraction of them, independently per direction. The server side does what the reference server's Puck runner does:
 /// the newest input (by step) that has arrived is applied at the next step, snapshots go out every second tick and
 /// on goal ticks, and Pings are answered at once. `skirmish ai-eval` measures the same things over real sockets.
+///
+/// The table keeps its clock in `Double` seconds (tick t is t / 60 s, the links' delays are drawn in seconds) and
+/// hands the agents the nearest `Instant` and `Duration`.
 package struct LockstepTable<Bottom: PuckAgent, Top: PuckAgent>: Sendable {
     /// One side's network, applied in both directions.
     package struct Link: Sendable, Hashable {
@@ -144,26 +147,28 @@ package struct LockstepTable<Bottom: PuckAgent, Top: PuckAgent>: Sendable {
             toClient[seat].removeFirst()
             switch first.payload {
             case .snapshot(let snapshot):
+                let arrival = Instant(seconds: first.arrival)
                 if seat == 0 {
-                    bottom.observe(snapshot, at: first.arrival)
+                    bottom.observe(snapshot, at: arrival)
                 } else {
-                    top.observe(snapshot, at: first.arrival)
+                    top.observe(snapshot, at: arrival)
                 }
             case .roundTrip(let rtt):
+                let (rtt, arrival) = (Duration(seconds: rtt), Instant(seconds: first.arrival))
                 if seat == 0 {
-                    bottom.observeRoundTrip(rtt, at: first.arrival)
+                    bottom.observeRoundTrip(rtt, at: arrival)
                 } else {
-                    top.observeRoundTrip(rtt, at: first.arrival)
+                    top.observeRoundTrip(rtt, at: arrival)
                 }
             }
         }
         if now >= nextPing[seat] {
-            nextPing[seat] = now + Opponent.pingInterval
+            nextPing[seat] = now + Opponent.pingInterval.seconds
             if let up = delay(seat), let down = delay(seat) {
                 toClient[seat].append(InFlight(arrival: now + up + down, payload: .roundTrip(up + down)))
             }
         }
-        let input = seat == 0 ? bottom.act(now: now) : top.act(now: now)
+        let input = seat == 0 ? bottom.act(now: Instant(seconds: now)) : top.act(now: Instant(seconds: now))
         if let input, let d = delay(seat) { toServer[seat].append(InFlight(arrival: now + d, payload: input)) }
     }
 }

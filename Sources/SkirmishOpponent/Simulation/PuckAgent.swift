@@ -4,16 +4,16 @@ import SkirmishWire
 /// evaluation pits them against it.
 ///
 /// Package-only glue for ``LockstepTable`` and `skirmish ai-eval`; a user of the library drives an ``Opponent``
-/// directly.
+/// directly. Times are `Instant`s on the driver's clock (the lock-step table's simulated one, or the runtime's).
 package protocol PuckAgent: Sendable {
-    /// A `TableSnapshot` in the agent's frame, received at local time `time` (seconds).
-    mutating func observe(_ snapshot: TableSnapshot, at time: Double)
-    /// One Ping→Pong round trip in seconds, measured at local time `time`.
-    mutating func observeRoundTrip(_ seconds: Double, at time: Double)
+    /// A `TableSnapshot` in the agent's frame, received at local time `time`.
+    mutating func observe(_ snapshot: TableSnapshot, at time: Instant)
+    /// One Ping→Pong round trip, measured at local time `time`.
+    mutating func observeRoundTrip(_ roundTrip: Duration, at time: Instant)
     /// Called every server tick: the input to send now, if any.
-    mutating func act(now: Double) -> PaddleState?
+    mutating func act(now: Instant) -> PaddleState?
 }
 
 extension Opponent: PuckAgent {
-    package mutating func act(now: Double) -> PaddleState? { decide(now: now) }
+    package mutating func act(now: Instant) -> PaddleState? { decide(now: now) }
 }

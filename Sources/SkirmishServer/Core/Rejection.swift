@@ -48,7 +48,7 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
     case slowReader
     /// A TCP or WebSocket connection that took no seat within ``ServerCore/streamHandshakeLimit``.
     case handshakeTimeout
-    /// A `Hello` for a game number the server's ``GameRegistry`` does not hold.
+    /// A `Hello` for a game number the server's ``SkirmishGames/GameRegistry`` does not hold.
     case unknownGame
 
     package init(_ error: DecodeError) {

@@ -58,7 +58,8 @@ public struct ServerConfiguration: Sendable {
     /// Turns after which a Snap table ends with the most cards winning (clients' replicas must use the same value).
     public var snapTurnLimit = SnapGame.turnLimit
     /// The games this server plays, by wire number: the built-in three unless a program registers its own
-    /// (``GameRegistry/register(_:make:)``). A `Hello` for any other game is refused and counted as `unknown_game`.
+    /// (``SkirmishGames/GameRegistry/register(_:make:)``). A `Hello` for any other game is refused and counted as
+    /// `unknown_game`.
     public var games = GameRegistry.builtIn
     /// Seed for match shuffles; fixed seeds make Snap deals reproducible.
     public var seed: UInt64 = 0x5EED
@@ -66,7 +67,7 @@ public struct ServerConfiguration: Sendable {
     /// `run` variable find a server beside the swarm that loads it.
     public var metricLabels: Labels = ["run": "serve", "shard": "0/1"]
     /// Test and evaluation hook: when set, every Puck match serves seeded shots at one seat instead of open play
-    /// (``ShotMachine``). Package access only; `nil` (the default) is the real game.
+    /// (`ShotMachine`, in SkirmishGames). Package access only; `nil` (the default) is the real game.
     package var shotMachine: ShotMachine.Configuration?
 
     /// The defaults: UDP, TCP and HTTP on free loopback ports and no limits per host: an in-process server.

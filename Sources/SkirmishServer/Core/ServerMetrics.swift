@@ -1,3 +1,4 @@
+import SkirmishGames
 import SkirmishTelemetry
 import SkirmishWire
 

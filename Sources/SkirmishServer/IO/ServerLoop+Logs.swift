@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import SkirmishGames
 import SkirmishTelemetry
 import SkirmishWire
 

@@ -1,12 +1,14 @@
 import NIOCore
 import SkirmishGames
+import SkirmishNet
 import SkirmishWire
 
-/// One running or forming match: the rules of its game, as the ``GameRegistry`` made them.
+/// One running or forming match: the rules of its game, as the ``SkirmishGames/GameRegistry`` made them.
 ///
 /// The built-in games have cases of their own so the 60 Hz path calls Puck's rules directly, with no existential
 /// dispatch per packet or tick; any other registered game is ``other(_:)`` and called through ``GameRules``. This is
-/// the server's only switch over games, and it names no game's messages.
+/// the server's only switch over games, and it names no game's messages. The server's loops keep NIO's time; rules
+/// get the same monotonic clock as an `Instant`.
 package enum Match: Sendable {
     case puck(PuckRunner)
     case snap(SnapRunner)
@@ -60,7 +62,7 @@ package enum Match: Sendable {
             relay.seatFilled(seat, peer: peer, into: &out)
             self = .suns(relay)
         case .other(var rules):
-            rules.seatFilled(seat, peer: peer, now: now.gameTime, into: &out)
+            rules.seatFilled(seat, peer: peer, now: Instant(now), into: &out)
             self = .other(rules)
         }
     }
@@ -82,7 +84,7 @@ package enum Match: Sendable {
             self = .suns(relay)
             return verdict
         case .other(var rules):
-            let verdict = rules.receive(message, from: seat, now: now.gameTime, into: &out)
+            let verdict = rules.receive(message, from: seat, now: Instant(now), into: &out)
             self = .other(rules)
             return verdict
         }
@@ -97,7 +99,7 @@ package enum Match: Sendable {
             self = .puck(runner)
         case .other(var rules):
             let every = UInt64(60 / max(type(of: rules).game.tickRate, 1))
-            if tick % every == 0 { rules.tick(now: now.gameTime, into: &out) }
+            if tick % every == 0 { rules.tick(now: Instant(now), into: &out) }
             self = .other(rules)
         case let other: self = other
         }
@@ -110,7 +112,7 @@ package enum Match: Sendable {
             runner.seatDetached(seat)
             self = .puck(runner)
         case .other(var rules):
-            rules.seatDetached(seat, now: now.gameTime)
+            rules.seatDetached(seat, now: Instant(now))
             self = .other(rules)
         case let other: self = other
         }
@@ -122,7 +124,7 @@ package enum Match: Sendable {
             runner.seatAttached(seat)
             self = .puck(runner)
         case .other(var rules):
-            rules.seatAttached(seat, now: now.gameTime)
+            rules.seatAttached(seat, now: Instant(now))
             self = .other(rules)
         case let other: self = other
         }
@@ -140,13 +142,8 @@ package enum Match: Sendable {
             relay.seatLeft(seat, into: &out)
             self = .suns(relay)
         case .other(var rules):
-            rules.seatLeft(seat, now: now.gameTime, into: &out)
+            rules.seatLeft(seat, now: Instant(now), into: &out)
             self = .other(rules)
         }
     }
-}
-
-extension NIODeadline {
-    /// The server's monotonic clock as a game's rules see it: time since an arbitrary fixed point.
-    var gameTime: Duration { .nanoseconds(Int64(truncatingIfNeeded: uptimeNanoseconds)) }
 }

@@ -1,8 +1,8 @@
 import SkirmishGames
+import SkirmishNet
 import SkirmishOpponent
 import SkirmishScript
 import SkirmishTelemetry
-import SkirmishNet
 import SkirmishWire
 
 /// The `ai` behaviour: the SkirmishOpponent AI playing Puck through the bot's session at the persona's `difficulty`.
@@ -50,12 +50,11 @@ package struct AIPlayer: Agent {
         // Mutated in place (`opponent!`): a local copy would copy its buffers on every decision.
         guard !isMatchOver, opponent != nil else { return }
         schedule.catchUp(now: now, meters: context.meters)
-        let time = now.seconds
         if context.smoothedRTT > 0, context.smoothedRTT != heardRTT {
             heardRTT = context.smoothedRTT
-            opponent!.observeRoundTrip(heardRTT, at: time)
+            opponent!.observeRoundTrip(Duration(seconds: heardRTT), at: now)
         }
-        let input = opponent!.decide(now: time)
+        let input = opponent!.decide(now: now)
         monitor.sent(input)
         context.send(.paddleState(input))
     }
@@ -66,6 +65,6 @@ package struct AIPlayer: Agent {
             return monitor.received(message, at: now, context: &context)
         }
         monitor.received(message, at: now, context: &context, predicted: opponent?.predictedPuck(atTick: snapshot.tick))
-        opponent?.observe(snapshot, at: now.seconds)
+        opponent?.observe(snapshot, at: now)
     }
 }

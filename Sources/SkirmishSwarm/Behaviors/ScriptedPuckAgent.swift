@@ -22,14 +22,16 @@ package struct ScriptedPuckAgent: PuckAgent {
         replica = PuckReplica(seat: seat)
     }
 
-    package mutating func observe(_ snapshot: TableSnapshot, at time: Double) {
+    package mutating func observe(_ snapshot: TableSnapshot, at time: Instant) {
         _ = replica.apply(snapshot)
     }
 
-    package mutating func observeRoundTrip(_ seconds: Double, at time: Double) {}
+    package mutating func observeRoundTrip(_ roundTrip: Duration, at time: Instant) {}
 
-    package mutating func act(now: Double) -> PaddleState? {
+    package mutating func act(now: Instant) -> PaddleState? {
         guard style != .idle else { return nil }
+        // The input rhythm counts in `Double` seconds.
+        let now = now.seconds
         if next == -.infinity { next = now }
         guard now >= next else { return nil }
         while next <= now {

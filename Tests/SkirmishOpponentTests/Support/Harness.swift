@@ -4,9 +4,9 @@ import SkirmishWire
 
 /// A player that never moves: the shot machine's shooter.
 struct Idle: PuckAgent {
-    mutating func observe(_ snapshot: TableSnapshot, at time: Double) {}
-    mutating func observeRoundTrip(_ seconds: Double, at time: Double) {}
-    mutating func act(now: Double) -> PaddleState? { nil }
+    mutating func observe(_ snapshot: TableSnapshot, at time: Instant) {}
+    mutating func observeRoundTrip(_ roundTrip: Duration, at time: Instant) {}
+    mutating func act(now: Instant) -> PaddleState? { nil }
 }
 
 /// Shots at an opponent in seat 1, in lock-step over a simulated link.

@@ -1,10 +1,9 @@
-import SkirmishGames
 import SkirmishWire
 
 /// A test and evaluation hook, not part of the game or the protocol: the server shoots seeded shots at one seat of
 /// every Puck match, so an AI's saves can be counted through the real protocol.
 ///
-/// It is reachable only through ``ServerConfiguration/shotMachine`` (package access: no command-line flag or wire
+/// It is reachable only through `ServerConfiguration.shotMachine` (package access: no command-line flag or wire
 /// message can turn it on); `skirmish ai-eval` sets it on its embedded server. A match still needs both seats filled
 /// — the shooter's seat is an ordinary player that may stay idle. Then, instead of open play:
 ///

@@ -1,4 +1,3 @@
-import SkirmishGames
 import SkirmishWire
 
 /// Relays one Suns race between its two players and compares their tallies at the end.

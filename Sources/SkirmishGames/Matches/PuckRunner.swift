@@ -1,4 +1,3 @@
-import SkirmishGames
 import SkirmishWire
 
 /// Runs one authoritative Puck match: inputs in, 60 Hz steps, 30 Hz snapshots out in each seat's own frame.
@@ -16,7 +15,7 @@ package struct PuckRunner: Sendable {
     private var serverTicks: UInt64 = 0
     /// Ticks a detached seat may stay away before it forfeits.
     let resumeWindowTicks: Int
-    /// The evaluation hook: serves shots instead of open play (``ServerConfiguration/shotMachine``).
+    /// The evaluation hook: serves shots instead of open play (`ServerConfiguration.shotMachine`).
     private var shots: ShotMachine?
 
     package init(resumeWindowTicks: Int, shots: ShotMachine? = nil) {

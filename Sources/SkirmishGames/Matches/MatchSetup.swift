@@ -9,11 +9,11 @@ public struct MatchSetup: Sendable {
     /// A seed for the match's randomness, derived from the server's seed and the match id: a fixed server seed
     /// replays the same matches.
     public var seed: UInt64
-    /// How long a dropped player's seat is held for a resume (``ServerConfiguration/resumeWindow``).
+    /// How long a dropped player's seat is held for a resume (`ServerConfiguration.resumeWindow`).
     public var resumeWindow: Duration
-    /// The server's Snap turn limit (``ServerConfiguration/snapTurnLimit``).
+    /// The server's Snap turn limit (`ServerConfiguration.snapTurnLimit`).
     package var snapTurnLimit: Int
-    /// The evaluation hook for Puck (``ServerConfiguration/shotMachine``).
+    /// The evaluation hook for Puck (`ServerConfiguration.shotMachine`).
     package var shots: ShotMachine.Configuration?
 
     package init(

@@ -1,4 +1,3 @@
-import SkirmishGames
 import SkirmishWire
 
 /// Runs one authoritative Snap table: sign-in → server ready → client ready → deal → turns and snap calls → game over.

@@ -1,12 +1,12 @@
-import SkirmishGames
 import SkirmishWire
 
 /// The games a reference server plays: for each wire number, its description and how to make a match's rules.
 ///
-/// Passed in ``ServerConfiguration/games``; ``builtIn`` holds Snap, Puck and Suns. A program adds a game of its own
-/// with ``register(_:make:)``, and a `Hello` for any number not registered is refused as `unknown_game`, counted,
-/// and answered with the games the server does play. The registry's order is the order of the per-game series in
-/// the server's metrics.
+/// The server plays the registry in its `ServerConfiguration.games` (SkirmishServer); ``builtIn`` holds Snap, Puck
+/// and Suns. A program adds a game of its own with ``register(_:make:)``, and a `Hello` for any number not
+/// registered is refused as `unknown_game`, counted, and answered with the games the server does play. The
+/// registry's order is the order of the per-game series in the server's metrics. It lives beside the rules rather
+/// than in the server so that whatever else knows the games (the swarm's catalogue) can hold the same registry.
 public struct GameRegistry: Sendable {
     /// One registered game.
     public struct Entry: Sendable {
