@@ -9,7 +9,8 @@ import Testing
 
 /// Figures a protocol cannot measure are absent, never 0: a run whose series were planned for a protocol without
 /// round trips, snapshots or state checks shows those figures as `null` in `summary.json`, `—` in the table, no
-/// chart in the report, and a failing "not measured" verdict for thresholds on them; a SNAP run planned the same way still shows everything it measured, zeros included.
+/// chart in the report, a failing "not measured" verdict for thresholds on them, and "not measured" in a comparison;
+/// a SNAP run planned the same way still shows everything it measured, zeros included.
 @Suite struct AbsentFigureTests {
     static let script = """
         name: absent
@@ -265,7 +266,47 @@ import Testing
         #expect((json["latency"] as? [String: Any])?["rtt"] is [String: Any])
     }
 
-    @Test func aSummaryWrittenBeforeFiguresWereKeptClaimsNothingAbsent() throws {
+    @Test func compareListsAFigureOnlyOneRunMeasuredAsNotMeasuredAndNeverWorse() throws {
+        // The baseline spoke SNAP and had a desync; the new run's protocol checks nothing: read as 0 that would be
+        // "better", and the other way round a desync "where the baseline had none" would be worse.
+        let snap = try Self.run(Self.snapPlan, protocolName: "snap", desyncAt: 4)
+        let plain = try Self.run(Self.plainPlan, protocolName: "plain")
+        for (base, new, absentIn) in [(snap, plain, "new"), (plain, snap, "base")] {
+            let comparison = Comparison(base: base, new: new)
+            let rows = comparison.rows.filter { $0.persona == "chaser" }
+            let verdicts = Dictionary(uniqueKeysWithValues: rows.map { ($0.metric, $0) })
+            for metric in [
+                "rtt_p50", "rtt_p99", "snapshot_age_p99", "tick_lateness_p99", "desyncs_per_bot_hour",
+                "mispredictions_per_bot_hour", "matches_completed_per_bot_hour", "checks_failed_per_bot_hour",
+            ] {
+                let row = try #require(verdicts[metric])
+                #expect(row.verdict == .notMeasured, "\(metric): \(row)")
+                #expect(row.notMeasuredIn == [absentIn] && row.base == nil && row.new == nil, "\(metric)")
+            }
+            // What both measured is still compared.
+            #expect(verdicts["packets_per_second"]?.verdict == .noChange)
+            #expect(verdicts["errors_per_bot_hour"]?.verdict == .noChange)
+            #expect(!comparison.anyWorse)
+            #expect(comparison.comparedAnything)
+            let table = comparison.table()
+            let side = absentIn == "new" ? "the new run plain-run" : "the baseline plain-run"
+            #expect(
+                table.contains(
+                    "chaser: not measured in \(side): rtt_p50, rtt_p95, rtt_p99, snapshot_age_p99, tick_lateness_p99, "
+                        + "desyncs_per_bot_hour, mispredictions_per_bot_hour, checks_failed_per_bot_hour, "
+                        + "matches_completed_per_bot_hour"), "\(table)")
+            // Throughput and errors of both personas.
+            #expect(table.contains("0 worse, 0 better, 4 no change, "), "\(table)")
+            // A figure neither run measured is no news: counted, listed only with --all.
+            #expect(!table.contains("not measured in either run"), "\(table)")
+            #expect(table.hasSuffix(", 18 not measured in one run or both (never compared as 0)"), "\(table)")
+            let all = comparison.table(all: true)
+            #expect(all.contains("not measured in either run\n"), "\(all)")
+            #expect(all.contains("not measured in the \(absentIn == "new" ? "new run" : "baseline")\n"), "\(all)")
+        }
+    }
+
+    @Test func aSummaryWrittenBeforeFiguresWereKeptComparesAsBefore() throws {
         // Strip what older versions never wrote: the protocol, the figures, the snapshot interval.
         var json = try Self.json(try Self.run(Self.snapPlan, protocolName: "snap"))
         json["protocol"] = nil
@@ -283,5 +324,9 @@ import Testing
         // An old summary claims nothing about the interval, so nothing is called not measured.
         #expect(old.notMeasured.isEmpty)
         #expect(!old.table().contains("not measured"))
+        let comparison = Comparison(base: old, new: try Self.run(Self.snapPlan, protocolName: "snap"))
+        let chaser = comparison.rows.filter { $0.persona == "chaser" }
+        #expect(!chaser.contains { $0.verdict == .notMeasured }, "\(chaser)")
+        #expect(chaser.first { $0.metric == "rtt_p99" }?.verdict == .noChange)
     }
 }
