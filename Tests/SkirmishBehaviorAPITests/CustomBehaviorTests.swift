@@ -16,7 +16,10 @@ import Testing
     /// The built-in catalogue plus `mirror`, which only plays Puck.
     static func catalogue(tally: MirrorTally) -> Catalogue {
         var catalogue = Catalogue.builtIn
-        catalogue.register(behavior: "mirror", games: [.puck]) { context in MirrorPlayer(context: &context, tally: tally) }
+        // It checks its replica and counts matches, so those figures exist at 0 for it: declared, not 0 by default.
+        catalogue.register(
+            behavior: "mirror", games: [.puck], series: { _ in BehaviorSeries(figures: [.desyncs, .matches]) },
+            make: { context in MirrorPlayer(context: &context, tally: tally) })
         return catalogue
     }
 

@@ -163,7 +163,7 @@ import Testing
         profile: [{ramp: {to: 8, over: 1s}}, {hold: {for: 5s}}]
         personas:
           - {name: counter, weight: 1, game: count, behavior: counter}
-        thresholds: {desyncs: "== 0", checks_failed: "== 0"}
+        thresholds: {checks_failed: "== 0"}
         """
 
     @Test func aSwarmPlaysTheFourthGameThroughTheRealServer() async throws {
@@ -208,13 +208,14 @@ import Testing
         #expect(lost <= won && won - lost <= 8, "won \(won), lost \(lost)")
         #expect(tally[.moves] >= 4 * won)
 
-        // The swarm measured it as a game of its own: matches, checks and no errors or desyncs.
+        // The swarm measured it as a game of its own: matches, checks and no errors.
         #expect(outcome.snapshot.counterTotal(SkirmishMetrics.matchesCompleted, where: count) >= UInt64(won + lost))
         #expect(outcome.snapshot.counterTotal(SkirmishMetrics.checks, where: ["check": "count_step"]) > 0)
         #expect(outcome.snapshot.counterTotal(SkirmishMetrics.checksFailed, where: count) == 0)
         #expect(summary.personas.first?.game == "count")
         #expect(summary.errors.isEmpty, "\(summary.errors)")
-        #expect(summary.desyncs == 0)
+        // The counter keeps no replica: its desyncs are not measured (absent), never a 0 nobody counted.
+        #expect(summary.desyncs == nil)
         #expect(summary.handshakes.failed == 0)
         #expect(summary.passed)
     }

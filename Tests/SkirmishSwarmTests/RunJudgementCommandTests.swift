@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import SkirmishSwarm
+
 /// Runs that judge themselves, through the built `skirmish` as a person runs it: a failing window stops the run with
 /// everything written, and `skirmish compare` tells a regression from a rerun.
 @Suite(.serialized) struct RunJudgementCommandTests {
@@ -49,6 +51,40 @@ import Testing
         let windowed = try #require(verdicts.first { $0["name"] as? String == "rtt_p99" })
         #expect(windowed["passed"] as? Bool == false)
         #expect((windowed["firstFailingWindow"] as? [String: Any])?["windowEndSeconds"] as? Double == end)
+    }
+
+    /// A baseline that measured desyncs (one of them) and round trips against a run whose protocol measures neither:
+    /// `skirmish compare --fail-on worse` passes, naming what the new run did not measure, and `skirmish report`
+    /// leaves out the charts nobody measured.
+    @Test(.timeLimit(.minutes(2)))
+    func compareAndReportNameWhatARunDidNotMeasureAndNeverFailOnIt() async throws {
+        let directory = try CommandLineTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let base = directory.appendingPathComponent("base")
+        let new = directory.appendingPathComponent("new")
+        let basePath = try RunOutput.writeSummary(
+            try AbsentFigureTests.run(AbsentFigureTests.snapPlan, protocolName: "snap", desyncAt: 3), to: base.path)
+        let newPath = try RunOutput.writeSummary(
+            try AbsentFigureTests.run(AbsentFigureTests.plainPlan, protocolName: "plain"), to: new.path)
+        for (from, to) in [(basePath, newPath), (newPath, basePath)] {
+            let compared = try await CommandLineTests.run(["compare", from, to, "--fail-on", "worse"])
+            #expect(compared.status == 0, "stdout: \(compared.stdout) stderr: \(compared.stderr)")
+            #expect(compared.stdout.contains("chaser: not measured in the "), "\(compared.stdout)")
+            #expect(compared.stdout.contains("0 worse, 0 better, 4 no change, "), "\(compared.stdout)")
+        }
+        let json = try await CommandLineTests.run(["compare", basePath, newPath, "--json"])
+        let rows = try #require(
+            (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["rows"]
+                as? [[String: Any]])
+        let desyncs = try #require(
+            rows.first { $0["persona"] as? String == "chaser" && $0["metric"] as? String == "desyncs_per_bot_hour" })
+        #expect(desyncs["verdict"] as? String == "not measured")
+        #expect(desyncs["notMeasuredIn"] as? [String] == ["new"] && desyncs["new"] == nil)
+
+        let report = try await CommandLineTests.run(["report", newPath])
+        #expect(report.status == 0, "stderr: \(report.stderr)")
+        let html = try String(contentsOf: new.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(html.contains("Not measured in this run") && !html.contains("Round-trip time"))
     }
 
     @Test(.timeLimit(.minutes(5)))

@@ -11,6 +11,20 @@ import Testing
         return path
     }
 
+    /// A figure the run did not measure is `null` in the file written and loads back as absent, not as 0.
+    @Test func aFigureNotMeasuredIsWrittenAsNullAndLoadsAsAbsent() throws {
+        let summary = try AbsentFigureTests.run(AbsentFigureTests.plainPlan, protocolName: "plain")
+        let directory = NSTemporaryDirectory() + "skirmish-summary-\(UInt64.random(in: 0...UInt64.max))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = try RunOutput.writeSummary(summary, to: directory)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("\"rtt\" : null") && text.contains("\"desyncs\" : null"))
+        let loaded = try RunSummary.load(path: path)
+        #expect(loaded.latency.rtt == nil && loaded.desyncs == nil && loaded.packets.lost == nil)
+        #expect(loaded.packets.resends == 0 && loaded.latency.handshake?.count == 4)
+        #expect(loaded.protocol == "plain" && loaded.personas.map(\.figures) == summary.personas.map(\.figures))
+    }
+
     @Test func aMissingFileNamesItsRoleAndWhereSummariesAre() {
         let path = NSTemporaryDirectory() + "skirmish-no-such-summary.json"
         do {

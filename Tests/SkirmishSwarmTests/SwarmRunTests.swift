@@ -66,7 +66,7 @@ import Testing
         #expect(run.summary.desyncs == 0)
         #expect(run.summary.handshakes.succeeded >= 200)
         #expect(run.summary.handshakes.failureRate < 0.01, "\(run.summary.errors)")
-        #expect(run.summary.matchesStarted > 0)
+        #expect((run.summary.matchesStarted ?? 0) > 0)
         #expect(run.summary.games["suns"]?.matchesCompleted ?? 0 > 0)
         #expect(run.summary.passed)
         // Every packet a bot sent was counted by the server, or dropped by the kernel for lack of buffer space (a
@@ -80,16 +80,16 @@ import Testing
         // duplicate: each of those must be a resend the bots counted, and they are not refusals.
         let duplicates = run.server.rejections(.duplicate)
         #expect(
-            duplicates <= run.summary.packets.resends,
-            "\(duplicates) duplicates, \(run.summary.packets.resends) resends")
+            duplicates <= run.summary.packets.resends ?? 0,
+            "\(duplicates) duplicates, \(run.summary.packets.resends ?? 0) resends")
         let refused = run.server.totalRejected - duplicates - run.server.rejections(.stale)
         #expect(
             Double(refused) <= 0.01 * Double(run.summary.packets.sent),
             "\(Rejection.allCases.filter { run.server.rejections($0) > 0 }.map { "\($0) \(run.server.rejections($0))" })"
         )
         #expect(run.summary.packets.received <= run.server.packetsSent.reduce(0, +))
-        #expect(run.summary.latency.rtt.count > 0)
-        #expect(run.summary.latency.tickLateness.count > 0)
+        #expect((run.summary.latency.rtt?.count ?? 0) > 0)
+        #expect((run.summary.latency.tickLateness?.count ?? 0) > 0)
     }
 
     @Test func aRoguePersonaLeavesTheLegitimateFiguresClean() async throws {
@@ -105,7 +105,7 @@ import Testing
         #expect(run.summary.desyncs == 0)
         #expect(run.summary.rogue.values.reduce(0, +) > 100)
         #expect(run.server.totalRejected > 100)
-        #expect(run.summary.personas.first { $0.name == "rogue" }?.rtt.count == 0)
+        #expect(run.summary.personas.first { $0.name == "rogue" }?.rtt?.count == 0)
         #expect(run.summary.passed)
     }
 
@@ -122,7 +122,8 @@ import Testing
         #expect(run.summary.handshakes.succeeded == 8)
         #expect(run.summary.handshakes.failed == 0)
         #expect(run.summary.errors.isEmpty, "\(run.summary.errors)")
-        #expect(run.summary.matchesStarted == 0)
+        // An idle bot at a Snap table counts no matches: the figure is absent, not 0.
+        #expect(run.summary.matchesStarted == nil)
         #expect(
             run.server.sessionsOpened == 8,
             """

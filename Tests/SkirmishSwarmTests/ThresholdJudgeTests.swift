@@ -100,6 +100,39 @@ import Testing
         #expect(judge.windowRecords[0]?.failed == 1)
     }
 
+    /// A figure no persona measures has no series (a protocol without round trips or state checks plans them with
+    /// `visibleAtZero: false`): its thresholds are never judged while the run lasts — no stall, no abort — until a
+    /// series appears, and then they are judged as usual.
+    @Test func aThresholdOnAFigureNobodyMeasuresNeitherAbortsNorFailsAWindow() throws {
+        let script = try Self.script(
+            """
+              rtt_p99: {limit: "< 100ms", window: 2s, abort_on_fail: true}
+              desyncs: {limit: "== 0", window: 2s, abort_on_fail: true}
+              reply_rate: {limit: ">= 95%", abort_on_fail: true}
+            """)
+        var judge = ThresholdJudge(thresholds: script.thresholds, legit: ["p"])
+        let shard = MetricsShard(constantLabels: ["run": "r", "shard": "0"])
+        let labels: Labels = ["game": "puck", "persona": "p"]
+        shard.add(shard.gauge(SkirmishMetrics.botsConnected, labels), 4)
+        _ = shard.histogram(SkirmishMetrics.rtt, labels, visibleAtZero: false)
+        _ = shard.counter(SkirmishMetrics.desyncs, labels.adding(["part": "hash"]), visibleAtZero: false)
+        let sent = shard.counter(SkirmishMetrics.pings, labels.adding(["direction": "sent"]), visibleAtZero: false)
+        _ = shard.counter(SkirmishMetrics.pings, labels.adding(["direction": "answered"]), visibleAtZero: false)
+        // Bots connected for ten seconds and not one round trip: with the series, a stall that aborts at 2 s.
+        for second in 1...10 {
+            #expect(judge.observe(shard.snapshot(at: 0), at: Double(second)) == nil, "second \(second)")
+        }
+        judge.finish(shard.snapshot(at: 0), at: 10)
+        #expect(judge.windowRecords[0] == ThresholdJudge.WindowRecord())
+        #expect(judge.windowRecords[1] == ThresholdJudge.WindowRecord())
+
+        // Once pings are counted the figure is measured, and unanswered ones fail the run at once.
+        var measuring = ThresholdJudge(thresholds: script.thresholds, legit: ["p"])
+        shard.add(sent, 100)
+        let breach = measuring.observe(shard.snapshot(at: 0), at: 1)
+        #expect(breach?.threshold == "reply_rate >= 95%" && breach?.value == 0)
+    }
+
     @Test func aRateOverTooFewEventsIsNotJudgedYet() throws {
         let script = try Self.script("  reply_rate: {limit: \">= 95%\", abort_on_fail: true}")
         var judge = ThresholdJudge(thresholds: script.thresholds, legit: ["p"])

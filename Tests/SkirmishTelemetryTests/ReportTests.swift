@@ -74,6 +74,30 @@ import Testing
         #expect(html.contains("class=\"verdict fail\">FAIL"))
     }
 
+    /// Figures nobody measured get no chart (a flat zero would read as a measurement) and are named once; the
+    /// desyncs line leaves the errors chart. A summary written before `notMeasured` existed keeps every chart.
+    @Test func chartsOfFiguresNobodyMeasuredAreLeftOutAndNamed() throws {
+        let summary = ReportSummary(notMeasured: ["rtt", "snapshot_age", "desyncs"])
+        let html = HTMLReport.render(timeline: Self.timeline(), summary: summary, title: "enet run")
+        #expect(html.components(separatedBy: "<svg").count - 1 == 4)
+        #expect(!html.contains("Round-trip time") && !html.contains("Snapshot age p99"))
+        #expect(html.contains("aria-label=\"Errors (cumulative)\"") && !html.contains(">desyncs</text>"))
+        #expect(html.contains("Tick lateness p99"))
+        #expect(
+            html.contains(
+                "<p class=\"absent\">Not measured in this run (its protocol and behaviours do not measure them), so "
+                    + "not charted: round trips, snapshot age, desyncs.</p>"))
+
+        var json = try #require(
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(summary)) as? [String: Any])
+        #expect(json["notMeasured"] as? [String] == ["rtt", "snapshot_age", "desyncs"])
+        json["notMeasured"] = nil
+        let older = try JSONDecoder().decode(ReportSummary.self, from: JSONSerialization.data(withJSONObject: json))
+        #expect(older.notMeasured.isEmpty)
+        let every = HTMLReport.render(timeline: Self.timeline(), summary: older, title: "older")
+        #expect(every.components(separatedBy: "<svg").count - 1 == 6 && !every.contains("Not measured"))
+    }
+
     /// Chromium from Debian (`make test-deps` installs it).
     static func chromium() throws -> String {
         let candidates = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]

@@ -244,7 +244,7 @@ package enum ExportBenchmark {
             exporter: exporter?.stats)
         let lateness = summary.latency.tickLateness
         return PushRun(
-            pushing: pushing, p50: lateness.p50 ?? 0, p99: lateness.p99 ?? 0, max: lateness.max ?? 0,
+            pushing: pushing, p50: lateness?.p50 ?? 0, p99: lateness?.p99 ?? 0, max: lateness?.max ?? 0,
             onTime: summary.onTimeSendRate ?? 0, pushes: exporter?.stats.pushes ?? 0,
             failures: exporter?.stats.totalFailures ?? 0)
     }

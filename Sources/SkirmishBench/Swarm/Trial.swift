@@ -30,13 +30,13 @@ package struct Trial: Sendable {
     package var exitStatus: Int32
 
     package var onTime: Double? { summary?.onTimeSendRate }
-    package var latenessP99: Double? { summary?.latency.tickLateness.p99 }
+    package var latenessP99: Double? { summary?.latency.tickLateness?.p99 }
     /// Replies received: the smaller of Pings answered by a Pong and snapshots arrived (the gaps in their numbering
     /// count as lost), both as the bots saw them.
     package var replies: Double {
         guard let summary else { return 0 }
         let packets = summary.packets
-        let heard = packets.received + packets.lost
+        let heard = packets.received + (packets.lost ?? 0)
         let arrived = heard == 0 ? 0 : Double(packets.received) / Double(heard)
         return min(summary.replyRate ?? 0, arrived)
     }

@@ -2,7 +2,8 @@ import Foundation
 import SkirmishTelemetry
 
 extension Comparison {
-    /// The comparison as aligned lines for the terminal: one row per figure, changed figures first.
+    /// The comparison as aligned lines for the terminal: one row per figure, changed figures first, then the
+    /// figures a run did not measure, named per persona (all of them as rows with `all`).
     public func table(all: Bool = false) -> String {
         var lines = ["\(new) compared with baseline \(base) (\(Self.method(options)))"]
         lines += notes.map { "note: \($0)" }
@@ -10,10 +11,29 @@ extension Comparison {
         let shown = all ? rows : rows.filter { $0.verdict == .better || $0.verdict == .worse }
         var cells = [["persona", "game", "figure", "base", "new", "change", "interval", "verdict"]]
         for row in shown.sorted(by: { Self.order($0) < Self.order($1) }) { cells.append(row.cells) }
+        let absent = rows.filter { $0.verdict == .notMeasured }
         if shown.isEmpty {
-            lines.append("no figure changed significantly (\(rows.count) compared; --all lists them)")
+            lines.append(
+                "no figure changed significantly (\(rows.count - absent.count) compared; --all lists them)")
         } else {
             lines += RunSummary.align(cells)
+        }
+        // Only what one run measured and the other did not: a figure neither measured (a Snap player's snapshot
+        // age) is no news, and is counted below and listed by `--all`.
+        let oneSided = absent.filter { $0.notMeasuredIn?.count == 1 }
+        if !all, !oneSided.isEmpty {
+            // One line per persona and side rather than a row per figure: what was never measured cannot change.
+            var groups: [(persona: String, side: String, metrics: [String])] = []
+            for row in oneSided {
+                let side = row.whereAbsent(base: base, new: new)
+                if let index = groups.firstIndex(where: { $0.persona == row.persona && $0.side == side }) {
+                    groups[index].metrics.append(row.metric)
+                } else {
+                    groups.append((row.persona, side, [row.metric]))
+                }
+            }
+            lines.append("")
+            lines += groups.map { "\($0.persona): \($0.side): \($0.metrics.joined(separator: ", "))" }
         }
         let worse = rows.filter { $0.verdict == .worse }.count
         let better = rows.filter { $0.verdict == .better }.count
@@ -22,7 +42,8 @@ extension Comparison {
         lines.append("")
         lines.append(
             "\(worse) worse, \(better) better, \(unchanged) no change"
-                + (skipped > 0 ? ", \(skipped) not compared (missing in one run)" : ""))
+                + (skipped > 0 ? ", \(skipped) not compared (missing in one run)" : "")
+                + (absent.isEmpty ? "" : ", \(absent.count) not measured in one run or both (never compared as 0)"))
         return lines.joined(separator: "\n")
     }
 
@@ -49,6 +70,7 @@ extension Comparison {
         case .better: 1
         case .noChange: 2
         case .notCompared: 3
+        case .notMeasured: 4
         }
     }
 }
@@ -70,8 +92,19 @@ extension Comparison.Row {
         }
         return [
             persona, game, metric, base.map { figure($0) } ?? "—", new.map { figure($0) } ?? "—", change, evidence,
-            verdict.rawValue,
+            verdict == .notMeasured ? whereAbsent(base: nil, new: nil) : verdict.rawValue,
         ]
+    }
+
+    /// `not measured in the baseline`, `… in the new run`, `… in either run`; with run ids when given.
+    func whereAbsent(base: String?, new: String?) -> String {
+        let sides = notMeasuredIn ?? []
+        switch (sides.contains("base"), sides.contains("new")) {
+        case (true, true): return "not measured in either run"
+        case (true, false): return "not measured in the baseline" + (base.map { " \($0)" } ?? "")
+        case (false, true): return "not measured in the new run" + (new.map { " \($0)" } ?? "")
+        case (false, false): return "not measured"
+        }
     }
 
     private func figure(_ value: Double, signed: Bool = false) -> String {

@@ -19,6 +19,10 @@ import SkirmishWire
 /// not the server: its latencies, throughput, mispredictions and completed matches (all of which a late generator
 /// changes) are not compared, and the comparison says so.
 ///
+/// A figure a persona did not measure in one run or both (its protocol has no round trip, nothing checks its
+/// state: the persona's `figures` in `summary.json` lack it) is "not measured" there: it is never compared as 0,
+/// never better or worse, and never fails `--fail-on worse`.
+///
 /// A difference is marked better or worse only when it is both significant (the interval excludes zero, or the
 /// test's p-value is below `1 − confidence`) and large enough to matter (``Options/tolerance`` of the baseline and,
 /// for latencies, at least ``Options/minimumLatencyChange``); otherwise it is "no change".
@@ -46,6 +50,8 @@ public struct Comparison: Sendable, Codable {
         case noChange = "no change"
         /// One side has no data for it (a persona only one run had, a run without samples).
         case notCompared = "not compared"
+        /// One run or both did not measure the figure at all (``Row/notMeasuredIn`` says which).
+        case notMeasured = "not measured"
     }
 
     /// One figure of one persona in both runs.
@@ -64,8 +70,10 @@ public struct Comparison: Sendable, Codable {
         public var low: Double?
         /// The interval's upper end (`low` is its lower end).
         public var high: Double?
-        /// Better, worse, no change, or not compared.
+        /// Better, worse, no change, not compared, or not measured.
         public var verdict: Verdict
+        /// For a figure not measured, the runs that lack it: `base`, `new` or both (`nil` otherwise).
+        public var notMeasuredIn: [String]? = nil
     }
 
     /// The baseline run's id.
@@ -80,7 +88,7 @@ public struct Comparison: Sendable, Codable {
     public var notes: [String] = []
 
     /// Whether any figure was compared at all.
-    public var comparedAnything: Bool { rows.contains { $0.verdict != .notCompared } }
+    public var comparedAnything: Bool { rows.contains { $0.verdict != .notCompared && $0.verdict != .notMeasured } }
 
     /// Whether any figure got worse.
     public var anyWorse: Bool { rows.contains { $0.verdict == .worse } }
@@ -90,10 +98,10 @@ public struct Comparison: Sendable, Codable {
         self.init(
             base: Side(
                 run: base.run, personas: base.personas.map { ($0.name, $0.game) }, samples: base.samples,
-                generatorWarning: base.generatorWarning),
+                generatorWarning: base.generatorWarning, figures: Side.figures(of: base)),
             new: Side(
                 run: new.run, personas: new.personas.map { ($0.name, $0.game) }, samples: new.samples,
-                generatorWarning: new.generatorWarning),
+                generatorWarning: new.generatorWarning, figures: Side.figures(of: new)),
             options: options)
     }
 
@@ -104,6 +112,21 @@ public struct Comparison: Sendable, Codable {
         var samples: RunSamples?
         /// Set when the run's generator, not the server, limited its figures.
         var generatorWarning: String? = nil
+        /// The figures each persona measured, by persona name; a persona missing here (a summary written before
+        /// figures were kept) counts as having measured everything, as such summaries claimed.
+        var figures: [String: Set<String>] = [:]
+
+        /// Whether persona `name` measured `figure` in this run.
+        func measured(_ figure: RunFigure?, by name: String) -> Bool {
+            guard let figure, let known = figures[name] else { return true }
+            return known.contains(figure.rawValue)
+        }
+
+        static func figures(of summary: RunSummary) -> [String: Set<String>] {
+            Dictionary(
+                summary.personas.compactMap { persona in persona.figures.map { (persona.name, Set($0)) } },
+                uniquingKeysWith: { $0.union($1) })
+        }
     }
 
     init(base: Side, new: Side, options: Options) {
@@ -143,6 +166,15 @@ public struct Comparison: Sendable, Codable {
             let aSeconds = baseSamples.blocks.map(\.seconds)
             let bSeconds = newSamples.blocks.map(\.seconds)
             for metric in Metric.allCases {
+                let absentIn = [("base", base), ("new", new)].filter { !$0.1.measured(metric.figure, by: name) }
+                guard absentIn.isEmpty else {
+                    // Not measured is not 0: no value, no test, and never worse.
+                    rows.append(
+                        Row(
+                            persona: name, game: game, metric: metric.name, base: nil, new: nil, low: nil, high: nil,
+                            verdict: .notMeasured, notMeasuredIn: absentIn.map(\.0)))
+                    continue
+                }
                 var row =
                     generatorLimited && metric.describesTheGenerator
                     ? Row(
@@ -190,6 +222,20 @@ extension Comparison {
                 .matchesCompleted:
                 true
             default: false
+            }
+        }
+
+        /// The figure a persona must measure for this to be compared; `nil` for what every run measures.
+        var figure: RunFigure? {
+            switch self {
+            case .rttP50, .rttP95, .rttP99: .rtt
+            case .snapshotAgeP99: .snapshotAge
+            case .tickLatenessP99: .tickLateness
+            case .packetsPerSecond, .errors: nil
+            case .desyncs: .desyncs
+            case .mispredictions: .prediction
+            case .checksFailed: .checks
+            case .matchesCompleted: .matches
             }
         }
 

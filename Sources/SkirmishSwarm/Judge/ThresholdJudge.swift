@@ -9,7 +9,9 @@ import SkirmishWire
 /// per-second differences inside one window and their running sum — never a copy of the whole run — so a
 /// five-minute window costs 300 small readings however long the run is. A window is judged each second once a whole
 /// window has passed; a run shorter than its window is judged once, over the whole run, by ``finish(_:at:)``.
-/// Time is a parameter: the judge never reads a clock.
+/// A threshold whose figure no persona measures (no series: a `desyncs` threshold on a protocol nothing checks) is
+/// never judged here, so it neither aborts the run nor fails a window as a stall; the summary fails it as "not
+/// measured". Time is a parameter: the judge never reads a clock.
 public struct ThresholdJudge: Sendable {
     /// What stopped a run early: the threshold, when, and the figure that failed it.
     public struct Breach: Sendable, Hashable, Codable {
@@ -79,7 +81,8 @@ public struct ThresholdJudge: Sendable {
             defer { previous[index] = reading }
             guard let window = threshold.window?.seconds else {
                 // The run so far.
-                if threshold.metric.isJudgeable(reading), let value = threshold.metric.value(of: reading),
+                if reading.measured, threshold.metric.isJudgeable(reading),
+                    let value = threshold.metric.value(of: reading),
                     !threshold.holds(value), seconds >= threshold.delayAbortEval.seconds, abort == nil
                 {
                     abort = Breach(
@@ -97,7 +100,7 @@ public struct ThresholdJudge: Sendable {
                 slots[index].steps.removeFirst()
             }
             let start = slots[index].steps.first.map { _ in seconds - window } ?? seconds
-            guard seconds >= window else { continue }
+            guard seconds >= window, reading.measured else { continue }
             if let breach = judge(index, from: max(0, start), to: seconds, final: false), threshold.abortOnFail,
                 seconds >= threshold.delayAbortEval.seconds, abort == nil
             {
@@ -111,7 +114,8 @@ public struct ThresholdJudge: Sendable {
     /// the whole run.
     public mutating func finish(_ snapshot: MetricsSnapshot, at seconds: Double) {
         _ = observe(snapshot, at: seconds)
-        for index in slots.indices where slots[index].threshold.window != nil && slots[index].record.judged == 0 {
+        for index in slots.indices
+        where slots[index].threshold.window != nil && slots[index].record.judged == 0 && previous[index].measured {
             _ = judge(index, from: 0, to: seconds, final: true)
         }
     }

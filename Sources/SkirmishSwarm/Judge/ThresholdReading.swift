@@ -14,6 +14,9 @@ struct ThresholdReading: Sendable, Equatable {
     var denominator: UInt64 = 0
     /// Bots connected when the reading was taken (a level, not a total: never subtracted).
     var bots: Double = 0
+    /// Whether any legitimate persona had a series of the figure when the reading was taken: without one the
+    /// figure is not measured (its count reads 0 and its distribution is missing, and neither means anything).
+    var measured = true
 
     /// The figures recorded after `earlier` (an older reading of the same threshold).
     func subtracting(_ earlier: ThresholdReading) -> ThresholdReading {
@@ -21,7 +24,7 @@ struct ThresholdReading: Sendable, Equatable {
             distribution: distribution.map { current in earlier.distribution.map { current.subtracting($0) } ?? current
             },
             numerator: numerator - min(numerator, earlier.numerator),
-            denominator: denominator - min(denominator, earlier.denominator), bots: bots)
+            denominator: denominator - min(denominator, earlier.denominator), bots: bots, measured: measured)
     }
 }
 
@@ -30,7 +33,49 @@ extension ThresholdMetric {
     func reading(_ reader: SnapshotReader) -> ThresholdReading {
         var reading = figures(reader)
         reading.bots = reader.gauge(SkirmishMetrics.botsConnected)
+        reading.measured = isMeasured(by: reader)
         return reading
+    }
+
+    /// The figure this metric reads when a protocol or behaviour may not measure it; `nil` for what every run
+    /// measures (errors, handshake outcomes, reconnects, the exporter's failures).
+    var figure: RunFigure? {
+        switch self {
+        case .percentile(let histogram, _):
+            switch histogram {
+            case .rtt: .rtt
+            case .snapshotAge: .snapshotAge
+            case .tickLateness: .tickLateness
+            case .handshake: .handshake
+            case .reconnect: nil
+            case .predictionError: .prediction
+            }
+        case .count(let count):
+            switch count {
+            case .desyncs: .desyncs
+            case .mispredictions: .prediction
+            case .packetsLost: .loss
+            case .resends: .resends
+            case .matchesStarted, .matchesCompleted: .matches
+            case .checksFailed: .checks
+            case .errors, .reconnects, .handshakeFailures, .exporterFailures: nil
+            }
+        case .rate(let rate):
+            switch rate {
+            case .packetLossRate: .loss
+            case .onTimeSendRate: .tickLateness
+            case .replyRate: .rtt
+            case .checkFailureRate: .checks
+            case .handshakeFailureRate, .errorRate: nil
+            }
+        }
+    }
+
+    /// Whether any legitimate persona in `reader`'s snapshot measures the figure: a threshold on a figure no persona
+    /// measures is not judged, and fails the run as "not measured" rather than passing on a 0 nobody counted.
+    func isMeasured(by reader: SnapshotReader) -> Bool {
+        guard let figure else { return true }
+        return reader.measures(figure)
     }
 
     /// Whether a reading holds enough to be judged while the run lasts: a rate over fewer than 20 events (pings

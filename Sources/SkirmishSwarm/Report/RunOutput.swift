@@ -64,7 +64,7 @@ public enum RunOutput {
     /// The settings, headline totals and threshold verdicts the HTML report shows beside its charts.
     static func reportSummary(of summary: RunSummary) -> ReportSummary {
         typealias Entry = ReportSummary.Entry
-        let settings = [
+        var settings = [
             Entry("script", summary.settings.script),
             Entry("script file", summary.settings.scriptPath),
             Entry("target", summary.settings.target),
@@ -74,20 +74,33 @@ public enum RunOutput {
             Entry("planned duration", RunSummary.seconds(summary.settings.plannedSeconds)),
             Entry("started", summary.startedAt),
         ]
+        if let name = summary.protocol { settings.insert(Entry("protocol", name), at: 2) }
+        // A figure nobody measured says so, instead of a 0 or a dash that reads like an empty measurement.
+        func measured<Value>(_ value: Value?, _ format: (Value) -> String) -> String {
+            value.map(format) ?? "not measured"
+        }
+        let latency = summary.latency
         var totals = [
             Entry(
                 "duration",
                 RunSummary.seconds(summary.durationSeconds) + (summary.interrupted ? " (interrupted)" : "")),
             Entry("peak bots", "\(summary.peakBots)"),
-            Entry("matches started / completed", "\(summary.matchesStarted) / \(summary.matchesCompleted)"),
-            Entry("desyncs", "\(summary.desyncs)"),
-            Entry("mispredictions", "\(summary.mispredictions)"),
+            Entry(
+                "matches started / completed",
+                measured(summary.matchesStarted) { "\($0) / \(summary.matchesCompleted ?? 0)" }),
+            Entry("desyncs", measured(summary.desyncs) { "\($0)" }),
+            Entry("mispredictions", measured(summary.mispredictions) { "\($0)" }),
             Entry(
                 "rtt p50 / p95 / p99",
-                [summary.latency.rtt.p50, summary.latency.rtt.p95, summary.latency.rtt.p99].map(RunSummary.ms)
-                    .joined(separator: " / ")),
-            Entry("snapshot age p99", RunSummary.ms(summary.latency.snapshotAge.p99)),
-            Entry("tick lateness p99", RunSummary.ms(summary.latency.tickLateness.p99)),
+                measured(latency.rtt) { [$0.p50, $0.p95, $0.p99].map(RunSummary.ms).joined(separator: " / ") }),
+            Entry("snapshot age p99", measured(latency.snapshotAge) { RunSummary.ms($0.p99) }),
+            Entry("tick lateness p99", measured(latency.tickLateness) { RunSummary.ms($0.p99) }),
+        ]
+        // Kept only by summaries that know their protocol; older ones never had it, which says nothing.
+        if summary.protocol != nil {
+            totals.append(Entry("snapshot interval p99", measured(latency.snapshotInterval) { RunSummary.ms($0.p99) }))
+        }
+        totals += [
             Entry("packets sent / received", "\(summary.packets.sent) / \(summary.packets.received)"),
             Entry("errors", "\(summary.errors.values.reduce(0, +))"),
             Entry("reconnects", "\(summary.reconnects)"),
@@ -105,7 +118,7 @@ public enum RunOutput {
         var verdicts = summary.thresholds.map { verdict in
             ReportSummary.Verdict(
                 name: verdict.name, expectation: verdict.expression,
-                observed: verdict.measured(
+                observed: verdict.observed(
                     verdict.value.map { RunSummary.figure($0, for: verdict.name) } ?? "no sample"),
                 passed: verdict.passed)
         }
@@ -124,7 +137,7 @@ public enum RunOutput {
         }
         return ReportSummary(
             headline: summary.reportHeadline, settings: settings, totals: totals, verdicts: verdicts + health,
-            tables: summary.reportTables)
+            tables: summary.reportTables, notMeasured: summary.notMeasured.map(\.rawValue))
     }
 
     private static func makeDirectory(_ directory: String) throws {

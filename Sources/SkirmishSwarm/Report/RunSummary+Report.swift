@@ -4,18 +4,18 @@ import SkirmishTelemetry
 /// The report page's headline figures and tables, built from the summary alone so `skirmish report summary.json`
 /// rebuilds the same page.
 extension RunSummary {
-    /// The few figures a load-test report leads with.
+    /// The few figures a load-test report leads with; a figure nobody measured gets no card.
     var reportHeadline: [ReportSummary.Entry] {
         let rate = durationSeconds > 0 ? Double(packets.sent + packets.received) / durationSeconds : 0
-        var entries = [
-            ReportSummary.Entry("peak bots", "\(peakBots)"),
-            ReportSummary.Entry("matches completed", Self.count(matchesCompleted)),
-            ReportSummary.Entry("packets/s (mean)", String(format: "%.0f", rate)),
-            ReportSummary.Entry("rtt p99", Self.ms(latency.rtt.p99)),
-            ReportSummary.Entry("snapshot age p99", Self.ms(latency.snapshotAge.p99)),
-            ReportSummary.Entry("desyncs", Self.count(desyncs)),
-            ReportSummary.Entry("errors", Self.count(errors.values.reduce(0, +))),
-        ]
+        var entries = [ReportSummary.Entry("peak bots", "\(peakBots)")]
+        if let matchesCompleted {
+            entries.append(ReportSummary.Entry("matches completed", Self.count(matchesCompleted)))
+        }
+        entries.append(ReportSummary.Entry("packets/s (mean)", String(format: "%.0f", rate)))
+        if let rtt = latency.rtt { entries.append(ReportSummary.Entry("rtt p99", Self.ms(rtt.p99))) }
+        if let age = latency.snapshotAge { entries.append(ReportSummary.Entry("snapshot age p99", Self.ms(age.p99))) }
+        if let desyncs { entries.append(ReportSummary.Entry("desyncs", Self.count(desyncs))) }
+        entries.append(ReportSummary.Entry("errors", Self.count(errors.values.reduce(0, +))))
         if let exporter {
             entries.append(ReportSummary.Entry("exporter failures", Self.count(exporter.failures)))
         }
@@ -32,6 +32,7 @@ extension RunSummary {
     }
 
     /// Per persona, per game, latencies, errors, server rejections, exporter health and the server's own figures.
+    /// A figure a persona did not measure is `—` in its row; a distribution nobody measured is marked so.
     var reportTables: [ReportSummary.Table] {
         typealias Table = ReportSummary.Table
         var tables: [Table] = []
@@ -46,7 +47,7 @@ extension RunSummary {
                     [
                         persona.name, persona.game, persona.behavior, "\(persona.peakBots)",
                         Self.count(persona.matchesCompleted), String(format: "%.0f", persona.packetsPerSecond),
-                        Self.ms(persona.rtt.p50), Self.ms(persona.rtt.p95), Self.ms(persona.rtt.p99),
+                        Self.ms(persona.rtt?.p50), Self.ms(persona.rtt?.p95), Self.ms(persona.rtt?.p99),
                         Self.ms(persona.snapshotAgeP99), Self.ms(persona.tickLatenessP99), Self.count(persona.desyncs),
                         Self.count(persona.errors),
                     ]
@@ -60,16 +61,22 @@ extension RunSummary {
                     parts.isEmpty ? "—" : parts.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
                 ]
             }, empty: "no game played")
-        let distributions: [(String, Percentiles, (Double?) -> String)] = [
+        let distributions: [(String, Percentiles?, (Double?) -> String)] = [
             ("round trip", latency.rtt, Self.ms), ("snapshot age", latency.snapshotAge, Self.ms),
+            ("snapshot interval", latency.snapshotInterval, Self.ms),
             ("tick lateness", latency.tickLateness, Self.ms), ("handshake", latency.handshake, Self.ms),
             ("reconnect", latency.reconnect, Self.ms),
             ("prediction error", predictionErrorPixels, { $0.map { String(format: "%.2f px", $0) } ?? "—" }),
         ]
         let latencyTable = Table(
             "Latency", columns: ["measure", "samples", "p50", "p95", "p99", "max"],
-            rows: distributions.map { name, value, format in
-                [
+            rows: distributions.compactMap { name, value, format in
+                guard let value else {
+                    // Summaries from before the interval was kept say nothing about it: no row rather than a claim.
+                    if name == "snapshot interval", self.protocol == nil { return nil }
+                    return [name, "not measured", "—", "—", "—", "—"]
+                }
+                return [
                     name, Self.count(value.count), format(value.p50), format(value.p95), format(value.p99),
                     format(value.max),
                 ]

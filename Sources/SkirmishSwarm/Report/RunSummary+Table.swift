@@ -2,6 +2,9 @@ import Foundation
 
 extension RunSummary {
     /// The end-of-run table: one row per persona, the totals per game, then the thresholds and their verdicts.
+    ///
+    /// A figure a persona did not measure is `—` in its row, and a run-wide figure nobody measured is left out of the
+    /// lines below and named once in a "not measured" line, so no 0 stands for something nobody counted.
     public func table() -> String {
         var lines: [String] = []
         let status = interrupted ? " (stopped early)" : ""
@@ -16,26 +19,32 @@ extension RunSummary {
         var rows: [[String]] = [header]
         for persona in personas {
             rows.append([
-                persona.name, persona.game, "\(persona.peakBots)", "\(persona.matchesCompleted)",
-                String(format: "%.0f", persona.packetsPerSecond), Self.ms(persona.rtt.p50), Self.ms(persona.rtt.p95),
-                Self.ms(persona.rtt.p99), Self.ms(persona.snapshotAgeP99), Self.ms(persona.tickLatenessP99),
-                "\(persona.desyncs)", "\(persona.errors)",
+                persona.name, persona.game, "\(persona.peakBots)", Self.count(persona.matchesCompleted),
+                String(format: "%.0f", persona.packetsPerSecond), Self.ms(persona.rtt?.p50), Self.ms(persona.rtt?.p95),
+                Self.ms(persona.rtt?.p99), Self.ms(persona.snapshotAgeP99), Self.ms(persona.tickLatenessP99),
+                Self.count(persona.desyncs), "\(persona.errors)",
             ])
         }
         lines += Self.align(rows)
         lines.append("")
         for (name, game) in games.sorted(by: { $0.key < $1.key }) {
-            var line =
-                "\(name): \(Self.count(game.matchesStarted)) matches started, "
-                + "\(Self.count(game.matchesCompleted)) completed (each player counts its own), "
-                + "\(Self.count(game.desyncs)) desyncs"
-            if !game.desyncsByPart.isEmpty {
-                line +=
-                    " ("
-                    + game.desyncsByPart.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-                    .joined(separator: ", ") + ")"
+            var parts: [String] = []
+            if let started = game.matchesStarted, let completed = game.matchesCompleted {
+                parts.append(
+                    "\(Self.count(started)) matches started, \(Self.count(completed)) completed (each player counts "
+                        + "its own)")
             }
-            lines.append(line)
+            if let desyncs = game.desyncs {
+                var part = "\(Self.count(desyncs)) desyncs"
+                if !game.desyncsByPart.isEmpty {
+                    part +=
+                        " ("
+                        + game.desyncsByPart.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                        .joined(separator: ", ") + ")"
+                }
+                parts.append(part)
+            }
+            if !parts.isEmpty { lines.append("\(name): " + parts.joined(separator: ", ")) }
         }
         if let first = desyncEpisodes?.first {
             let delay = first.detectionSeconds.map { ", detected after \(Self.ms($0))" } ?? ""
@@ -45,21 +54,37 @@ extension RunSummary {
                     + "observed \(first.observed)\(delay) — every episode is in the log and summary.json")
         }
         lines.append(
-            "packets: \(Self.count(packets.sent)) sent, \(Self.count(packets.received)) received, "
-                + "\(Self.count(packets.lost)) lost, \(Self.count(packets.resends)) resent; "
-                + "\(Self.bytes(packets.bytesSent)) out, \(Self.bytes(packets.bytesReceived)) in"
+            "packets: \(Self.count(packets.sent)) sent, \(Self.count(packets.received)) received"
+                + (packets.lost.map { ", \(Self.count($0)) lost" } ?? "")
+                + (packets.resends.map { ", \(Self.count($0)) resent" } ?? "")
+                + "; \(Self.bytes(packets.bytesSent)) out, \(Self.bytes(packets.bytesReceived)) in"
         )
-        lines.append(
-            "latency: rtt p99 \(Self.ms(latency.rtt.p99)), snapshot age p99 \(Self.ms(latency.snapshotAge.p99)), "
-                + "tick lateness p99 \(Self.ms(latency.tickLateness.p99)), handshake p99 \(Self.ms(latency.handshake.p99))"
-                + (latency.reconnect.count > 0 ? ", reconnect p99 \(Self.ms(latency.reconnect.p99))" : ""))
+        let latencies = [
+            ("rtt", latency.rtt), ("snapshot age", latency.snapshotAge),
+            ("snapshot interval", latency.snapshotInterval),
+            ("tick lateness", latency.tickLateness), ("handshake", latency.handshake),
+        ].compactMap { name, value in value.map { "\(name) p99 \(Self.ms($0.p99))" } }
+        let reconnect = latency.reconnect.flatMap { $0.count > 0 ? ["reconnect p99 \(Self.ms($0.p99))"] : nil } ?? []
+        if !latencies.isEmpty || !reconnect.isEmpty {
+            lines.append("latency: " + (latencies + reconnect).joined(separator: ", "))
+        }
         lines += trafficLines
+        var predictions: String?
+        if let mispredictions {
+            predictions =
+                (predictionErrorPixels?.count ?? 0) > 0
+                ? "; \(Self.count(mispredictions)) of \(Self.count(predictionErrorPixels?.count ?? 0)) puck "
+                    + "predictions off by more than 2 px (mispredictions)"
+                : "; \(Self.count(mispredictions)) mispredictions"
+        }
         lines.append(
-            "handshakes: \(handshakes.succeeded) ok, \(handshakes.failed) failed; \(reconnects) reconnects; "
-                + (predictionErrorPixels.count > 0
-                    ? "\(Self.count(mispredictions)) of \(Self.count(predictionErrorPixels.count)) puck predictions "
-                        + "off by more than 2 px (mispredictions)"
-                    : "\(Self.count(mispredictions)) mispredictions"))
+            "handshakes: \(handshakes.succeeded) ok, \(handshakes.failed) failed; \(reconnects) reconnects"
+                + (predictions ?? ""))
+        if !notMeasured.isEmpty {
+            lines.append(
+                "not measured\(self.protocol.map { " (protocol \($0))" } ?? ""): "
+                    + notMeasured.map(\.label).joined(separator: ", "))
+        }
         if let generatorBusy, generatorBusy >= 0.5 {
             lines.append(
                 String(format: "generator: the busiest bot event loop used %.0f%% of its core", generatorBusy * 100))
@@ -95,7 +120,8 @@ extension RunSummary {
             lines.append("")
             for verdict in thresholds {
                 let value = verdict.value.map { Self.figure($0, for: verdict.name) } ?? "no data"
-                lines.append("\(verdict.passed ? "PASS" : "FAIL")  \(verdict.expression)  (\(verdict.measured(value)))")
+                lines.append(
+                    "\(verdict.passed ? "PASS" : "FAIL")  \(verdict.expression)  (\(verdict.observed(value)))")
             }
         }
         if let aborted { lines.append(aborted.line) }
@@ -117,6 +143,28 @@ extension RunSummary {
                     : String(repeating: " ", count: widths[column] - cell.count) + cell
             }.joined(separator: "  ")
         }
+    }
+
+    /// The run-wide figures no legitimate persona measured, in ``RunFigure`` order (none for a summary written
+    /// before absence was kept, whose every figure was written as measured).
+    var notMeasured: [RunFigure] {
+        var absent: [RunFigure] = []
+        if latency.rtt == nil { absent.append(.rtt) }
+        if packets.resends == nil { absent.append(.resends) }
+        if packets.lost == nil { absent.append(.loss) }
+        if latency.snapshotAge == nil { absent.append(.snapshotAge) }
+        // Older summaries never kept the interval: only a summary that names its protocol can say it was absent.
+        if latency.snapshotInterval == nil, self.protocol != nil { absent.append(.snapshotInterval) }
+        if latency.tickLateness == nil { absent.append(.tickLateness) }
+        if predictionErrorPixels == nil { absent.append(.prediction) }
+        if desyncs == nil { absent.append(.desyncs) }
+        if matchesStarted == nil { absent.append(.matches) }
+        return absent
+    }
+
+    /// A count with thousands separators, or `—` when it was not measured.
+    static func count(_ value: UInt64?) -> String {
+        value.map { count($0) } ?? "—"
     }
 
     static func ms(_ seconds: Double?) -> String {
@@ -158,8 +206,14 @@ extension RunSummary {
 }
 
 extension RunSummary.Verdict {
-    /// `measured 41.2 ms`, or for a windowed threshold its windows and the first that failed.
-    func measured(_ value: String) -> String {
+    /// `measured 41.2 ms`, or for a windowed threshold its windows and the first that failed, or why nothing was
+    /// judged when no persona measured the figure.
+    func observed(_ value: String) -> String {
+        if measured == false {
+            let what = figure.flatMap(RunFigure.init(rawValue:))?.label ?? name
+            return "not measured: no persona's protocol or behaviour measures \(what); remove the threshold or run a "
+                + "protocol that measures it"
+        }
         guard let judged = windowsJudged else { return "measured \(value)" }
         guard judged > 0 else { return "no window with data" }
         var text = "worst of \(judged) windows \(value)"

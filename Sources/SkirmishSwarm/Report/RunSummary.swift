@@ -7,8 +7,10 @@ import SkirmishWire
 /// Everything a run measured, as written to `summary.json` and printed as the end-of-run table.
 ///
 /// Latencies are in seconds, prediction errors in pixels. Figures cover the legitimate personas only: a rogue
-/// persona's own traffic appears under ``rogue`` and nowhere else. The fields are documented in the SkirmishSwarm
-/// DocC catalogue ("The run summary").
+/// persona's own traffic appears under ``rogue`` and nowhere else. A figure the run's protocol and behaviours do not
+/// measure (round trips of a protocol without pings, snapshot age of one without server ticks) is `nil`, written as
+/// `null`, never 0: each persona's ``Persona/figures`` lists what it measured. The fields are documented in the
+/// SkirmishSwarm DocC catalogue ("The run summary").
 public struct RunSummary: Codable, Sendable {
     /// A distribution's sample count and percentiles, in its field's unit (seconds unless the name says otherwise).
     public struct Percentiles: Codable, Sendable, Hashable {
@@ -62,38 +64,43 @@ public struct RunSummary: Codable, Sendable {
         public var bytesSent: UInt64
         /// Bytes the bots received.
         public var bytesReceived: UInt64
-        /// Unreliable packets the server sent that never arrived (gaps in their numbering).
-        public var lost: UInt64
-        /// Reliable packets sent again because their acknowledgement did not arrive in time.
-        public var resends: UInt64
+        /// Unreliable packets the server sent that never arrived (gaps in their numbering); `nil` when the protocol
+        /// cannot tell.
+        @Measured public var lost: UInt64?
+        /// Reliable packets sent again because their acknowledgement did not arrive in time; `nil` when the protocol
+        /// does not resend.
+        @Measured public var resends: UInt64?
         /// Packets sent, by message type name (`PaddleState`).
         public var sentByType: [String: UInt64]
         /// Packets received, by message type name (`TableSnapshot`).
         public var receivedByType: [String: UInt64]
     }
 
-    /// The run's latency distributions, each in seconds.
+    /// The run's latency distributions, each in seconds; `nil` for one no persona measured.
     public struct Latency: Codable, Sendable, Hashable {
-        /// Round trip of the bots' own Ping/Pong, once a second per bot.
-        public var rtt: Percentiles
+        /// Round trip of the protocol's own ping (SNAP's Ping/Pong, once a second per bot).
+        @Measured public var rtt: Percentiles?
         /// Receive time minus the server's (estimated) time for the snapshot's tick.
-        public var snapshotAge: Percentiles
+        @Measured public var snapshotAge: Percentiles?
         /// How late the loop sent each scheduled input compared with its fixed send time.
-        public var tickLateness: Percentiles
-        /// From the first `Hello` to the `Welcome`.
-        public var handshake: Percentiles
+        @Measured public var tickLateness: Percentiles?
+        /// From the first handshake packet to the connection being established (SNAP: `Hello` to `Welcome`).
+        @Measured public var handshake: Percentiles?
         /// From a dropped connection to the `Welcome` of its resume.
-        public var reconnect: Percentiles
+        @Measured public var reconnect: Percentiles?
+        /// Time between consecutive snapshots as a bot received them (absent in summaries written before it was
+        /// kept).
+        @Measured public var snapshotInterval: Percentiles? = nil
     }
 
     /// One game's totals over the personas that play it.
     public struct Game: Codable, Sendable, Hashable {
-        /// Matches that reached play.
-        public var matchesStarted: UInt64
-        /// Matches that ran to their end.
-        public var matchesCompleted: UInt64
-        /// Desync episodes: runs of failed replica checks, each counted once.
-        public var desyncs: UInt64
+        /// Matches that reached play; `nil` when its behaviours do not count matches.
+        @Measured public var matchesStarted: UInt64?
+        /// Matches that ran to their end; `nil` when its behaviours do not count matches.
+        @Measured public var matchesCompleted: UInt64?
+        /// Desync episodes: runs of failed replica checks, each counted once; `nil` when nothing checks the state.
+        @Measured public var desyncs: UInt64?
         /// Desync episodes by the part that diverged (`puck`, `paddles`, `score`, `deck`, `piles`, …).
         public var desyncsByPart: [String: UInt64]
     }
@@ -106,20 +113,24 @@ public struct RunSummary: Codable, Sendable {
         public var game: String
         /// The behaviour its bots run (`chaser`, `snap-player`, or a registered behaviour's name).
         public var behavior: String
+        /// The figures its bots measured (`rtt`, `resends`, `loss`, `handshake`, `snapshot_age`,
+        /// `snapshot_interval`, `tick_lateness`, `prediction`, `desyncs`, `matches`, `checks`): what its protocol
+        /// and behaviour measure, as its series show. Its other figures are `null`. Absent in older summaries.
+        public var figures: [String]? = nil
         /// The most bots of this persona connected at once.
         public var peakBots: Int
-        /// Matches its bots ran to their end.
-        public var matchesCompleted: UInt64
+        /// Matches its bots ran to their end; `nil` when its behaviour does not count matches.
+        @Measured public var matchesCompleted: UInt64?
         /// Packets its bots sent per second of the run, all bots together.
         public var packetsPerSecond: Double
-        /// Its bots' round-trip percentiles, in seconds.
-        public var rtt: Percentiles
-        /// Its bots' 99th-percentile snapshot age, in seconds; `nil` without snapshots.
-        public var snapshotAgeP99: Double?
-        /// Its bots' 99th-percentile tick lateness, in seconds; `nil` without scheduled inputs.
-        public var tickLatenessP99: Double?
-        /// Desync episodes of its bots.
-        public var desyncs: UInt64
+        /// Its bots' round-trip percentiles, in seconds; `nil` when its protocol has no round trip.
+        @Measured public var rtt: Percentiles?
+        /// Its bots' 99th-percentile snapshot age, in seconds; `nil` when not measured or no snapshot arrived.
+        @Measured public var snapshotAgeP99: Double?
+        /// Its bots' 99th-percentile tick lateness, in seconds; `nil` when not measured or no input was scheduled.
+        @Measured public var tickLatenessP99: Double?
+        /// Desync episodes of its bots; `nil` when nothing checks their state.
+        @Measured public var desyncs: UInt64?
         /// Errors of its bots, all kinds together.
         public var errors: UInt64
         /// One connected bot's bytes per second each way (`skirmish_bot_bytes_per_second`).
@@ -136,6 +147,12 @@ public struct RunSummary: Codable, Sendable {
         public var value: Double?
         /// Whether the threshold held; a threshold without a measured value fails.
         public var passed: Bool
+        /// `false` when no persona of the run measures the threshold's figure (a `desyncs` threshold on a protocol
+        /// nothing checks): the threshold then fails, since nothing was judged. Absent in older summaries.
+        public var measured: Bool? = nil
+        /// The figure the threshold reads when not every protocol measures it (`rtt`, `desyncs`, `loss`, …, as in a
+        /// persona's `figures`); `nil` for figures every run has (errors, handshake outcomes) and in older summaries.
+        public var figure: String? = nil
         /// A windowed threshold's length in seconds (`nil`: judged over the whole run).
         public var windowSeconds: Double? = nil
         /// Windows judged and windows failed (windowed thresholds only).
@@ -168,6 +185,8 @@ public struct RunSummary: Codable, Sendable {
 
     /// The run id (`<script>-<UTC time>-<hex>`), also the `run` label of every series.
     public var run: String
+    /// The protocol every persona spoke (the script's `protocol:`, `snap` by default); absent in older summaries.
+    public var `protocol`: String? = nil
     /// What the run was asked to do: script, target, shard, seed, loops and planned length.
     public var settings: Settings
     /// When the run started, as ISO 8601 UTC.
@@ -184,23 +203,25 @@ public struct RunSummary: Codable, Sendable {
     public var packets: Packets
     /// Round trip, snapshot age, tick lateness, handshake and reconnect times.
     public var latency: Latency
-    /// How far the puck predicted from the previous snapshot was from the authoritative one, in pixels.
-    public var predictionErrorPixels: Percentiles
-    /// Desync episodes in total.
-    public var desyncs: UInt64
+    /// How far the puck predicted from the previous snapshot was from the authoritative one, in pixels; `nil` when
+    /// no behaviour predicts.
+    @Measured public var predictionErrorPixels: Percentiles?
+    /// Desync episodes in total; `nil` when nothing checked the state.
+    @Measured public var desyncs: UInt64?
     /// Desync episodes by game.
     public var desyncsByGame: [String: UInt64]
     /// The run's first desync episodes in full (at most 100): bot, match, first divergent tick, part, detection
     /// delay, expected and observed values (absent in older summaries).
     public var desyncEpisodes: [DesyncEpisode]?
-    /// Snapshots whose puck was more than 2 pixels from where the previous snapshot predicted it.
-    public var mispredictions: UInt64
+    /// Snapshots whose puck was more than 2 pixels from where the previous snapshot predicted it; `nil` when no
+    /// behaviour predicts.
+    @Measured public var mispredictions: UInt64?
     /// Resumes after a dropped connection.
     public var reconnects: UInt64
-    /// Matches that reached play, all games.
-    public var matchesStarted: UInt64
-    /// Matches that ran to their end, all games.
-    public var matchesCompleted: UInt64
+    /// Matches that reached play, all games; `nil` when no behaviour counts matches.
+    @Measured public var matchesStarted: UInt64?
+    /// Matches that ran to their end, all games; `nil` when no behaviour counts matches.
+    @Measured public var matchesCompleted: UInt64?
     /// Share of scheduled inputs sent within 5 ms of their send time (0…1); `nil` without scheduled inputs.
     public var onTimeSendRate: Double?
     /// Share of the bots' pings that were answered (0…1); `nil` when none was sent.
@@ -258,6 +279,7 @@ extension RunSummary {
             legit: script.personas.filter(\.isLegit).map(\.name))
         let seconds = max(outcome.elapsed.seconds, 0.001)
         run = configuration.runID
+        self.protocol = script.protocolName
         settings = Settings(
             script: script.name, scriptPath: scriptPath, target: configuration.target.description,
             shard: configuration.plan.shard.fraction, seed: configuration.seed, loops: configuration.loops,
@@ -277,30 +299,35 @@ extension RunSummary {
             sent: reader.total(SkirmishMetrics.packetsSent), received: reader.total(SkirmishMetrics.packetsReceived),
             bytesSent: reader.total(SkirmishMetrics.bytesSent),
             bytesReceived: reader.total(SkirmishMetrics.bytesReceived),
-            lost: reader.total(SkirmishMetrics.packetsLost), resends: reader.total(SkirmishMetrics.reliableResends),
+            lost: reader.total(SkirmishMetrics.packetsLost, of: .loss),
+            resends: reader.total(SkirmishMetrics.reliableResends, of: .resends),
             sentByType: reader.breakdown(SkirmishMetrics.packetsSent, by: "type"),
             receivedByType: reader.breakdown(SkirmishMetrics.packetsReceived, by: "type"))
         latency = Latency(
-            rtt: reader.percentiles(SkirmishMetrics.rtt), snapshotAge: reader.percentiles(SkirmishMetrics.snapshotAge),
-            tickLateness: reader.percentiles(SkirmishMetrics.tickLateness),
-            handshake: reader.percentiles(SkirmishMetrics.handshake),
-            reconnect: reader.percentiles(SkirmishMetrics.reconnect))
-        predictionErrorPixels = reader.percentiles(SkirmishMetrics.predictionError)
+            rtt: reader.measuredPercentiles(SkirmishMetrics.rtt),
+            snapshotAge: reader.measuredPercentiles(SkirmishMetrics.snapshotAge),
+            tickLateness: reader.measuredPercentiles(SkirmishMetrics.tickLateness),
+            handshake: reader.measuredPercentiles(SkirmishMetrics.handshake),
+            reconnect: reader.measuredPercentiles(SkirmishMetrics.reconnect),
+            snapshotInterval: reader.measuredPercentiles(SkirmishMetrics.snapshotInterval))
+        predictionErrorPixels = reader.measuredPercentiles(SkirmishMetrics.predictionError)
         let distributions = [
             SkirmishMetrics.rtt, SkirmishMetrics.snapshotAge, SkirmishMetrics.tickLateness, SkirmishMetrics.handshake,
             SkirmishMetrics.reconnect, SkirmishMetrics.predictionError, SkirmishMetrics.desyncDetection,
+            SkirmishMetrics.snapshotInterval,
         ]
         histograms = Dictionary(
             uniqueKeysWithValues: distributions.compactMap { family in
-                reader.snapshot.histogram(family).map { (family.name, $0) }
+                guard reader.has(family) else { return nil }
+                return reader.snapshot.histogram(family).map { (family.name, $0) }
             })
-        desyncs = reader.total(SkirmishMetrics.desyncs)
+        desyncs = reader.total(SkirmishMetrics.desyncs, of: .desyncs)
         desyncsByGame = reader.breakdown(SkirmishMetrics.desyncs, by: "game")
         desyncEpisodes = outcome.desyncEpisodes
-        mispredictions = reader.total(SkirmishMetrics.mispredictions)
+        mispredictions = reader.total(SkirmishMetrics.mispredictions, of: .prediction)
         reconnects = reader.total(SkirmishMetrics.reconnects)
-        matchesStarted = reader.total(SkirmishMetrics.matchesStarted)
-        matchesCompleted = reader.total(SkirmishMetrics.matchesCompleted)
+        matchesStarted = reader.total(SkirmishMetrics.matchesStarted, of: .matches)
+        matchesCompleted = reader.total(SkirmishMetrics.matchesCompleted, of: .matches)
         let onTime = reader.total(SkirmishMetrics.inputs, where: ["timing": "on_time"])
         let late = reader.total(SkirmishMetrics.inputs, where: ["timing": "late"])
         onTimeSendRate = onTime + late == 0 ? nil : Double(onTime) / Double(onTime + late)
@@ -315,9 +342,9 @@ extension RunSummary {
         for game in Set(script.personas.filter(\.isLegit).map(\.gameName)) {
             let only = ["game": game]
             games[game] = Game(
-                matchesStarted: reader.total(SkirmishMetrics.matchesStarted, where: only),
-                matchesCompleted: reader.total(SkirmishMetrics.matchesCompleted, where: only),
-                desyncs: reader.total(SkirmishMetrics.desyncs, where: only),
+                matchesStarted: reader.total(SkirmishMetrics.matchesStarted, of: .matches, where: only),
+                matchesCompleted: reader.total(SkirmishMetrics.matchesCompleted, of: .matches, where: only),
+                desyncs: reader.total(SkirmishMetrics.desyncs, of: .desyncs, where: only),
                 desyncsByPart: reader.breakdown(SkirmishMetrics.desyncs, by: "part", where: only))
         }
         self.games = games
@@ -330,13 +357,13 @@ extension RunSummary {
             let all = SnapshotReader(snapshot: outcome.snapshot, legit: nil)
             return Persona(
                 name: persona.name, game: persona.gameName, behavior: persona.behavior.rawValue,
-                peakBots: peaks[index],
-                matchesCompleted: all.total(SkirmishMetrics.matchesCompleted, where: only),
+                figures: all.figures(where: only), peakBots: peaks[index],
+                matchesCompleted: all.total(SkirmishMetrics.matchesCompleted, of: .matches, where: only),
                 packetsPerSecond: Double(all.total(SkirmishMetrics.packetsSent, where: only)) / seconds,
-                rtt: all.percentiles(SkirmishMetrics.rtt, where: only),
+                rtt: all.measuredPercentiles(SkirmishMetrics.rtt, where: only),
                 snapshotAgeP99: all.quantile(SkirmishMetrics.snapshotAge, 0.99, where: only),
                 tickLatenessP99: all.quantile(SkirmishMetrics.tickLateness, 0.99, where: only),
-                desyncs: all.total(SkirmishMetrics.desyncs, where: only),
+                desyncs: all.total(SkirmishMetrics.desyncs, of: .desyncs, where: only),
                 errors: all.total(SkirmishMetrics.errors, where: only),
                 bytesPerSecond: TrafficFigures(SkirmishMetrics.botBytesPerSecond, in: outcome.snapshot, where: only))
         }
@@ -349,7 +376,7 @@ extension RunSummary {
         }
 
         var warning: String?
-        if let lateness = latency.tickLateness.p99, lateness > 0.005 {
+        if let lateness = latency.tickLateness?.p99, lateness > 0.005 {
             warning = String(
                 format: "tick lateness p99 was %.1f ms (over 5 ms): the generator could not keep its schedule, so "
                     + "these figures describe the generator, not the server. Run fewer bots per core or more shards.",
@@ -379,18 +406,27 @@ extension RunSummary {
         let windows = outcome.windows
         thresholds = script.thresholds.enumerated().map { index, threshold in
             let record = index < windows.count ? windows[index] : nil
+            guard threshold.metric.isMeasured(by: reader) else {
+                // Nothing was judged: a count of a figure no persona measures reads 0 and would pass unseen.
+                return Verdict(
+                    name: threshold.metric.name, expression: threshold.description, value: nil, passed: false,
+                    measured: false, figure: threshold.metric.figure?.rawValue,
+                    windowSeconds: threshold.window?.seconds)
+            }
             if let window = threshold.window, let record {
                 // Windowed: passes when every judged window held; a run with no judged window had no sample.
                 return Verdict(
                     name: threshold.metric.name, expression: threshold.description, value: record.worst,
-                    passed: record.judged > 0 && record.failed == 0, windowSeconds: window.seconds,
+                    passed: record.judged > 0 && record.failed == 0, measured: true,
+                    figure: threshold.metric.figure?.rawValue, windowSeconds: window.seconds,
                     windowsJudged: record.judged, windowsFailed: record.failed,
                     firstFailingWindow: record.firstFailure)
             }
             let value = self.value(of: threshold.metric, reader: reader)
             return Verdict(
                 name: threshold.metric.name, expression: threshold.description, value: value,
-                passed: value.map { threshold.comparison.holds($0, threshold.limit) } ?? false)
+                passed: value.map { threshold.comparison.holds($0, threshold.limit) } ?? false, measured: true,
+                figure: threshold.metric.figure?.rawValue)
         }
         passed = thresholds.allSatisfy(\.passed) && aborted == nil
     }

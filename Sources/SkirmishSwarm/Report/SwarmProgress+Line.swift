@@ -5,7 +5,8 @@ import SkirmishWire
 
 extension SwarmProgress {
     /// One line for the live display, most important first (a narrow terminal clips the end): time, bots, desyncs,
-    /// errors, RTT p99 and packet rates over the last interval, matches completed, how busy the generator is.
+    /// errors, RTT p99 and packet rates over the last interval, matches completed, how busy the generator is. A
+    /// figure the protocol does not measure reads `—`, never 0.
     public var line: String {
         let reader = SnapshotReader(snapshot: snapshot, legit: nil)
         let sent = reader.total(SkirmishMetrics.packetsSent)
@@ -24,8 +25,9 @@ extension SwarmProgress {
         let rates = String(format: "pkt/s %.0f out, %.0f in", sentRate, receivedRate)
         // The busiest bot loop's share of its core: near 100 % the generator, not the server, sets the pace.
         let cpu = busiestLoop.map { String(format: " | generator cpu %.0f%%", $0 * 100) } ?? ""
-        return "\(clock) bots \(bots) | desyncs \(reader.total(SkirmishMetrics.desyncs)) | "
-            + "errors \(reader.total(SkirmishMetrics.errors)) | rtt p99 \(rtt) | \(rates) | "
-            + "matches \(reader.total(SkirmishMetrics.matchesCompleted))\(cpu)"
+        let desyncs = reader.total(SkirmishMetrics.desyncs, of: .desyncs).map { "\($0)" } ?? "—"
+        let matches = reader.total(SkirmishMetrics.matchesCompleted, of: .matches).map { "\($0)" } ?? "—"
+        return "\(clock) bots \(bots) | desyncs \(desyncs) | errors \(reader.total(SkirmishMetrics.errors)) | "
+            + "rtt p99 \(rtt) | \(rates) | matches \(matches)\(cpu)"
     }
 }

@@ -103,7 +103,7 @@ extension Catalogue {
                 figures: [.desyncs, .matches], desyncParts: ["hash", "piles", "turn", "outcome", "deal"],
                 checks: ["reply_state", "snap_outcome"])
         case .suns:
-            BehaviorSeries(figures: [.desyncs, .tickLateness], desyncParts: ["captures"])
+            BehaviorSeries(figures: [.desyncs, .tickLateness, .matches], desyncParts: ["captures"])
         default:
             BehaviorSeries()
         }

@@ -81,6 +81,17 @@ extension SkirmishMetrics {
         labelNames: ["game"])
 }
 
+extension SkirmishMetrics {
+    /// The families of this file, in declaration order: bot-side (handshake outcomes, inputs, pings, rogue
+    /// traffic, protocol events, bytes by packet type, snapshot intervals, resume time), then the server's.
+    public static let runtime: [MetricFamily] = [
+        handshakes, inputs, pings, roguePackets, protocolEvents, packetBytesSent, packetBytesReceived, snapshotInterval,
+        reconnect, serverBytesReceived, serverBytesSent, serverChallenges, serverResumes, serverLateTicks,
+        serverForfeits, serverDesyncs, serverDetachedSessions, serverMatchesStarted, serverMatchesCompleted,
+        serverMatchesAbandoned,
+    ]
+}
+
 extension Labels {
     /// Labels from a dictionary (order does not matter: a family puts them in its own order).
     public init(_ dictionary: [String: String]) {

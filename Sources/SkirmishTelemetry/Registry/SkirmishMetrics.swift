@@ -98,15 +98,17 @@ public enum SkirmishMetrics {
         name: "skirmish_exporter_failures_total", help: "Push attempts that failed.", kind: .counter,
         labelNames: ["target", "reason"])
 
-    /// Every family above, in declaration order (dashboards and tests check names against it).
-    public static let all: [MetricFamily] = [
+    /// Every family: those above in declaration order, then the runtime's and the server's own
+    /// (`SkirmishMetrics+Runtime.swift`) and bandwidth (`SkirmishMetrics+Traffic.swift`). Dashboards and tests check
+    /// names against it.
+    public static let all: [MetricFamily] = declaredAbove + runtime + [botBytesPerSecond, serverMatchBytesPerSecond]
+
+    /// The families of this file, in declaration order.
+    private static let declaredAbove: [MetricFamily] = [
         botsConnected, packetsSent, packetsReceived, bytesSent, bytesReceived, desyncs, desyncDetection, mispredictions,
-        packetsLost,
-        reliableResends, matchesStarted, matchesCompleted, reconnects, errors, checks, checksFailed, rtt, snapshotAge,
-        tickLateness,
-        handshake, predictionError, serverRejectedPackets, serverSessions, serverMatches, serverPacketsReceived,
-        serverPacketsSent, serverTicks, serverTickSeconds, exporterPushes, exporterFailures,
-        botBytesPerSecond, serverMatchBytesPerSecond,
+        packetsLost, reliableResends, matchesStarted, matchesCompleted, reconnects, errors, checks, checksFailed, rtt,
+        snapshotAge, tickLateness, handshake, predictionError, serverRejectedPackets, serverSessions, serverMatches,
+        serverPacketsReceived, serverPacketsSent, serverTicks, serverTickSeconds, exporterPushes, exporterFailures,
     ]
 
     private static func bot(

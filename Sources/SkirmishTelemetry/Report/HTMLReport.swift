@@ -3,7 +3,9 @@
 ///
 /// No script and no external resource of any kind, so the page opens from a CI artefact store or an email
 /// attachment exactly as it was written, and nothing leaks to the network when it is viewed. Charts and tables sit
-/// in grids that fill the width (three charts a row at 1400 px), so the page has no half-empty stretches.
+/// in grids that fill the width (three charts a row at 1400 px), so the page has no half-empty stretches. A figure
+/// the run did not measure (``ReportSummary/notMeasured``) gets no chart and no line: a flat zero would read as a
+/// measurement; the page names it once as not measured instead.
 package enum HTMLReport {
     /// The page for one run.
     package static func render(timeline: RunTimeline, summary: ReportSummary, title: String) -> String {
@@ -41,32 +43,46 @@ package enum HTMLReport {
         }
         html += entries("Settings", summary.settings)
         html += entries("Totals", summary.totals)
-        html += "</div>\n<h2>Over time</h2>\n<div class=\"charts\">\n"
+        let absent = Set(summary.notMeasured)
+        html += "</div>\n<h2>Over time</h2>\n"
+        if !summary.notMeasured.isEmpty {
+            html += "<p class=\"absent\">Not measured in this run (its protocol and behaviours do not measure them), "
+            html += "so not charted: \(escape(summary.notMeasured.map(figureLabel).joined(separator: ", "))).</p>\n"
+        }
+        html += "<div class=\"charts\">\n"
         html += chart(
             "Bots connected", unit: "",
             series: [("bots", "#1f77b4", points.map { ($0.t, Optional($0.bots)) })])
         html += chart(
             "Packets per second (sent + received)", unit: "/s",
             series: [("packets/s", "#2ca02c", points.map { ($0.t, Optional($0.packetsPerSecond)) })])
-        html += chart(
-            "Desyncs and errors (cumulative)", unit: "",
-            series: [
-                ("desyncs", "#d62728", points.map { ($0.t, Optional(Double($0.desyncs))) }),
-                ("errors", "#9467bd", points.map { ($0.t, Optional(Double($0.errors))) }),
-            ])
-        html += chart(
-            "Round-trip time", unit: "ms",
-            series: [
-                ("p50", "#1f77b4", points.map { ($0.t, $0.rttP50.map { $0 * 1_000 }) }),
-                ("p95", "#ff7f0e", points.map { ($0.t, $0.rttP95.map { $0 * 1_000 }) }),
-                ("p99", "#d62728", points.map { ($0.t, $0.rttP99.map { $0 * 1_000 }) }),
-            ])
-        html += chart(
-            "Snapshot age p99", unit: "ms",
-            series: [("p99", "#8c564b", points.map { ($0.t, $0.snapshotAgeP99.map { $0 * 1_000 }) })])
-        html += chart(
-            "Tick lateness p99 (bot inputs)", unit: "ms",
-            series: [("p99", "#e377c2", points.map { ($0.t, $0.tickLatenessP99.map { $0 * 1_000 }) })])
+        let errors = ("errors", "#9467bd", points.map { ($0.t, Optional(Double($0.errors))) })
+        if absent.contains("desyncs") {
+            html += chart("Errors (cumulative)", unit: "", series: [errors])
+        } else {
+            html += chart(
+                "Desyncs and errors (cumulative)", unit: "",
+                series: [("desyncs", "#d62728", points.map { ($0.t, Optional(Double($0.desyncs))) }), errors])
+        }
+        if !absent.contains("rtt") {
+            html += chart(
+                "Round-trip time", unit: "ms",
+                series: [
+                    ("p50", "#1f77b4", points.map { ($0.t, $0.rttP50.map { $0 * 1_000 }) }),
+                    ("p95", "#ff7f0e", points.map { ($0.t, $0.rttP95.map { $0 * 1_000 }) }),
+                    ("p99", "#d62728", points.map { ($0.t, $0.rttP99.map { $0 * 1_000 }) }),
+                ])
+        }
+        if !absent.contains("snapshot_age") {
+            html += chart(
+                "Snapshot age p99", unit: "ms",
+                series: [("p99", "#8c564b", points.map { ($0.t, $0.snapshotAgeP99.map { $0 * 1_000 }) })])
+        }
+        if !absent.contains("tick_lateness") {
+            html += chart(
+                "Tick lateness p99 (bot inputs)", unit: "ms",
+                series: [("p99", "#e377c2", points.map { ($0.t, $0.tickLatenessP99.map { $0 * 1_000 }) })])
+        }
         html += "</div>\n"
         // Wide tables take the full width; the others flow into balanced columns (short ones stack), so no table
         // stands beside a blank column.
@@ -75,6 +91,16 @@ package enum HTMLReport {
         for table in summary.tables where !table.wide { html += self.table(table) }
         html += "</div>\n</body></html>\n"
         return html
+    }
+
+    /// A figure's summary name as a sentence says it (`snapshot_age` → `snapshot age`, `rtt` → `round trips`).
+    static func figureLabel(_ figure: String) -> String {
+        switch figure {
+        case "rtt": "round trips"
+        case "loss": "packet loss"
+        case "prediction": "prediction error"
+        default: String(figure.map { $0 == "_" ? " " : $0 })
+        }
     }
 
     /// A two-column table of named values, or nothing when there are none.
@@ -114,7 +140,7 @@ package enum HTMLReport {
         .card{border:1px solid #ddd;border-radius:4px;padding:6px 14px;font-size:12px;color:#555;min-width:110px}\
         .card b{display:block;font-size:20px;color:#222}\
         .tables{display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));gap:0 20px;align-items:start}\
-        .empty{color:#1b5e20;margin:4px 0}\
+        .empty{color:#1b5e20;margin:4px 0}.absent{color:#555;font-size:13px;margin:4px 0 10px}\
         .flow{column-width:400px;column-gap:20px}.flow section{break-inside:avoid;display:inline-block;width:100%}\
         .flow h2:first-child{margin-top:14px}\
         .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(400px,1fr));gap:14px}\

@@ -70,24 +70,29 @@ public struct ReportSummary: Sendable, Codable, Equatable {
     public var verdicts: [Verdict]
     /// Tables after the charts, in display order.
     public var tables: [Table]
+    /// The figures nobody in the run measured, by their summary names (`rtt`, `snapshot_age`, `tick_lateness`,
+    /// `desyncs`, …): their charts are left out and named once as not measured, instead of drawn as flat zeros.
+    public var notMeasured: [String]
 
     /// A summary; every part may be empty.
     public init(
         headline: [Entry] = [], settings: [Entry] = [], totals: [Entry] = [], verdicts: [Verdict] = [],
-        tables: [Table] = []
+        tables: [Table] = [], notMeasured: [String] = []
     ) {
         self.headline = headline
         self.settings = settings
         self.totals = totals
         self.verdicts = verdicts
         self.tables = tables
+        self.notMeasured = notMeasured
     }
 
     private enum CodingKeys: String, CodingKey {
-        case headline, settings, totals, verdicts, tables
+        case headline, settings, totals, verdicts, tables, notMeasured
     }
 
-    /// Decodes a summary; the headline and tables may be missing (summaries written before they existed).
+    /// Decodes a summary; the headline, tables and figures not measured may be missing (summaries written before
+    /// they existed).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         headline = try container.decodeIfPresent([Entry].self, forKey: .headline) ?? []
@@ -95,6 +100,7 @@ public struct ReportSummary: Sendable, Codable, Equatable {
         totals = try container.decode([Entry].self, forKey: .totals)
         verdicts = try container.decode([Verdict].self, forKey: .verdicts)
         tables = try container.decodeIfPresent([Table].self, forKey: .tables) ?? []
+        notMeasured = try container.decodeIfPresent([String].self, forKey: .notMeasured) ?? []
     }
 
     /// Whether every threshold held (true when there are none).

@@ -29,6 +29,10 @@ struct CompareCommand: ParsableCommand {
             its latencies, throughput, mispredictions and completed matches are left out, and the comparison \
             says why.
 
+            A figure a persona did not measure in one run (a protocol without round trips, a behaviour that checks \
+            no state) is listed as "not measured in" that run: never compared as 0, never worse, never a reason \
+            for --fail-on to fail.
+
             Exit status: 0, or 1 when --fail-on worse and something got worse; 2 for unreadable input or when \
             nothing could be compared (summaries from before 0.17 keep no samples).
             """
