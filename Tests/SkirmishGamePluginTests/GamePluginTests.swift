@@ -14,22 +14,20 @@ import Testing
 /// the public API alone (no `@testable`, no `package` access), registered with the server and the swarm, and played
 /// through the real reference server on loopback by a swarm.
 @Suite(.serialized) struct GamePluginTests {
-    static func games() throws -> GameRegistry {
-        var games = GameRegistry.builtIn
-        try games.register(CountRules.self) { _ in CountRules() }
-        return games
-    }
+    /// The server's games: the catalogue's, where the fourth game was registered once.
+    static func games() throws -> GameRegistry { try catalogue(tally: CountTally()).games }
 
-    /// The built-in catalogue with the fourth game and its player: one registration for scripts and swarms.
-    static func catalogue(tally: CountTally) -> Catalogue {
+    /// The built-in catalogue with the fourth game — its rules and its player — registered once, for the server, the
+    /// scripts and the swarm alike.
+    static func catalogue(tally: CountTally) throws -> Catalogue {
         var catalogue = Catalogue.builtIn
-        catalogue.register(game: CountRules.game)
+        try catalogue.register(game: CountRules.self) { _ in CountRules() }
         catalogue.register(behavior: "counter", games: [CountRules.game.kind]) { _ in CountPlayer(tally: tally) }
         return catalogue
     }
 
-    static func loader(games: GameRegistry) -> ScriptLoader {
-        catalogue(tally: CountTally()).scriptLoader
+    static func loader(games: GameRegistry) throws -> ScriptLoader {
+        try catalogue(tally: CountTally()).scriptLoader
     }
 
     // MARK: The rules alone
@@ -180,7 +178,7 @@ import Testing
         var configuration = SwarmConfiguration(
             script: script, plan: plan, target: Target(transport: .udp, host: "127.0.0.1", port: port), seed: 21,
             runID: "count-test", loops: 1)
-        configuration.catalogue = Self.catalogue(tally: tally)
+        configuration.catalogue = try Self.catalogue(tally: tally)
         let swarm = try await Swarm(configuration: configuration, group: group)
         let outcome = await swarm.run()
         let summary = RunSummary(
@@ -236,7 +234,7 @@ import Testing
         var configuration = SwarmConfiguration(
             script: script, plan: try LoadPlan(script: script),
             target: Target(transport: .udp, host: "127.0.0.1", port: port), seed: 22, runID: "count-refused", loops: 1)
-        configuration.catalogue = Self.catalogue(tally: CountTally())
+        configuration.catalogue = try Self.catalogue(tally: CountTally())
         let swarm = try await Swarm(configuration: configuration, group: group)
         let outcome = await swarm.run()
         let summary = RunSummary(

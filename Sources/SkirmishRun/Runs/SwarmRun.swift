@@ -138,6 +138,8 @@ package final class SwarmRun: Sendable {
         var serverService: ReferenceServerService?
         if settings.target == nil {
             var configuration = settings.embeddedServer
+            // The embedded server plays the catalogue's games: one registration serves both sides.
+            configuration.games = settings.catalogue.games
             // The embedded server's series carry this run's labels, so dashboards show it beside its bots.
             configuration.metricLabels = ["run": settings.runID, "shard": settings.plan.shard.description]
             var service = ReferenceServerService(configuration: configuration, group: side, started: server)

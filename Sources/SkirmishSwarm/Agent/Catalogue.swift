@@ -1,3 +1,4 @@
+import SkirmishGames
 import SkirmishNet
 import SkirmishScript
 import SkirmishWire
@@ -26,8 +27,9 @@ public struct Catalogue: Sendable {
     private(set) var records: [String: ProtocolRecord] = [:]
     /// The protocol of a script that names none.
     public var defaultProtocol = "snap"
-    /// The games the reference server plays, for protocols whose personas name one (SNAP's `game:`).
-    public var games: [GameDescription] = GameDescription.builtIn
+    /// The games the reference server plays — their rules, for the embedded server (`ServerConfiguration.games`),
+    /// and their names and seats, for protocols whose personas name one (SNAP's `game:`).
+    public var games: GameRegistry = .builtIn
 
     /// An empty catalogue; most programs start from ``builtIn``.
     public init() {}
@@ -172,11 +174,14 @@ public struct Catalogue: Sendable {
         records[protocolName]!.behaviors[name] = BehaviorRecord(script: entry, kind: kind)
     }
 
-    /// Adds a game of the reference server's (a program's own, with its rules registered in the server's
-    /// `GameRegistry`) to the games personas may name.
-    public mutating func register(game: GameDescription) {
-        games.removeAll { $0.kind == game.kind || $0.name == game.name }
-        games.append(game)
+    /// Adds a game of a program's own to the reference server's games, played by `Rules`: the embedded server plays
+    /// it, and personas may name it. `make` builds each new match's rules.
+    ///
+    /// Throws when the game's description is not valid or its wire number or name is taken.
+    public mutating func register<Rules: GameRules>(
+        game rules: Rules.Type, make: @escaping @Sendable (MatchSetup) -> Rules
+    ) throws(GameRegistryError) {
+        try games.register(rules, make: make)
     }
 
     // MARK: Scripts
@@ -185,7 +190,7 @@ public struct Catalogue: Sendable {
     public var scriptVocabulary: ScriptVocabulary {
         var vocabulary = ScriptVocabulary()
         vocabulary.defaultProtocol = defaultProtocol
-        vocabulary.games = games
+        vocabulary.games = games.games
         for (name, record) in records {
             var entry = record.script
             entry.behaviors = record.behaviors.mapValues(\.script)
