@@ -1,6 +1,6 @@
 import NIOCore
 import NIOPosix
-import SkirmishNet
+@_spi(Runtime) import SkirmishNet
 import SkirmishTelemetry
 import SkirmishWire
 
@@ -36,7 +36,13 @@ package final class PingDriver {
         failures = 0
         var settings = ShellSettings(localPorts: .shared)
         settings.resolved[target] = try? SocketAddress.makeAddressResolvingHost(target.host, port: target.port)
-        let shell = self.shell ?? Shell(loop: loop, environment: self, settings: settings)
+        let shell: Shell<PingMachine>
+        if let existing = self.shell {
+            shell = existing
+        } else {
+            shell = Shell(loop: loop, environment: self, settings: settings)
+            shell.attach()
+        }
         self.shell = shell
         let now = Instant.now()
         slots.reserveCapacity(count)

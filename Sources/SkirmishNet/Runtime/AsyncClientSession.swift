@@ -88,6 +88,7 @@ package final class AsyncClientSession: Sendable {
         let shell = Shell<SessionMachine>(
             loop: loop, environment: SessionMachine.Environment(),
             settings: ShellSettings(streamLoops: streamLoops ?? MultiThreadedEventLoopGroup.singleton))
+        shell.attach()
         loop.sessionShell = shell
         return shell
     }

@@ -290,6 +290,9 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
         Glibc.close(fd)
     }
 
+    /// What a shell's inlined hot path needs of the loop: its receive buffer and the two system calls.
+    package var datagrams: DatagramIO { DatagramIO(receiveBuffer: receiveBuffer) }
+
     /// Sends `bytes` on `fd` as one datagram; false when the kernel refused (a full socket buffer, or an ICMP error
     /// from an earlier datagram), which UDP treats as loss.
     @inline(__always)
@@ -447,6 +450,7 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
 /// Closures, not a protocol: a shell makes them where its machine type is known, so every call runs code specialised
 /// to that type. A protocol's witness on a generic class would run the unspecialised code, with a metadata lookup and
 /// value-witness copies per packet. Called on the loop.
+@usableFromInline
 package struct LoopDelegate {
     /// When the shell next wants `tick`, in `NIODeadline` nanoseconds (`UInt64.max`: not until a socket or a task
     /// changes that). Asked before every sleep, so it must be cheap.
@@ -462,6 +466,7 @@ package struct LoopDelegate {
     /// A slot's stream channel failed or closed; the text says why.
     package var streamFailed: (String, _ slot: UInt32, _ generation: UInt32, Instant) -> Void
 
+    @usableFromInline
     package init(
         nextTick: @escaping () -> UInt64, tick: @escaping (NIODeadline) -> Void,
         readable: @escaping (UInt32, UInt32, NIODeadline) -> Void,
@@ -475,6 +480,32 @@ package struct LoopDelegate {
         self.streamOpened = streamOpened
         self.streamReceived = streamReceived
         self.streamFailed = streamFailed
+    }
+}
+
+/// A loop's datagram system calls and receive buffer, for code inlined where a shell's machine type is concrete (see
+/// ``Shell``): plain calls on the loop's fixed buffer, no reference to the loop itself.
+@usableFromInline
+package struct DatagramIO: @unchecked Sendable {
+    // @unchecked: the buffer belongs to the loop and is only touched on the loop's thread, as every shell is.
+    @usableFromInline let receiveBuffer: UnsafeMutableRawBufferPointer
+
+    @usableFromInline
+    init(receiveBuffer: UnsafeMutableRawBufferPointer) { self.receiveBuffer = receiveBuffer }
+
+    /// Sends `bytes` on `fd` as one datagram; false when the kernel refused (a full buffer, an ICMP error).
+    @inlinable
+    func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT)) == bytes.count
+    }
+
+    /// Reads one datagram from `fd` into the buffer: its bytes, or `nil` when there is none or the read failed (an
+    /// ICMP error for an earlier datagram, which UDP treats as loss).
+    @inlinable
+    func receive(_ fd: Int32) -> UnsafeRawBufferPointer? {
+        let received = Glibc.recv(fd, receiveBuffer.baseAddress, receiveBuffer.count, Int32(MSG_DONTWAIT))
+        guard received >= 0 else { return nil }
+        return UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<received])
     }
 }
 

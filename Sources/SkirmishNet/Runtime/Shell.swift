@@ -19,9 +19,15 @@ import SkirmishWire
 /// generation, so an entry a later reschedule replaced is skipped when it surfaces.
 ///
 /// Confined to its loop; owners reach it with `loop.execute` (`NIOLoopBound`). The loop holds it while registered.
-package final class Shell<Machine: ShellMachine> {
+///
+/// Runtime SPI (`@_spi(Runtime) public`), not public API: public so that its `@inlinable` hot path is specialised in
+/// the modules that make shells (a `package` declaration's inlinable body is not, which measured as a metadata lookup
+/// and copies of the machine on every packet); `@_spi` so that it stays out of the documented surface.
+@_spi(Runtime)
+public final class Shell<Machine: ShellMachine> {
     package let loop: ClientLoop
-    package let environment: Machine.Environment
+    @usableFromInline let datagrams: DatagramIO
+    public let environment: Machine.Environment
     @usableFromInline var settings: ShellSettings
     /// This shell's index among the loop's delegates (the top byte of its sockets' tags).
     @usableFromInline var index: UInt8 = 0
@@ -32,38 +38,53 @@ package final class Shell<Machine: ShellMachine> {
     @usableFromInline var io = ShellIO<Machine.Connection>()
     @usableFromInline var stopped = false
     @usableFromInline var lastCompaction = Instant.zero
+    @usableFromInline var live = 0
     /// Machines alive.
-    package private(set) var count = 0
+    public var count: Int { live }
 
-    /// A shell on `loop`, registered with it. Call on the loop.
-    ///
-    /// Always inlined: the closures it gives the loop are then made where the machine type is concrete, and are
-    /// specialised with it.
-    @inlinable
-    @inline(__always)
+    /// A shell on `loop`, not yet registered with it: ``attach()`` registers it, and must be called where the
+    /// machine type is concrete. Call on the loop.
     package init(loop: ClientLoop, environment: Machine.Environment, settings: ShellSettings) {
         self.loop = loop
+        datagrams = loop.datagrams
         self.environment = environment
         self.settings = settings
-        // The loop holds the shell through these closures until `stop()` unregisters it or the loop's thread ends.
-        index = loop.register(
-            LoopDelegate(
-                nextTick: { [self] in nextTick() }, tick: { [self] in tick(now: $0) },
-                readable: { [self] in readable(slot: $0, generation: $1, now: $2) },
-                streamOpened: { [self] in streamOpened($0, transport: $1, slot: $2, generation: $3, now: $4) },
-                streamReceived: { [self] in streamReceived($0, slot: $1, generation: $2, now: $3) },
-                streamFailed: { [self] in streamFailed($0, slot: $1, generation: $2, now: $3) }))
+    }
+
+    /// Registers the shell with its loop. Inlined where it is called, so that the closures the loop calls are made
+    /// where the machine type is concrete and run code specialised to it.
+    @inlinable
+    @inline(__always)
+    public func attach() {
+        index = register(delegate())
+    }
+
+    @usableFromInline
+    func register(_ delegate: LoopDelegate) -> UInt8 { loop.register(delegate) }
+
+    /// What the loop calls: closures made here, inlined where the shell is made, so that where the machine type is
+    /// concrete they are specialised to it. The loop holds the shell through them until ``stop()`` unregisters it
+    /// or the loop's thread ends.
+    @inlinable
+    @inline(__always)
+    func delegate() -> LoopDelegate {
+        LoopDelegate(
+            nextTick: { [self] in nextTick() }, tick: { [self] in tick(now: $0) },
+            readable: { [self] in readable(slot: $0, generation: $1, now: $2) },
+            streamOpened: { [self] in streamOpened($0, transport: $1, slot: $2, generation: $3, now: $4) },
+            streamReceived: { [self] in streamReceived($0, slot: $1, generation: $2, now: $3) },
+            streamFailed: { [self] in streamFailed($0, slot: $1, generation: $2, now: $3) })
     }
 
     /// Where the shell's settings say sockets come from.
-    package var currentSettings: ShellSettings { settings }
+    public var currentSettings: ShellSettings { settings }
 
     // MARK: Owners' calls
 
     /// Adds `machine` in a free slot and wakes it at its ``ShellMachine/nextWake``; returns the slot.
     @inlinable
     @discardableResult
-    package func add(_ machine: Machine, now: Instant) -> UInt32 {
+    public func add(_ machine: Machine, now: Instant) -> UInt32 {
         let slot: UInt32
         if let free = freeSlots.popLast() {
             slot = free
@@ -73,7 +94,7 @@ package final class Shell<Machine: ShellMachine> {
             machines.append(nil)
         }
         machines[Int(slot)] = machine
-        count += 1
+        live += 1
         if let wake = machines[Int(slot)]!.nextWake, wake <= now {
             machines[Int(slot)]!.wake(now: now, environment: environment, io: &io)
             execute(slot, now: now)
@@ -85,7 +106,7 @@ package final class Shell<Machine: ShellMachine> {
     /// Calls `body` on the machine in `slot` (if one is there), then executes what it asked for.
     @inlinable
     @discardableResult
-    package func update<Result>(
+    public func update<Result>(
         _ slot: UInt32, now: Instant,
         _ body: (inout Machine, Machine.Environment, inout ShellIO<Machine.Connection>) -> Result
     ) -> Result? {
@@ -98,14 +119,14 @@ package final class Shell<Machine: ShellMachine> {
 
     /// Reads the machine in `slot`, if one is there.
     @inlinable
-    package func read<Result>(_ slot: UInt32, _ body: (Machine) -> Result) -> Result? {
+    public func read<Result>(_ slot: UInt32, _ body: (Machine) -> Result) -> Result? {
         guard Int(slot) < machines.count, let machine = machines[Int(slot)] else { return nil }
         return body(machine)
     }
 
     /// Calls `body` on every machine, then executes what each asked for.
     @inlinable
-    package func updateAll(
+    public func updateAll(
         now: Instant, _ body: (inout Machine, Machine.Environment, inout ShellIO<Machine.Connection>) -> Void
     ) {
         for slot in machines.indices where machines[slot] != nil {
@@ -114,14 +135,14 @@ package final class Shell<Machine: ShellMachine> {
     }
 
     /// Frees `slot` at once: its socket closes without another word.
-    package func remove(_ slot: UInt32, now: Instant) {
+    public func remove(_ slot: UInt32, now: Instant) {
         guard Int(slot) < machines.count, machines[Int(slot)] != nil else { return }
         release(slot, now: now)
     }
 
     /// Closes every socket and forgets every machine and entry; the shell leaves the loop. Call ``updateAll(now:_:)``
     /// first for goodbyes.
-    package func stop() {
+    public func stop() {
         guard !stopped else { return }
         stopped = true
         let now = Instant.now()
@@ -208,7 +229,7 @@ package final class Shell<Machine: ShellMachine> {
     func put(_ bytes: UnsafeRawBufferPointer, on socket: ShellSocket) {
         switch socket {
         case .datagram(let fd, _):
-            _ = loop.sendDatagram(fd, bytes: bytes)
+            _ = datagrams.send(fd, bytes)
         case .stream(let channel, let transport):
             StreamConnector.write(bytes, to: channel, transport: transport)
         case .none, .opening:
@@ -217,7 +238,6 @@ package final class Shell<Machine: ShellMachine> {
     }
 
     /// Opens a socket for `slot`: `true` when it is open now (UDP), `false` when a stream connection is under way.
-    @usableFromInline
     func openSocket(_ slot: UInt32, _ request: SocketRequest, now: Instant) -> Result<Bool, ClientLoopError> {
         slots[Int(slot)].generation &+= 1
         let generation = slots[Int(slot)].generation
@@ -273,7 +293,6 @@ package final class Shell<Machine: ShellMachine> {
         }
     }
 
-    @usableFromInline
     func closeSocket(_ slot: UInt32, now: Instant) {
         slots[Int(slot)].generation &+= 1
         // What the emulated link still holds on the way out leaves now: a goodbye written just before the close
@@ -305,7 +324,7 @@ package final class Shell<Machine: ShellMachine> {
         slots[Int(slot)].wakeGeneration &+= 1
         slots[Int(slot)].scheduled = .max
         freeSlots.append(slot)
-        count -= 1
+        live -= 1
     }
 
     // MARK: The clock
@@ -389,21 +408,16 @@ package final class Shell<Machine: ShellMachine> {
     func readable(slot: UInt32, generation: UInt32, now deadline: NIODeadline) {
         guard current(slot, generation), case .datagram(let fd, _) = slots[Int(slot)].socket else { return }
         let now = Instant(deadline)
-        switch loop.receiveDatagram(fd) {
-        case .success(let count)?:
-            let bytes = UnsafeRawBufferPointer(rebasing: loop.receiveBuffer[0..<count])
-            if slots[Int(slot)].inbound != nil {
-                slots[Int(slot)].inbound!.hold(bytes, now: now)
-            } else {
-                machines[Int(slot)]!.received(bytes, now: now, environment: environment, io: &io)
-                execute(slot, now: now)
-            }
-            afterActivity(slot, now: now)
-        case .failure?, nil:
-            // An ICMP error for an earlier datagram (port unreachable: the server is not there yet, or restarted):
-            // the connection's own timers decide when to give up.
-            break
+        // Nothing read: nothing there, or an ICMP error for an earlier datagram (port unreachable: the server is not
+        // there yet, or restarted) — the connection's own timers decide when to give up.
+        guard let bytes = datagrams.receive(fd) else { return }
+        if slots[Int(slot)].inbound != nil {
+            slots[Int(slot)].inbound!.hold(bytes, now: now)
+        } else {
+            machines[Int(slot)]!.received(bytes, now: now, environment: environment, io: &io)
+            execute(slot, now: now)
         }
+        afterActivity(slot, now: now)
     }
 
     @inlinable
@@ -440,13 +454,14 @@ package final class Shell<Machine: ShellMachine> {
 }
 
 /// Where a ``Shell``'s sockets come from, the same for every slot.
-package struct ShellSettings: Sendable {
+@_spi(Runtime)
+public struct ShellSettings: Sendable {
     /// Every UDP socket's local port, so no bot inherits the tail of another's stream (see ``LocalPortPool``).
     package var localPorts: LocalPortPool?
     /// The NIO loops that carry TCP and WebSocket channels.
-    package var streamLoops: (any EventLoopGroup)?
+    public var streamLoops: (any EventLoopGroup)?
     /// Targets resolved off the loop; a target missing here is resolved on first use and remembered.
-    package var resolved: [Target: SocketAddress] = [:]
+    public var resolved: [Target: SocketAddress] = [:]
 
     package init(localPorts: LocalPortPool? = .shared, streamLoops: (any EventLoopGroup)? = nil) {
         self.localPorts = localPorts

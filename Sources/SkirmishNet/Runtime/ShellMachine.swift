@@ -6,7 +6,8 @@ import SkirmishWire
 /// them a socket, link emulation and a place on the wake heap, and never looks inside. Every entry point takes the
 /// time and a ``ShellIO`` to append to; the shell executes it after the call. Machines keep no link to the shell or
 /// to each other: what all machines of a shell share comes in as the shell's `environment`.
-package protocol ShellMachine {
+@_spi(Runtime)
+public protocol ShellMachine {
     /// The protocol the machine's connection speaks.
     associatedtype Connection: ClientProtocol
     /// What every machine of one shell shares (settings, metrics), passed to each call.
@@ -31,15 +32,16 @@ package protocol ShellMachine {
 }
 
 /// Where and how a slot's socket connects.
-package struct SocketRequest: Sendable {
+@_spi(Runtime)
+public struct SocketRequest: Sendable {
     /// The server and transport.
-    package var target: Target
+    public var target: Target
     /// The emulated link the socket's packets cross, both ways.
-    package var link: LinkProfile
+    public var link: LinkProfile
     /// Seeds the link emulation.
-    package var seed: UInt64
+    public var seed: UInt64
 
-    package init(target: Target, link: LinkProfile = .perfect, seed: UInt64 = 1) {
+    public init(target: Target, link: LinkProfile = .perfect, seed: UInt64 = 1) {
         self.target = target
         self.link = link
         self.seed = seed
@@ -48,48 +50,57 @@ package struct SocketRequest: Sendable {
 
 /// What one call into a ``ShellMachine`` leaves for the shell: the connection's actions (packets to write; events and
 /// metrics the machine has already handled) and socket requests, each in order with the packets.
-package struct ShellIO<Connection: ClientProtocol> {
+@_spi(Runtime)
+public struct ShellIO<Connection: ClientProtocol> {
     /// The connection's packets, events and metrics; pass it to the connection's entry points.
-    package var actions = ClientActions<Connection>()
+    public var actions = ClientActions<Connection>()
 
     /// What a machine asked of its socket.
-    package enum Operation: Sendable {
+    public enum Operation: Sendable {
         case open(SocketRequest)
         case close
     }
 
     /// Socket operations, each after the packets written before it was asked for.
-    package private(set) var operations: [(afterPackets: Int, operation: Operation)] = []
+    @usableFromInline var pending: [(afterPackets: Int, operation: Operation)] = []
+    @usableFromInline var counted = 0
 
-    package init() {}
+    public init() {}
+
+    /// Socket operations, each after the packets written before it was asked for.
+    @inlinable
+    public var operations: [(afterPackets: Int, operation: Operation)] { pending }
 
     /// Opens a socket for the slot (closing the one it has): ``ShellMachine/transportOpened(now:environment:io:)``
     /// follows, or ``ShellMachine/transportFailed(_:now:environment:io:)``. Packets written before this call go to
     /// the old socket.
-    package mutating func openSocket(_ request: SocketRequest) {
-        operations.append((actions.packetCount, .open(request)))
+    @inlinable
+    public mutating func openSocket(_ request: SocketRequest) {
+        pending.append((actions.packetCount, .open(request)))
     }
 
     /// Closes the slot's socket after the packets written so far.
-    package mutating func closeSocket() {
-        operations.append((actions.packetCount, .close))
+    @inlinable
+    public mutating func closeSocket() {
+        pending.append((actions.packetCount, .close))
     }
 
     /// Bytes in the packets written so far (for a machine's own byte counts).
-    package var bytesWritten: Int { actions.used }
+    @inlinable
+    public var bytesWritten: Int { actions.used }
 
     /// Bytes of the packets written since the last call, for a machine that counts what it sends.
-    package mutating func takeWrittenBytes() -> Int {
+    @inlinable
+    public mutating func takeWrittenBytes() -> Int {
         defer { counted = actions.used }
         return actions.used - counted
     }
 
-    private var counted = 0
-
     /// Forgets everything, keeping the storage.
-    package mutating func removeAll() {
+    @inlinable
+    public mutating func removeAll() {
         counted = 0
         actions.removeAll()
-        operations.removeAll(keepingCapacity: true)
+        pending.removeAll(keepingCapacity: true)
     }
 }

@@ -2,21 +2,35 @@
 ///
 /// Each entry carries the bot's slot and the generation it was scheduled with; rescheduling a bot bumps its
 /// generation, so an older entry is skipped when it surfaces instead of being searched for and removed.
+@usableFromInline
 package struct WakeQueue: Sendable {
+    @usableFromInline
     package struct Entry: Sendable, Hashable {
-        package var due: UInt64
-        package var slot: UInt32
-        package var generation: UInt32
+        @usableFromInline package var due: UInt64
+        @usableFromInline package var slot: UInt32
+        @usableFromInline package var generation: UInt32
+
+        @inlinable
+        package init(due: UInt64, slot: UInt32, generation: UInt32) {
+            self.due = due
+            self.slot = slot
+            self.generation = generation
+        }
     }
 
-    private var heap: [Entry] = []
+    @usableFromInline var heap: [Entry] = []
 
+    @inlinable
     package var count: Int { heap.count }
+    @inlinable
     package var isEmpty: Bool { heap.isEmpty }
+    @inlinable
     package var earliest: UInt64? { heap.first?.due }
 
+    @inlinable
     package init(capacity: Int = 0) { heap.reserveCapacity(capacity) }
 
+    @inlinable
     package mutating func push(_ entry: Entry) {
         heap.append(entry)
         var child = heap.count - 1
@@ -29,6 +43,7 @@ package struct WakeQueue: Sendable {
     }
 
     /// Removes and returns the earliest entry due at or before `now`.
+    @inlinable
     package mutating func popDue(now: UInt64) -> Entry? {
         guard let first = heap.first, first.due <= now else { return nil }
         let last = heap.removeLast()
@@ -48,6 +63,7 @@ package struct WakeQueue: Sendable {
     }
 
     /// Drops stale entries when they outnumber live bots by far, so the heap stays bounded.
+    @usableFromInline
     package mutating func compact(isLive: (Entry) -> Bool) {
         let live = heap.filter(isLive)
         heap.removeAll(keepingCapacity: true)

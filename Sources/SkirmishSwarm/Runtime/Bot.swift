@@ -1,5 +1,5 @@
 import Logging
-import SkirmishNet
+@_spi(Runtime) import SkirmishNet
 import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire

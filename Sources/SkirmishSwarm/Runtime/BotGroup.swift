@@ -1,6 +1,6 @@
 import Logging
 import NIOCore
-import SkirmishNet
+@_spi(Runtime) import SkirmishNet
 import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire

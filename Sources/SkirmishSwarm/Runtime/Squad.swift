@@ -1,4 +1,4 @@
-import SkirmishNet
+@_spi(Runtime) import SkirmishNet
 import SkirmishWire
 
 /// The bots of one agent type on one loop, whatever their types: what a ``BotGroup`` holds a list of.
@@ -26,6 +26,7 @@ final class Squad<A: Agent>: BotSquad {
     init(group: BotGroup) {
         environment = BotEnvironment(group: group)
         shell = Shell(loop: group.loop, environment: environment, settings: group.shellSettings)
+        shell.attach()
     }
 
     var count: Int { shell.count }
