@@ -154,8 +154,11 @@ let package = Package(
         // connection machine and behaviours, composable with a user's own message codec.
         .target(name: "SkirmishENet", dependencies: ["SkirmishNet", "SkirmishWire"]),
         // The Teeworlds 0.6 protocol with DDNet's extensions, as DDNet servers speak it: codec, snapshots, connection
-        // machine and behaviours.
-        .target(name: "SkirmishDDNet", dependencies: ["SkirmishNet", "SkirmishWire"]),
+        // machine, behaviours and their registration in a `Catalogue`. Without package access, so it builds on the
+        // runtime's public API alone, exactly as a user's own plug-in would.
+        .target(
+            name: "SkirmishDDNet", dependencies: ["SkirmishNet", "SkirmishWire", "SkirmishSwarm", "SkirmishScript"],
+            packageAccess: false),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
         .target(name: "CAllocCounter"),
         .executableTarget(
@@ -278,8 +281,14 @@ let package = Package(
         ),
         // The ENet plug-in alone (no sockets) and against a libenet server the tests build and start on loopback.
         .testTarget(name: "SkirmishENetTests", dependencies: ["SkirmishENet", "SkirmishNet", "SkirmishWire"]),
-        // The DDNet plug-in alone (no sockets) and against Debian's DDNet-Server started on loopback.
-        .testTarget(name: "SkirmishDDNetTests", dependencies: ["SkirmishDDNet", "SkirmishNet", "SkirmishWire"]),
+        // The DDNet plug-in alone (no sockets), and its connections and swarms against Debian's DDNet-Server started
+        // on loopback.
+        .testTarget(
+            name: "SkirmishDDNetTests",
+            dependencies: [
+                "SkirmishDDNet", "SkirmishNet", "SkirmishWire", "SkirmishSwarm", "SkirmishScript", "SkirmishTelemetry",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         .testTarget(
             name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),
         .testTarget(
