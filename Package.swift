@@ -130,7 +130,7 @@ let package = Package(
             name: "SkirmishRun",
             dependencies: [
                 "SkirmishWire", "SkirmishNet", "SkirmishServer", "SkirmishSwarm", "SkirmishScript", "SkirmishTelemetry",
-                "SkirmishPractice",
+                "SkirmishPractice", "SkirmishDDNet",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
