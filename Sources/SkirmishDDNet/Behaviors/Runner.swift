@@ -29,8 +29,9 @@ struct Runner: Agent {
         var hookEvery: ClosedRange<Duration> = .milliseconds(800) ... .seconds(4)
         /// How long a hook is held.
         var hookHold: ClosedRange<Duration> = .milliseconds(200) ... .milliseconds(1_200)
-        /// How often progress is checked, and how far (world units) counts as progress.
+        /// How often progress is checked.
         var progressCheck: Duration = .milliseconds(250)
+        /// How far (world units, 32 a tile) the character must have moved since the last check to count as progress.
         var progressDistance = 8
     }
 
@@ -63,9 +64,6 @@ struct Runner: Agent {
     var nextWake: Instant? { next }
 
     var isMatchOver: Bool { false }
-
-    /// The controls it holds now (for tests).
-    var controls: DDNetConnection.Input { input }
 
     mutating func established(_ session: DDNetConnection.Session, context: inout AgentContext<DDNetConnection>) {
         let now = context.now
