@@ -117,7 +117,7 @@ let package = Package(
             name: "SkirmishBench",
             dependencies: [
                 "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishOpponent", "SkirmishSwarm",
-                "SkirmishScript", "SkirmishTelemetry",
+                "SkirmishScript", "SkirmishTelemetry", "SkirmishDDNet",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -130,7 +130,7 @@ let package = Package(
             name: "SkirmishRun",
             dependencies: [
                 "SkirmishWire", "SkirmishNet", "SkirmishServer", "SkirmishSwarm", "SkirmishScript", "SkirmishTelemetry",
-                "SkirmishPractice",
+                "SkirmishPractice", "SkirmishDDNet",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -154,8 +154,11 @@ let package = Package(
         // connection machine and behaviours, composable with a user's own message codec.
         .target(name: "SkirmishENet", dependencies: ["SkirmishNet", "SkirmishWire"]),
         // The Teeworlds 0.6 protocol with DDNet's extensions, as DDNet servers speak it: codec, snapshots, connection
-        // machine and behaviours.
-        .target(name: "SkirmishDDNet", dependencies: ["SkirmishNet", "SkirmishWire"]),
+        // machine, behaviours and their registration in a `Catalogue`. Without package access, so it builds on the
+        // runtime's public API alone, exactly as a user's own plug-in would.
+        .target(
+            name: "SkirmishDDNet", dependencies: ["SkirmishNet", "SkirmishWire", "SkirmishSwarm", "SkirmishScript"],
+            packageAccess: false),
         // Counts heap allocations per thread for `skirmish bench`; linked into the executable only.
         .target(name: "CAllocCounter"),
         .executableTarget(
@@ -290,8 +293,14 @@ let package = Package(
         // that server's C source (Peer/) is compiled by the tests with gcc, not by SwiftPM.
         .testTarget(
             name: "SkirmishENetTests", dependencies: ["SkirmishENet", "SkirmishNet", "SkirmishWire"], exclude: ["Peer"]),
-        // The DDNet plug-in alone (no sockets) and against Debian's DDNet-Server started on loopback.
-        .testTarget(name: "SkirmishDDNetTests", dependencies: ["SkirmishDDNet", "SkirmishNet", "SkirmishWire"]),
+        // The DDNet plug-in alone (no sockets), and its connections and swarms against Debian's DDNet-Server started
+        // on loopback.
+        .testTarget(
+            name: "SkirmishDDNetTests",
+            dependencies: [
+                "SkirmishDDNet", "SkirmishNet", "SkirmishWire", "SkirmishSwarm", "SkirmishScript", "SkirmishTelemetry",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         .testTarget(
             name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),
         .testTarget(

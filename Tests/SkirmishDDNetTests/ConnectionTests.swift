@@ -188,6 +188,8 @@ import Testing
         // The first ping goes out at the first tick in game, at the join's instant.
         harness.advance(by: .milliseconds(1))
         #expect(harness.take().flatMap(\.messages).contains { $0.id == Wire.System.ping })
+        // Counted as a probe, so the summary's reply rate has the pings it answers.
+        #expect(harness.metrics.filter { $0 == .probeSent }.count == 1)
         harness.now += .milliseconds(30)
         harness.deliver(harness.server.packet([(false, FakeServer.message(system: true, Wire.System.pingReply))]))
         #expect(harness.metrics.contains(.roundTrip(.milliseconds(31))))

@@ -4,7 +4,7 @@ import SkirmishTelemetry
 /// `skirmish bench swarm`: how many 30 Hz Puck bots one core drives, and how many idle bots one process holds.
 package enum SwarmBenchmark {
     package enum Part: String, CaseIterable, Sendable {
-        case sustained, idle, allocations, all
+        case sustained, idle, allocations, ddnet, all
     }
 
     package struct Configuration: Sendable {
@@ -60,6 +60,12 @@ package enum SwarmBenchmark {
         _ configuration: Configuration, folder: URL, environment: BenchEnvironment
     ) async throws -> Result {
         let output = environment.output
+        if configuration.part == .ddnet {
+            // Against a DDNet-Server of its own, in-process: `skirmish serve` and the trials are not needed.
+            let line = try await DDNetHotPathProbe.line(environment: environment)
+            output(line)
+            return Result(results: [line], endLoadAverage: nil, keptFolder: nil)
+        }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { if configuration.keep == nil { try? FileManager.default.removeItem(at: folder) } }
         let server = try BenchServer.start(
@@ -87,6 +93,12 @@ package enum SwarmBenchmark {
             output(line)
             output("")
             results.append(line)
+            if part == .all {
+                let ddnet = try await DDNetHotPathProbe.line(environment: environment)
+                output(ddnet)
+                output("")
+                results.append(ddnet)
+            }
             if part == .allocations {
                 await server.process.stop()
                 return Result(results: results, endLoadAverage: nil, keptFolder: nil)

@@ -68,9 +68,6 @@ extension DDNetConnection {
         case inputLate
         /// A vital chunk arrived out of order and the bot asked for a resend.
         case resendRequested
-        /// Milliseconds between consecutive verified snapshots, summed: with the snapshot packet counts it gives the
-        /// mean interval (``ClientMetric`` has no duration series for it).
-        case snapshotIntervalMilliseconds
 
         /// The `event` label.
         var name: String {
@@ -80,7 +77,6 @@ extension DDNetConnection {
             case .snapshotIncomplete: "snapshot_incomplete"
             case .inputLate: "input_late"
             case .resendRequested: "resend_requested"
-            case .snapshotIntervalMilliseconds: "snapshot_interval_ms"
             }
         }
     }
@@ -106,7 +102,7 @@ extension DDNetConnection {
     public static let description = ProtocolDescription(
         name: "ddnet", transports: [.udp],
         packetKinds: Kind.allCases.map { PacketKind($0.name, delivery: $0.delivery) },
-        figures: [.roundTrip, .resends, .handshake, .snapshotAge, .desyncs],
+        figures: [.roundTrip, .resends, .handshake, .snapshotAge, .snapshotInterval, .desyncs],
         errorKinds: Rejection.all + DecodeError.allCases.map(\.kind),
         events: Event.allCases.map(\.name),
         desyncParts: ["snapshot"] + Wire.Item.names)

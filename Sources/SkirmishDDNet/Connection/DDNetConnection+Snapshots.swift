@@ -117,10 +117,7 @@ extension DDNetConnection {
         if let age = clock.age(tick: tick, arrival: now, leastRoundTrip: leastRoundTrip) {
             actions.record(.snapshotAge(age))
         }
-        if let last = lastSnapshotArrival {
-            let milliseconds = Int((now - last).wholeNanoseconds / 1_000_000)
-            actions.record(.event(index: Event.snapshotIntervalMilliseconds.rawValue, count: milliseconds))
-        }
+        if let last = lastSnapshotArrival { actions.record(.snapshotInterval(now - last)) }
         lastSnapshotArrival = now
 
         updateWorld(from: oldest)

@@ -242,6 +242,7 @@ public struct DDNetConnection: ClientProtocol {
             if now >= nextPing {
                 pingSentAt = now
                 nextPing = now + configuration.pingInterval
+                actions.record(.probeSent)
                 queue(.ping, vital: false, now: now, into: &actions) { $0.int(Wire.System.ping << 1 | 1) }
             }
         }

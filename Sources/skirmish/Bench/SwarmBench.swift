@@ -23,6 +23,10 @@ struct SwarmBench: AsyncParsableCommand {
             second each way). Default: as many as the open-file hard limit allows, less 1,000 for headroom \
             (≈ 19,000 under a 20,000 limit). Budget: single-digit KiB of resident memory per bot.
 
+            allocations: heap allocations per bot-tick on the bots' loop for 500 chasers in steady play (budget: 0). \
+            ddnet: the same for 48 DDNet bots (runners and idlers) against a local DDNet-Server (Debian's \
+            ddnet-server and ddnet-data; skipped, and said so, when it is not installed).
+
             Memory per bot = (peak resident set of the swarm process − that of a 4-bot run) ÷ bots. CPU is each \
             process's user + system time over the hold, as a share of one core: a server near 100 % means the \
             server, not the generator, set the limit. Run on an otherwise idle machine (the load average is \
@@ -30,7 +34,7 @@ struct SwarmBench: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Which measurement to run: sustained, idle, allocations or all.")
+    @Option(help: "Which measurement to run: sustained, idle, allocations, ddnet or all.")
     var part: SwarmBenchmark.Part = .all
 
     @Option(help: "Seconds each sustained trial holds its bots after the ramp.")
