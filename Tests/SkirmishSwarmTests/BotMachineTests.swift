@@ -190,7 +190,7 @@ import Testing
                     persona: persona, meters: meters, configuration: configuration,
                     target: Target(transport: .udp, host: "127.0.0.1", port: 9), steps: steps,
                     make: { _ in Recorder(tally: tally) }, chat: { "chat:\($0)" }, single: single))
-            bot = Bot(number: 3, profile: 0, random: SeededRandom(seed: seed), oneShot: false)
+            bot = Bot(number: 3, profile: 0, meters: meters, random: SeededRandom(seed: seed), oneShot: false)
         }
 
         /// Executes what the bot asked for as a shell does: packets and socket operations in order, then the news of

@@ -94,6 +94,7 @@ public final class Shell<Machine: ShellMachine> {
             machines.append(nil)
         }
         machines[Int(slot)] = machine
+        slots[Int(slot)].occupied = true
         live += 1
         if let wake = machines[Int(slot)]!.nextWake, wake <= now {
             machines[Int(slot)]!.wake(now: now, environment: environment, io: &io)
@@ -110,7 +111,7 @@ public final class Shell<Machine: ShellMachine> {
         _ slot: UInt32, now: Instant,
         _ body: (inout Machine, Machine.Environment, inout ShellIO<Machine.Connection>) -> Result
     ) -> Result? {
-        guard Int(slot) < machines.count, machines[Int(slot)] != nil else { return nil }
+        guard Int(slot) < machines.count, slots[Int(slot)].occupied else { return nil }
         let result = body(&machines[Int(slot)]!, environment, &io)
         execute(slot, now: now)
         afterActivity(slot, now: now)
@@ -129,14 +130,14 @@ public final class Shell<Machine: ShellMachine> {
     public func updateAll(
         now: Instant, _ body: (inout Machine, Machine.Environment, inout ShellIO<Machine.Connection>) -> Void
     ) {
-        for slot in machines.indices where machines[slot] != nil {
+        for slot in machines.indices where slots[slot].occupied {
             update(UInt32(slot), now: now, body)
         }
     }
 
     /// Frees `slot` at once: its socket closes without another word.
     public func remove(_ slot: UInt32, now: Instant) {
-        guard Int(slot) < machines.count, machines[Int(slot)] != nil else { return }
+        guard Int(slot) < machines.count, slots[Int(slot)].occupied else { return }
         release(slot, now: now)
     }
 
@@ -146,7 +147,7 @@ public final class Shell<Machine: ShellMachine> {
         guard !stopped else { return }
         stopped = true
         let now = Instant.now()
-        for slot in machines.indices where machines[slot] != nil { release(UInt32(slot), now: now) }
+        for slot in machines.indices where slots[slot].occupied { release(UInt32(slot), now: now) }
         machines.removeAll()
         slots.removeAll()
         freeSlots.removeAll()
@@ -196,7 +197,7 @@ public final class Shell<Machine: ShellMachine> {
             write(slot, packets: written..<io.actions.packetCount, now: now)
             io.removeAll()
             rounds += 1
-            guard rounds < 16, machines[Int(slot)] != nil else { return }
+            guard rounds < 16, slots[Int(slot)].occupied else { return }
             if let failure {
                 machines[Int(slot)]!.transportFailed(failure, now: now, environment: environment, io: &io)
             } else if opened {
@@ -319,6 +320,7 @@ public final class Shell<Machine: ShellMachine> {
     func release(_ slot: UInt32, now: Instant) {
         closeSocket(slot, now: now)
         machines[Int(slot)] = nil
+        slots[Int(slot)].occupied = false
         slots[Int(slot)].outbound = nil
         slots[Int(slot)].inbound = nil
         slots[Int(slot)].wakeGeneration &+= 1
@@ -343,11 +345,11 @@ public final class Shell<Machine: ShellMachine> {
         while let entry = queue.popDue(now: now.nanoseconds) {
             let slot = entry.slot
             guard Int(slot) < slots.count, slots[Int(slot)].wakeGeneration == entry.generation,
-                machines[Int(slot)] != nil
+                slots[Int(slot)].occupied
             else { continue }
             slots[Int(slot)].scheduled = .max
             if slots[Int(slot)].isHolding { runDelayed(slot, now: now) }
-            if let wake = machines[Int(slot)]?.nextWake, wake <= now {
+            if let wake = machines[Int(slot)]!.nextWake, wake <= now {
                 machines[Int(slot)]!.wake(now: now, environment: environment, io: &io)
                 execute(slot, now: now)
             }
@@ -369,7 +371,7 @@ public final class Shell<Machine: ShellMachine> {
     /// Delivers and writes what the emulated link held back until now.
     @usableFromInline
     func runDelayed(_ slot: UInt32, now: Instant) {
-        while let first = slots[Int(slot)].inbound?.held.first, first.due <= now, machines[Int(slot)] != nil {
+        while let first = slots[Int(slot)].inbound?.held.first, first.due <= now, slots[Int(slot)].occupied {
             slots[Int(slot)].inbound!.held.removeFirst()
             first.bytes.withUnsafeBytes { bytes in
                 machines[Int(slot)]!.received(bytes, now: now, environment: environment, io: &io)
@@ -386,7 +388,7 @@ public final class Shell<Machine: ShellMachine> {
     /// (a later one lets the entry fire, find nothing due and come back here).
     @inlinable
     func afterActivity(_ slot: UInt32, now: Instant) {
-        guard machines[Int(slot)] != nil else { return }
+        guard slots[Int(slot)].occupied else { return }
         if machines[Int(slot)]!.isFinished { return release(slot, now: now) }
         var wake = machines[Int(slot)]!.nextWake?.nanoseconds ?? .max
         if slots[Int(slot)].isHolding { wake = min(wake, slots[Int(slot)].heldDue) }
@@ -401,7 +403,7 @@ public final class Shell<Machine: ShellMachine> {
     /// Whether `slot` holds a machine and its socket is still the one of `generation`.
     @inlinable
     func current(_ slot: UInt32, _ generation: UInt32) -> Bool {
-        Int(slot) < slots.count && slots[Int(slot)].generation == generation && machines[Int(slot)] != nil
+        Int(slot) < slots.count && slots[Int(slot)].generation == generation && slots[Int(slot)].occupied
     }
 
     @inlinable
@@ -521,6 +523,9 @@ struct ShellLink {
 /// A slot's socket and heap bookkeeping, apart from its machine so that reading them never touches the machine type.
 @usableFromInline
 struct ShellSlot {
+    /// Whether a machine lives in the slot: checked here rather than on the machine's optional, whose comparison
+    /// with `nil` copied the whole machine.
+    @usableFromInline var occupied = false
     @usableFromInline var socket = ShellSocket.none
     /// Counts sockets: an event of an earlier one is ignored.
     @usableFromInline var generation: UInt32 = 0

@@ -14,10 +14,11 @@ public protocol ShellMachine {
     associatedtype Environment: AnyObject
 
     /// When the machine next wants ``wake(now:environment:io:)``: its own timers and its connection's; `nil` when
-    /// only a socket event can move it.
-    var nextWake: Instant? { get }
+    /// only a socket event can move it. (`mutating get` so that the shell reads it in place: a plain getter on a
+    /// machine in an array may copy the machine first.)
+    var nextWake: Instant? { mutating get }
     /// The machine is done and holds nothing: the shell frees its slot.
-    var isFinished: Bool { get }
+    var isFinished: Bool { mutating get }
 
     /// Called at or after ``nextWake``.
     mutating func wake(now: Instant, environment: Environment, io: inout ShellIO<Connection>)

@@ -47,6 +47,8 @@ struct Bot<A: Agent>: ShellMachine {
     let number: Int
     /// Its profile in the environment: persona, meters, connection settings, agent factory.
     let profile: Int
+    /// The profile's meters, kept here so that the hot path reads them without going through the environment.
+    let meters: Meters
     /// An open-model arrival (it plays its steps once), not one of the closed-model population.
     let oneShot: Bool
     private(set) var phase = Phase.ready(outage: nil)
@@ -64,19 +66,32 @@ struct Bot<A: Agent>: ShellMachine {
     /// Chat lines of `chat:` steps, sent once the next match's connection is established.
     private var pendingChat: [String] = []
 
-    init(number: Int, profile: Int, random: SeededRandom, oneShot: Bool) {
+    init(number: Int, profile: Int, meters: Meters, random: SeededRandom, oneShot: Bool) {
         self.number = number
         self.profile = profile
+        self.meters = meters
         self.random = random
         self.oneShot = oneShot
     }
 
     var isFinished: Bool { phase == .done }
 
+    /// Whether a connection is open: a tag check, where comparing the optional with `nil` copied the connection.
+    private var hasConnection: Bool {
+        if case .none = connection { return false }
+        return true
+    }
+
+    /// Whether an agent plays (a tag check, as ``hasConnection``).
+    private var hasAgent: Bool {
+        if case .none = agent { return false }
+        return true
+    }
+
     /// The earliest time this bot needs the shell: its steps, its agent, its traffic sample and its connection.
     var nextWake: Instant? {
         var wake = Instant.distantFuture
-        if let connection { wake = min(wake, connection.nextDeadline) }
+        if hasConnection { wake = min(wake, connection!.nextDeadline) }
         switch phase {
         case .ready: return .zero
         case .connecting(let since, _, _): wake = min(wake, since + BotEnvironment<A>.handshakeTimeout)
@@ -102,7 +117,6 @@ struct Bot<A: Agent>: ShellMachine {
         case .connecting(let since, _, let outage):
             // The protocol's own handshake timeout normally ends it first; this catches a stream that never opens.
             if now >= since + BotEnvironment<A>.handshakeTimeout {
-                let meters = environment.meters(profile)
                 meters.shard.add(meters.handshakeFailures)
                 meters.error("handshake_timeout")
                 if environment.profiles[profile].single {
@@ -129,7 +143,7 @@ struct Bot<A: Agent>: ShellMachine {
             break
         }
         // After the bot's own sends (which reset a keep-alive clock), so a keep-alive is sent only when due.
-        if connection != nil, now >= connection!.nextDeadline {
+        if hasConnection, now >= connection!.nextDeadline {
             connection!.tick(now: now, into: &io.actions)
             drain(now: now, environment, &io)
         }
@@ -137,7 +151,7 @@ struct Bot<A: Agent>: ShellMachine {
     }
 
     mutating func transportOpened(now: Instant, environment: Environment, io: inout ShellIO<Connection>) {
-        guard connection != nil else { return }
+        guard hasConnection else { return }
         switch phase {
         case .connecting:
             connection!.start(now: now, into: &io.actions)
@@ -153,9 +167,8 @@ struct Bot<A: Agent>: ShellMachine {
     mutating func received(
         _ bytes: UnsafeRawBufferPointer, now: Instant, environment: Environment, io: inout ShellIO<Connection>
     ) {
-        guard connection != nil else { return }
+        guard hasConnection else { return }
         traffic.received &+= UInt64(bytes.count)
-        let meters = environment.meters(profile)
         meters.shard.add(meters.bytesReceived, UInt64(bytes.count))
         connection!.receive(bytes, now: now, into: &io.actions)
         drain(now: now, environment, &io)
@@ -165,7 +178,7 @@ struct Bot<A: Agent>: ShellMachine {
     mutating func transportFailed(
         _ reason: String, now: Instant, environment: Environment, io: inout ShellIO<Connection>
     ) {
-        guard connection != nil else { return }
+        guard hasConnection else { return }
         connection!.transportFailed(reason, now: now, into: &io.actions)
         drain(now: now, environment, &io)
         countWritten(environment, &io)
@@ -266,7 +279,7 @@ struct Bot<A: Agent>: ShellMachine {
     private mutating func closeConnection(now: Instant, _ environment: Environment, _ io: inout ShellIO<Connection>)
     {
         setConnected(false, now: now, environment)
-        if connection != nil {
+        if hasConnection {
             connection!.close(now: now, into: &io.actions)
             io.actions.discardPendingEvents()
             drainMetrics(environment, &io)
@@ -280,7 +293,6 @@ struct Bot<A: Agent>: ShellMachine {
     /// Counts the bot in or out of `skirmish_bots_connected`, and starts or stops its traffic samples.
     private mutating func setConnected(_ connected: Bool, now: Instant, _ environment: Environment) {
         guard connected != traffic.isSampling else { return }
-        let meters = environment.meters(profile)
         meters.shard.add(meters.botsConnected, connected ? 1 : -1)
         if connected { traffic.start(now: now) } else { traffic.stop() }
     }
@@ -288,7 +300,6 @@ struct Bot<A: Agent>: ShellMachine {
     /// One second of this bot's traffic, each way, into `skirmish_bot_bytes_per_second`.
     private mutating func sampleTraffic(now: Instant, _ environment: Environment) {
         guard let rates = traffic.sample(now: now) else { return }
-        let meters = environment.meters(profile)
         meters.record(meters.bytesSentPerSecond, value: rates.sent)
         meters.record(meters.bytesReceivedPerSecond, value: rates.received)
     }
@@ -310,7 +321,7 @@ struct Bot<A: Agent>: ShellMachine {
         drainMetrics(environment, &io)
         let current = epoch
         while let event = io.actions.nextEvent() {
-            guard epoch == current, connection != nil else {
+            guard epoch == current, hasConnection else {
                 io.actions.discardPendingEvents()
                 break
             }
@@ -321,7 +332,6 @@ struct Bot<A: Agent>: ShellMachine {
     }
 
     private mutating func drainMetrics(_ environment: Environment, _ io: inout ShellIO<Connection>) {
-        let meters = environment.meters(profile)
         while let metric = io.actions.nextMetric() {
             switch metric {
             case .sent(let kind, let bytes): meters.sent(kind: kind, bytes: bytes)
@@ -359,7 +369,7 @@ struct Bot<A: Agent>: ShellMachine {
         case .closed(let reason):
             didDisconnect(reason, now: now, environment, &io)
         case .message(let message):
-            guard case .playing = phase, agent != nil else { return }
+            guard case .playing = phase, hasAgent else { return }
             runAgent(.received(message), now: now, environment, &io)
             if agent?.isMatchOver == true, case .playing = phase { finishMatch(now: now, environment, &io) }
         }
@@ -369,7 +379,6 @@ struct Bot<A: Agent>: ShellMachine {
         _ established: Connection.Established, resumed: Bool, now: Instant, _ environment: Environment,
         _ io: inout ShellIO<Connection>
     ) {
-        let meters = environment.meters(profile)
         switch phase {
         case .connecting(_, let until, let outage):
             meters.shard.add(meters.handshakes)
@@ -381,7 +390,7 @@ struct Bot<A: Agent>: ShellMachine {
             pendingChat.removeAll()
             if let chat = environment.profiles[profile].chat {
                 for text in lines {
-                    guard connection != nil else { break }
+                    guard hasConnection else { break }
                     connection!.send(chat(text), now: now, into: &io.actions)
                 }
             }
@@ -404,7 +413,6 @@ struct Bot<A: Agent>: ShellMachine {
         _ reason: CloseReason, now: Instant, _ environment: Environment, _ io: inout ShellIO<Connection>
     ) {
         setConnected(false, now: now, environment)
-        let meters = environment.meters(profile)
         if case .offline(let until, let since, let playUntil, _) = phase {
             // The protocol ended the connection when the bot dropped its socket: it comes back with a new one.
             phase = .offline(until: until, since: since, playUntil: playUntil, fresh: true)
@@ -463,7 +471,6 @@ struct Bot<A: Agent>: ShellMachine {
     /// Counts a return to play after an outage (or a resume) and its time; nothing when there was none.
     private func recordReconnect(since: Instant?, now: Instant, _ environment: Environment) {
         guard let since else { return }
-        let meters = environment.meters(profile)
         meters.shard.add(meters.reconnects)
         meters.record(meters.reconnect, seconds: (now - since).seconds)
     }
@@ -475,7 +482,7 @@ struct Bot<A: Agent>: ShellMachine {
     private mutating func goOffline(
         for duration: Duration, now: Instant, _ environment: Environment, _ io: inout ShellIO<Connection>
     ) {
-        guard case .playing(let until, nil, _) = phase, connection != nil else { return }
+        guard case .playing(let until, nil, _) = phase, hasConnection else { return }
         setConnected(false, now: now, environment)
         phase = .offline(until: now + duration, since: now, playUntil: until, fresh: false)
         connection!.suspend(now: now, into: &io.actions)
@@ -486,7 +493,7 @@ struct Bot<A: Agent>: ShellMachine {
     private mutating func comeBack(
         now: Instant, playUntil: Instant?, fresh: Bool, _ environment: Environment, _ io: inout ShellIO<Connection>
     ) {
-        guard connection != nil else {
+        guard hasConnection else {
             phase = .ready(outage: nil)
             return retryLater(now: now, outage: nil)
         }
@@ -512,7 +519,7 @@ struct Bot<A: Agent>: ShellMachine {
         let outbox = environment.outbox
         environment.outbox = []
         return AgentContext(
-            now: now, random: random, botNumber: number, roundTrip: roundTrip, meters: environment.meters(profile),
+            now: now, random: random, botNumber: number, roundTrip: roundTrip, meters: meters,
             outbox: outbox, match: connection?.matchID ?? 0)
     }
 
@@ -529,7 +536,7 @@ struct Bot<A: Agent>: ShellMachine {
     private mutating func runAgent(
         _ call: AgentCall, now: Instant, _ environment: Environment, _ io: inout ShellIO<Connection>
     ) {
-        guard agent != nil else { return }
+        guard hasAgent else { return }
         var context = makeContext(now: now, environment)
         switch call {
         case .established(let established): agent!.established(established, context: &context)
@@ -541,10 +548,10 @@ struct Bot<A: Agent>: ShellMachine {
         random = context.random
         var suspension: Duration?
         for outgoing in context.outbox {
-            guard connection != nil else { break }
+            guard hasConnection else { break }
             switch outgoing {
             case .message(let message):
-                if case .playing = phase {} else { environment.meters(profile).error("send_while_disconnected") }
+                if case .playing = phase {} else { meters.error("send_while_disconnected") }
                 connection!.send(message, now: now, into: &io.actions)
             case .raw(let bytes):
                 bytes.withUnsafeBytes { connection!.sendRaw($0, now: now, into: &io.actions) }
@@ -564,7 +571,6 @@ struct Bot<A: Agent>: ShellMachine {
         drainMetrics(environment, &io)
         let bytes = io.takeWrittenBytes()
         guard bytes > 0 else { return }
-        let meters = environment.meters(profile)
         meters.shard.add(meters.bytesSent, UInt64(bytes))
         traffic.sent &+= UInt64(bytes)
     }

@@ -32,7 +32,9 @@ final class Squad<A: Agent>: BotSquad {
     var count: Int { shell.count }
 
     func spawn(number: Int, profile: Int, random: SeededRandom, oneShot: Bool, now: Instant) -> UInt32 {
-        shell.add(Bot(number: number, profile: profile, random: random, oneShot: oneShot), now: now)
+        shell.add(
+            Bot(number: number, profile: profile, meters: environment.meters(profile), random: random, oneShot: oneShot),
+            now: now)
     }
 
     func retire(slot: UInt32, number: Int, now: Instant) {
