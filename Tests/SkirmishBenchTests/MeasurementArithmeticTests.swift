@@ -128,7 +128,7 @@ import Testing
     @Test func serverCoreProfileMatchesPerCore() {
         let profile = ServerCoreProfile.Result(
             inputNanoseconds: 1_000, inputAllocations: 0, tickNanosecondsPerMatch: 8_000, tickAllocationsPerMatch: 0,
-            packetsOutPerTick: 500, welcomed: 1_000)
+            packetsOutPerTick: 500, welcomed: 1_000, resends: 0)
         // Per match per second: 2 clients × 30 inputs × 1 µs + 60 ticks × 8 µs = 540 µs, so 1e6 / 540 matches.
         #expect(abs(profile.matchesPerCore(inputRate: 30) - 1_851.85) < 0.01)
     }

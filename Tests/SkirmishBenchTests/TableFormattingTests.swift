@@ -74,7 +74,7 @@ import Testing
         search.generatorBound = 2_000
         let profile = ServerCoreProfile.Result(
             inputNanoseconds: 0, inputAllocations: 0, tickNanosecondsPerMatch: 0, tickAllocationsPerMatch: 0,
-            packetsOutPerTick: 0, welcomed: 0)
+            packetsOutPerTick: 0, welcomed: 0, resends: 0)
         let result = ServerBenchmark.Result(inputRate: 30, profile: profile, steps: [], search: search, seconds: 42)
         #expect(
             result.summaryLines == [
