@@ -212,7 +212,7 @@ import Testing
         ServerBenchmark.StepResult(
             matches: matches, welcomed: 2 * matches, packetsIn: 0, packetsOut: 0, serverCPU: 0, ageP50: 0, ageP99: 0,
             ageMax: 0, delivered: 1, inputsDelivered: 1, reanchored: 0, generatorCPU: 0, generatorLatenessP99: 0,
-            generatorOverloaded: overloaded, passed: passed)
+            generatorAllocationsPerPacket: 0, generatorOverloaded: overloaded, passed: passed)
     }
 
     private func trial(swarmCPU: Double, serverCPU: Double) -> Trial {
