@@ -8,8 +8,8 @@ import SkirmishWire
 ///
 /// The clients are ``SnapConnection``s, the SNAP plug-in the swarm runs: their datagrams go to the core as from their
 /// own addresses, and every datagram the core sends goes to its client's connection, so the handshake, the acks and
-/// the session trailers are the protocol's own. Only the core is timed: the clients make a round's inputs before the
-/// clock starts, and take the core's datagrams after it stops.
+/// the session trailers are the protocol's own. Only the core is timed: before each round of inputs the clients take
+/// what the core sent since the last one and make the round's inputs, all before the clock starts.
 ///
 /// Timed in CPU time of this thread (CLOCK_THREAD_CPUTIME_ID), so other processes taking the core do not count:
 /// repeatable where the socket search is at the mercy of the scheduler, so it is the figure to compare before and
@@ -83,6 +83,8 @@ package struct ServerCoreProfile: Sendable {
         var tickTime: Int64 = 0
         var tickAllocations: UInt64 = 0
         var packetsOut = 0
+        // What the core sent since the clients last took anything.
+        var pending: [Outgoing] = []
         for tick in 0..<(ticks + 60) {
             let measured = tick >= 60 // the first second warms up
             owed += inputsPerTick
@@ -92,6 +94,13 @@ package struct ServerCoreProfile: Sendable {
             var inputAllocated: UInt64 = 0
             var inputs = 0
             for _ in 0..<rounds {
+                // Not timed, and all of the clients' work in one place: they take what the core sent since the last
+                // round (answering it), run their timers and make this round's inputs. Between two ticks with no
+                // round the core's caches then stay as warm as its own work left them.
+                world.deliver(pending)
+                pending.removeAll(keepingCapacity: true)
+                world.tickClients()
+                world.exchange()
                 senders.removeAll(keepingCapacity: true)
                 for index in world.clients.indices {
                     steps[index] &+= 1
@@ -121,10 +130,7 @@ package struct ServerCoreProfile: Sendable {
             let sent = out.count
             let tickElapsed = BenchSystem.threadCPUNanoseconds() - tickStart
             let allocationsAfter = environment.threadAllocations()
-            // Not timed: the clients take what the core sent, and what they answer goes back to it.
-            world.deliver(out)
-            world.tickClients()
-            world.exchange()
+            pending.append(contentsOf: out)
             out.removeAll(keepingCapacity: true)
             world.core.outbox = out
             guard measured else { continue }
@@ -232,7 +238,8 @@ package struct ServerCoreProfile: Sendable {
         mutating func exchange() {
             while !core.outbox.isEmpty {
                 let outgoing = core.outbox
-                core.outbox.removeAll()
+                // Its storage stays the core's: the next tick then allocates nothing to queue its packets.
+                core.outbox.removeAll(keepingCapacity: true)
                 deliver(outgoing)
             }
         }
