@@ -128,7 +128,7 @@ import Testing
     @Test func serverCoreProfileMatchesPerCore() {
         let profile = ServerCoreProfile.Result(
             inputNanoseconds: 1_000, inputAllocations: 0, tickNanosecondsPerMatch: 8_000, tickAllocationsPerMatch: 0,
-            packetsOutPerTick: 500, welcomed: 1_000)
+            packetsOutPerTick: 500, welcomed: 1_000, resends: 0)
         // Per match per second: 2 clients × 30 inputs × 1 µs + 60 ticks × 8 µs = 540 µs, so 1e6 / 540 matches.
         #expect(abs(profile.matchesPerCore(inputRate: 30) - 1_851.85) < 0.01)
     }
@@ -212,7 +212,7 @@ import Testing
         ServerBenchmark.StepResult(
             matches: matches, welcomed: 2 * matches, packetsIn: 0, packetsOut: 0, serverCPU: 0, ageP50: 0, ageP99: 0,
             ageMax: 0, delivered: 1, inputsDelivered: 1, reanchored: 0, generatorCPU: 0, generatorLatenessP99: 0,
-            generatorOverloaded: overloaded, passed: passed)
+            generatorAllocationsPerPacket: 0, generatorOverloaded: overloaded, passed: passed)
     }
 
     private func trial(swarmCPU: Double, serverCPU: Double) -> Trial {

@@ -47,15 +47,15 @@ import Testing
         let step = ServerBenchmark.StepResult(
             matches: 250, welcomed: 500, packetsIn: 15_000, packetsOut: 15_000, serverCPU: 0.5, ageP50: 0.25,
             ageP99: 2.5, ageMax: 7.25, delivered: 0.75, inputsDelivered: 1, reanchored: 0, generatorCPU: 0.2,
-            generatorLatenessP99: 0.5, generatorOverloaded: false, passed: true)
+            generatorLatenessP99: 0.5, generatorAllocationsPerPacket: 0.25, generatorOverloaded: false, passed: true)
         #expect(
             ServerBenchmark.StepResult.header
                 == " matches  in pkt/s out pkt/s  srv CPU  µs/pkt  age p50     p99     max   snaps  inputs  late"
-                + "  gen CPU  gen p99  verdict")
+                + "  gen CPU  gen p99 gen a/pkt  verdict")
         #expect(
             step.row
                 == "     250     15000     15000     50 %   16.67     0.25    2.50     7.3   75.0%  100.0%     0"
-                + "     20 %     0.50  pass")
+                + "     20 %     0.50      0.25  pass")
         var overloaded = step
         overloaded.generatorOverloaded = true
         #expect(overloaded.row.hasSuffix("  generator overloaded"))
@@ -70,11 +70,11 @@ import Testing
             ServerBenchmark.StepResult(
                 matches: 1_000, welcomed: 2_000, packetsIn: 60_000, packetsOut: 60_000, serverCPU: 0.6, ageP50: 1,
                 ageP99: 3.25, ageMax: 9, delivered: 1, inputsDelivered: 1, reanchored: 0, generatorCPU: 0.5,
-                generatorLatenessP99: 1, generatorOverloaded: false, passed: true))
+                generatorLatenessP99: 1, generatorAllocationsPerPacket: 0, generatorOverloaded: false, passed: true))
         search.generatorBound = 2_000
         let profile = ServerCoreProfile.Result(
             inputNanoseconds: 0, inputAllocations: 0, tickNanosecondsPerMatch: 0, tickAllocationsPerMatch: 0,
-            packetsOutPerTick: 0, welcomed: 0)
+            packetsOutPerTick: 0, welcomed: 0, resends: 0)
         let result = ServerBenchmark.Result(inputRate: 30, profile: profile, steps: [], search: search, seconds: 42)
         #expect(
             result.summaryLines == [

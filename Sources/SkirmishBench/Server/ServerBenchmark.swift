@@ -138,7 +138,8 @@ package enum ServerBenchmark {
                 break
             }
             let step = try await step(
-                matches: matches, settings: configuration, serverGroup: serverGroup, generatorGroup: generatorGroup)
+                matches: matches, settings: configuration, serverGroup: serverGroup, generatorGroup: generatorGroup,
+                environment: environment)
             result.steps.append(step)
             environment.output(step.row)
             if configuration.steps != nil {
@@ -180,6 +181,8 @@ package enum ServerBenchmark {
         package var reanchored: UInt64
         package var generatorCPU: Double
         package var generatorLatenessP99: Double
+        /// Heap allocations on the generator's thread per datagram it sent or received in the window.
+        package var generatorAllocationsPerPacket: Double
         package var generatorOverloaded: Bool
         package var passed: Bool
 
@@ -200,7 +203,8 @@ package enum ServerBenchmark {
             + pad("srv CPU", 9, left: true) + pad("µs/pkt", 8, left: true) + pad("age p50", 9, left: true)
             + pad("p99", 8, left: true) + pad("max", 8, left: true) + pad("snaps", 8, left: true)
             + pad("inputs", 8, left: true)
-            + pad("late", 6, left: true) + pad("gen CPU", 9, left: true) + pad("gen p99", 9, left: true) + "  verdict"
+            + pad("late", 6, left: true) + pad("gen CPU", 9, left: true) + pad("gen p99", 9, left: true)
+            + pad("gen a/pkt", 10, left: true) + "  verdict"
 
         package var row: String {
             pad("\(matches)", 8, left: true) + pad(fixed(packetsIn, 0), 10, left: true)
@@ -211,13 +215,14 @@ package enum ServerBenchmark {
                 + pad(fixed(100 * inputsDelivered, 1) + "%", 8, left: true) + pad("\(reanchored)", 6, left: true)
                 + pad(fixed(100 * generatorCPU, 0) + " %", 9, left: true)
                 + pad(fixed(generatorLatenessP99, 2), 9, left: true)
+                + pad(fixed(generatorAllocationsPerPacket, 2), 10, left: true)
                 + "  " + (generatorOverloaded ? "generator overloaded" : passed ? "pass" : "FAIL")
         }
     }
 
     private static func step(
         matches: Int, settings: Configuration, serverGroup: MultiThreadedEventLoopGroup,
-        generatorGroup: MultiThreadedEventLoopGroup
+        generatorGroup: MultiThreadedEventLoopGroup, environment: BenchEnvironment
     ) async throws -> StepResult {
         let inputRate = settings.inputRate
         var configuration = ServerConfiguration()
@@ -233,9 +238,13 @@ package enum ServerBenchmark {
 
         let clients = 2 * matches
         let control = NIOLockedValueBox(LoadGenerator.Control())
+        let threadAllocations = environment.threadAllocations
         let report = generatorGroup.next().submit {
             // This loop thread is the generator's for the step: no channel lives on this group.
-            LoadGenerator(serverPort: port, clients: clients, inputRate: inputRate, control: control).run()
+            LoadGenerator(
+                serverPort: port, clients: clients, inputRate: inputRate, control: control,
+                threadAllocations: threadAllocations
+            ).run()
         }
         defer { control.withLockedValue { $0.stop = true } }
         let deadline = ContinuousClock.now + .seconds(20 + clients / 1_000)
@@ -282,7 +291,8 @@ package enum ServerBenchmark {
             serverCPU: Double(after.cpu - before.cpu) / 1e9 / seconds, ageP50: percentiles.at(0.5), ageP99: ageP99,
             ageMax: percentiles.max, delivered: delivered, inputsDelivered: inputsDelivered, reanchored: reanchored,
             generatorCPU: Double(generated.cpuNanoseconds) / Double(max(generated.windowNanoseconds, 1)),
-            generatorLatenessP99: generated.latenessMilliseconds(0.99), generatorOverloaded: generated.overloaded,
+            generatorLatenessP99: generated.latenessMilliseconds(0.99),
+            generatorAllocationsPerPacket: generated.allocationsPerPacket, generatorOverloaded: generated.overloaded,
             passed: passed)
     }
 

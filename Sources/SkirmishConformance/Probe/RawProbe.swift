@@ -5,25 +5,32 @@ import SkirmishNet
 import SkirmishWire
 import Synchronization
 
-/// One raw connection to the server under test, for the checks that must send bytes no well-behaved client sends:
-/// a Hello answered by hand, forged cookies, malformed and oversize packets, wrong session trailers, silence.
+/// One connection to the server under test, for the checks that must send bytes no well-behaved client sends:
+/// forged cookies, malformed and oversize packets, stale numbers, wrong session trailers, silence.
 ///
-/// It is deliberately not a client: it keeps no protocol state beyond the session key it is told about, resends
-/// nothing and answers nothing unless a check says so. The checks that play the game use the client runtime
-/// (``AsyncClientSession``) instead. Over UDP it is a connected datagram socket (a fresh local port each, which is
-/// what a spoofing stranger looks like to the server); over TCP a length-framed stream; over WebSocket one binary
-/// message per packet.
+/// Its legitimate half is SNAP's own client, the plug-in the swarm runs (``SnapConnection``): the handshake
+/// (``handshake(_:within:)``), the acks and Pongs it owes for what it is given (``receive(within:answering:where:)``),
+/// the numbering and session trailer of the messages a check sends (``send(_:sealed:)`` with a `Message`) and the
+/// goodbye. Only the deliberately hostile bytes bypass it: a packet given as bytes, or with a number chosen by the
+/// check, goes out as given (sealed by the plug-in when asked, as a hostile *player*'s would be). Beyond that the
+/// probe does nothing of its own accord: its connection is ticked only while a handshake is under way (Hello resends),
+/// and datagrams read with ``receiveRaw(within:)`` or ``receive(within:)`` are not shown to the connection, so a
+/// check can listen without answering. The checks that play the game use the client runtime (``Player``) instead.
+/// Over UDP it is a connected datagram socket (a fresh local port each, which is what a spoofing stranger looks
+/// like to the server); over TCP a length-framed stream; over WebSocket one binary message per packet.
 final class RawProbe: Sendable {
     private let channel: any Channel
     private let transport: Transport
     private let inbox: Inbox
-    /// The session key from a Welcome this probe received (UDP): what it seals and opens datagrams with.
-    private let key = Mutex<SessionKey?>(nil)
+    /// The probe's SNAP connection: idle until ``handshake(_:within:)`` makes one for its Hello.
+    private let connection: Mutex<SnapConnection>
 
     private init(channel: any Channel, transport: Transport, inbox: Inbox) {
         self.channel = channel
         self.transport = transport
         self.inbox = inbox
+        let idle = Self.configuration(for: Hello(game: .puck, seats: 2, name: "probe"))
+        connection = Mutex(SnapConnection(configuration: idle, transport: transport))
     }
 
     deinit { channel.close(promise: nil) }
@@ -82,79 +89,111 @@ final class RawProbe: Sendable {
     /// Whether the server closed the connection (streams), or the socket failed.
     var isClosed: Bool { inbox.closed }
 
-    /// Adopts the key a Welcome carried: later ``send(_:sealed:)`` calls seal with it, ``receive(within:)`` opens.
-    func adopt(_ sessionKey: SessionKey) { key.withLock { $0 = sessionKey } }
+    /// The session key of the connection's Welcome (UDP), if it has one.
+    var sessionKey: SessionKey? { connection.withLock { $0.sessionKey } }
 
-    /// The session key adopted, if any.
-    var sessionKey: SessionKey? { key.withLock { $0 } }
+    // MARK: Sending
 
-    /// Sends `bytes` as one datagram, frame or message, as given; over UDP with the session trailer appended when
-    /// `sealed` and a key was adopted.
-    func send(_ bytes: [UInt8], sealed: Bool = true) {
-        var payload = bytes
-        if sealed, transport == .udp, let key = sessionKey {
-            payload += [UInt8](repeating: 0, count: SessionKey.trailerSize)
-            payload.withUnsafeMutableBytes { _ = key.seal($0, length: bytes.count, from: .client) }
+    /// Sends `message` through the connection, numbered and sealed as the protocol sends it. With `sealed` false a
+    /// datagram goes without its session trailer: a packet of the session that cannot prove it, which the server
+    /// must ignore.
+    func send(_ message: Message, sealed: Bool = true) {
+        let strip = !sealed && transport == .udp
+        let step = connection.withLock { connection -> Step in
+            let hasKey = connection.sessionKey != nil
+            var actions = ClientActions<SnapConnection>()
+            connection.send(message, now: .now(), into: &actions)
+            return Step(actions, stripping: strip && hasKey ? SessionKey.trailerSize : 0)
         }
-        var buffer = channel.allocator.buffer(capacity: payload.count + 4)
-        switch transport {
-        case .udp:
-            buffer.writeBytes(payload)
-            channel.writeAndFlush(buffer, promise: nil)
-        case .tcp:
-            buffer.writeInteger(UInt32(truncatingIfNeeded: payload.count))
-            buffer.writeBytes(payload)
-            channel.writeAndFlush(buffer, promise: nil)
-        case .webSocket:
-            buffer.writeBytes(payload)
-            channel.writeAndFlush(
-                WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: buffer), promise: nil)
-        }
+        write(step.packets)
     }
 
-    /// Encodes and sends `packet` (see ``send(_:sealed:)``).
+    /// Sends `bytes` as one datagram, frame or message, as given: over UDP with the session trailer appended by the
+    /// connection when `sealed` and it has a key; over TCP after a length prefix.
+    func send(_ bytes: [UInt8], sealed: Bool = true) {
+        guard sealed || transport != .udp else { return write(bytes) }
+        let step = connection.withLock { connection -> Step in
+            var actions = ClientActions<SnapConnection>()
+            bytes.withUnsafeBytes { connection.sendRaw($0, now: .now(), into: &actions) }
+            return Step(actions)
+        }
+        write(step.packets)
+    }
+
+    /// Encodes `packet` with the number it carries and sends it as bytes (sealed by the connection when `sealed`).
     func send(_ packet: Packet, sealed: Bool = true) {
         guard let bytes = try? packet.encoded() else { return }
         send(bytes, sealed: sealed)
     }
 
     /// Sends raw bytes over a TCP connection without any framing (a frame prefix announcing more than the limit).
-    func sendUnframed(_ bytes: [UInt8]) {
+    func sendUnframed(_ bytes: [UInt8]) { write(bytes) }
+
+    /// Writes `bytes` as one datagram, run of stream bytes or WebSocket message, exactly as they are.
+    private func write(_ bytes: [UInt8]) {
         var buffer = channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
-        channel.writeAndFlush(buffer, promise: nil)
+        switch transport {
+        case .udp, .tcp:
+            channel.writeAndFlush(buffer, promise: nil)
+        case .webSocket:
+            channel.writeAndFlush(
+                WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: buffer), promise: nil)
+        }
     }
 
-    /// The next datagram, frame or message as it arrived (trailer included), or `nil` when none comes in time.
+    private func write(_ packets: [[UInt8]]) {
+        for packet in packets { write(packet) }
+    }
+
+    // MARK: Receiving
+
+    /// The next datagram, frame or message as it arrived (trailer included), or `nil` when none comes in time. The
+    /// connection does not see it: nothing is answered.
     func receiveRaw(within limit: Duration) async -> [UInt8]? {
         await inbox.next(within: limit)
     }
 
     /// The next packet that decodes, with the size it arrived as; over UDP with a key, only datagrams whose trailer
-    /// verifies count (others are skipped). `nil` when none comes in time.
+    /// verifies count (others are skipped). `nil` when none comes in time. Nothing is answered.
     func receive(within limit: Duration) async -> (packet: Packet, size: Int)? {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            guard let bytes = await inbox.next(within: deadline - ContinuousClock.now) else { return nil }
-            if let packet = Self.decode(bytes, transport: transport, key: sessionKey) {
-                return (packet, bytes.count)
-            }
-        }
-        return nil
+        await receive(within: limit, answering: false)
     }
 
-    /// Waits for a packet that `match` accepts, skipping others (acking reliable ones over UDP, as a live client
-    /// would, when `ack` is set); `nil` when none comes in time.
-    func receive(within limit: Duration, ack: Bool = true, where match: (Packet) -> Bool) async -> Packet? {
+    /// Waits for a packet that `match` accepts, skipping others; `nil` when none comes in time. With `answering`,
+    /// every datagram read is also given to the connection, which sends what a live client owes for it (an Ack with
+    /// what it really holds, a Pong).
+    func receive(within limit: Duration, answering: Bool = true, where match: (Packet) -> Bool) async -> Packet? {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
-            guard let (packet, _) = await receive(within: deadline - ContinuousClock.now) else { return nil }
-            if ack, transport == .udp, packet.number != 0, packet.message.type.delivery == .reliable {
-                send(Packet(.ack(Ack(cumulative: packet.number, bitfield: 0))))
+            guard let (packet, _) = await receive(within: deadline - ContinuousClock.now, answering: answering) else {
+                return nil
             }
             if match(packet) { return packet }
         }
         return nil
+    }
+
+    private func receive(within limit: Duration, answering: Bool) async -> (packet: Packet, size: Int)? {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            guard let bytes = await inbox.next(within: deadline - ContinuousClock.now) else { return nil }
+            let packet = Self.decode(bytes, transport: transport, key: sessionKey)
+            if answering { write(give(bytes).packets) }
+            if let packet { return (packet, bytes.count) }
+        }
+        return nil
+    }
+
+    /// Hands what the channel read to the connection: a datagram or WebSocket message as it is, a TCP frame with
+    /// its length prefix again (the connection frames the stream itself).
+    private func give(_ bytes: [UInt8]) -> Step {
+        let input = transport == .tcp ? Self.framed(bytes) : bytes
+        return connection.withLock { connection -> Step in
+            var actions = ClientActions<SnapConnection>()
+            input.withUnsafeBytes { connection.receive($0, now: .now(), into: &actions) }
+            return Step(actions)
+        }
     }
 
     /// Decodes a datagram, frame or message; over UDP, a sealed one is opened with `key` first, and a Welcome sealed
@@ -175,46 +214,121 @@ final class RawProbe: Sendable {
         }
     }
 
-    /// Runs the whole handshake by hand: Hello (over UDP: Challenge, then Hello with the cookie), and returns the
-    /// server's answer to the Hello that counts (a Welcome, a Reject, or `nil` for silence). A Welcome's key is
-    /// adopted and the Welcome acknowledged.
+    // MARK: Handshake
+
+    /// Joins through the connection: a new one asks for `hello`'s game, seats, match and name, and runs its
+    /// handshake (over UDP: Hello, Challenge, Hello with the cookie, Welcome, and the Welcome's Ack), resending its
+    /// Hello as a client does. Returns the server's answer to the Hello that counts (the Welcome or a Reject), or
+    /// `nil` for silence.
+    ///
+    /// A non-zero `hello.resumeToken` is one this probe never received (a player's, replayed from elsewhere): it is
+    /// written into each Hello the connection sends, the one hostile part of such a handshake.
     func handshake(_ hello: Hello, within limit: Duration = .seconds(5)) async -> Packet? {
-        var hello = hello
-        send(Packet(.hello(hello)), sealed: false)
         let deadline = ContinuousClock.now + limit
-        if transport == .udp {
-            guard
-                let challenge = await receive(
-                    within: deadline - ContinuousClock.now,
-                    where: { Self.answers($0, with: .challenge) })
-            else { return nil }
-            guard case .challenge(let cookie) = challenge.message else { return challenge }
-            hello.cookie = cookie.cookie
-            send(Packet(.hello(hello)), sealed: false)
+        var configuration = Self.configuration(for: hello)
+        // The probe's deadline decides when to give up, not the connection's.
+        configuration.handshakeTimeout = limit + .seconds(1)
+        let stolen = hello.resumeToken
+        let opening = connection.withLock { connection -> Step in
+            connection = SnapConnection(configuration: configuration, transport: transport, name: hello.name)
+            var actions = ClientActions<SnapConnection>()
+            connection.start(now: .now(), into: &actions)
+            return Step(actions)
         }
-        guard
-            let answer = await receive(
-                within: deadline - ContinuousClock.now, ack: false,
-                where: { Self.answers($0, with: .welcome) })
-        else { return nil }
-        if case .welcome(let welcome) = answer.message {
-            if transport == .udp {
-                adopt(welcome.sessionKey)
-                send(Packet(.ack(Ack(cumulative: answer.number, bitfield: 0))))
+        write(forging(opening.packets, token: stolen))
+        while ContinuousClock.now < deadline {
+            let due = connection.withLock { $0.nextDeadline }
+            let untilDue = Duration.nanoseconds(max(due.nanoseconds(since: .now()), 1_000_000))
+            guard let bytes = await inbox.next(within: min(deadline - ContinuousClock.now, untilDue)) else {
+                let step = connection.withLock { connection -> Step in
+                    var actions = ClientActions<SnapConnection>()
+                    connection.tick(now: .now(), into: &actions)
+                    return Step(actions)
+                }
+                write(forging(step.packets, token: stolen))
+                if step.closed { return nil }
+                continue
+            }
+            let packet = Self.decode(bytes, transport: transport, key: sessionKey)
+            let step = give(bytes)
+            write(forging(step.packets, token: stolen))
+            if step.established { return packet }
+            if step.closed {
+                guard case .reject? = packet?.message else { return nil }
+                return packet
             }
         }
-        return answer
+        return nil
     }
 
-    /// Whether `packet` answers a Hello: a packet of type `type`, or a Reject.
-    private static func answers(_ packet: Packet, with type: MessageType) -> Bool {
-        packet.message.type == type || packet.message.type == .reject
+    /// The connection's Hellos with `token` for a resume token (when it is not 0); every other packet as it is.
+    private func forging(_ packets: [[UInt8]], token: UInt64) -> [[UInt8]] {
+        guard token != 0 else { return packets }
+        let prefix = transport == .tcp ? 4 : 0
+        return packets.map { bytes in
+            guard bytes.count > prefix,
+                let packet = try? Packet.decode(Array(bytes[prefix...]), maxSize: WireLimits.maxFrame),
+                case .hello(var hello) = packet.message
+            else { return bytes }
+            hello.resumeToken = token
+            guard let forged = try? Packet(number: packet.number, .hello(hello)).encoded() else { return bytes }
+            return prefix == 0 ? forged : Self.framed(forged)
+        }
     }
 
-    /// Leaves politely (a sealed Disconnect) and closes the socket.
+    /// Leaves politely and closes the socket: the connection's goodbye (a sealed Disconnect) when it holds a seat;
+    /// over a stream, where a Hello sent as bytes may have seated the probe without its connection knowing, a plain
+    /// Disconnect.
     func close() {
-        if transport != .udp || sessionKey != nil { send(Packet(.disconnect(Disconnect(reason: .quit)))) }
+        let goodbye = connection.withLock { connection -> Step in
+            var actions = ClientActions<SnapConnection>()
+            connection.close(now: .now(), into: &actions)
+            return Step(actions)
+        }
+        if !goodbye.packets.isEmpty {
+            write(goodbye.packets)
+        } else if transport != .udp {
+            send(Packet(.disconnect(Disconnect(reason: .quit))))
+        }
         channel.close(promise: nil)
+    }
+
+    // MARK: Plumbing
+
+    /// What one call into the connection left: its packets as bytes, and whether it was seated or closed.
+    private struct Step: Sendable {
+        var packets: [[UInt8]]
+        var established = false
+        var closed = false
+
+        /// The packets of `actions`, each shortened by `stripping` bytes (a session trailer cut off), and its events.
+        init(_ actions: ClientActions<SnapConnection>, stripping: Int = 0) {
+            packets = actions.packets.map { Array($0.dropLast(stripping)) }
+            for event in actions.events {
+                switch event {
+                case .established: established = true
+                case .closed: closed = true
+                case .resumed, .message: break
+                }
+            }
+        }
+    }
+
+    /// The connection's configuration for joining with `hello`: its game, seats, match and name; no round-trip
+    /// Pings of its own.
+    private static func configuration(for hello: Hello) -> SnapConnection.Configuration {
+        var configuration = SnapConnection.Configuration(game: hello.game, seats: hello.seats)
+        configuration.match = hello.match
+        configuration.name = hello.name
+        configuration.pingInterval = nil
+        return configuration
+    }
+
+    /// `bytes` after their u32 big-endian length: a TCP frame.
+    private static func framed(_ bytes: [UInt8]) -> [UInt8] {
+        let length = UInt32(truncatingIfNeeded: bytes.count)
+        return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+            + bytes
     }
 }
 

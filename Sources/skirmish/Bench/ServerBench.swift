@@ -10,9 +10,11 @@ struct ServerBench: AsyncParsableCommand {
             The reference server runs in this process on one event loop pinned to core 0 (UDP only; it reads \
             datagrams with recvmmsg and writes them with sendmmsg). A load generator thread pinned to core 1 plays \
             two clients per match from one UDP socket, each client with its own loopback address (127.64.0.0/16, \
-            chosen per datagram with IP_PKTINFO), in batches of datagrams (sendmmsg, recvmmsg): it does the cookie \
-            handshake, acknowledges reliable packets and sends a PaddleState per client at --input-rate; it is not \
-            SkirmishNet, so the server is what runs out of time. (--no-pin leaves both unpinned.)
+            chosen per datagram with IP_PKTINFO), in batches of datagrams (sendmmsg, recvmmsg). Each client is \
+            SNAP's own client connection (the plug-in the swarm runs, through its allocation-free API): it does the \
+            cookie handshake, acknowledges reliable packets, seals every datagram with its session key and sends a \
+            PaddleState at --input-rate. Only the sockets and the schedule are the generator's, and one thread \
+            drives every client, so the server is what runs out of time. (--no-pin leaves both unpinned.)
 
             Each step starts a fresh server with M matches, waits until every client is welcomed, warms up for \
             --warmup seconds and measures for --window seconds:
@@ -21,6 +23,8 @@ struct ServerBench: AsyncParsableCommand {
               snaps          snapshots received / the 30 Hz per client expected
               server CPU     CPU time of the server's loop thread / wall time
               inputs         PaddleStates the server decoded / those the generator's kernel accepted, whole step
+              gen a/pkt      heap allocations on the generator's thread per datagram it sent or received in the \
+            window (0 is the goal: nothing is allocated per packet)
             A step passes when snapshot age p99 < 16.7 ms, ≥ 99 % of snapshots and of inputs arrive and the \
             server never re-anchored its schedule. The search doubles M until a step fails, then bisects between \
             the last pass and the first failure until they are within 5 % (or --time-limit runs out). A step whose \
