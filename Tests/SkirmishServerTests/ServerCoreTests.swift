@@ -245,6 +245,25 @@ import Testing
         #expect(outcome.first?.winner == .me, "b won the forfeit")
     }
 
+    /// An input in flight when its match ended (the other player left, a goal decided it) is late, as a reordered
+    /// one is: counted as stale, never as an honest client out of state (issue 31, item 3).
+    @Test func anInputThatArrivesAfterItsMatchEndedIsStaleNotOutOfState() throws {
+        var harness = Harness()
+        let a = try Self.address(45_100)
+        let b = try Self.address(45_101)
+        _ = try harness.join(a)
+        _ = try harness.join(b)
+        harness.advance(.milliseconds(500))
+        _ = harness.drain()
+        harness.send(Packet(.disconnect(Disconnect(reason: .quit))), from: a)
+        harness.advance(.milliseconds(100))
+        _ = harness.drain()
+        #expect(harness.core.stats.forfeits == 1)
+        harness.send(Packet(number: 900, .paddleState(PaddleState(inputStep: 90, x: 160, y: 400, vx: 0, vy: 0))), from: b)
+        #expect(harness.core.stats.rejections(.outOfState) == 0)
+        #expect(harness.core.stats.rejections(.stale) == 1)
+    }
+
     @Test func aSeatIsReleasedWhenTheResumeWindowPasses() throws {
         var harness = Harness()
         let a = try Self.address(44_000)

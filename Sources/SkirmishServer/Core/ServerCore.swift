@@ -374,11 +374,16 @@ package struct ServerCore: Sendable {
             guard let seats = seating[peer.match] else { return stats.reject(.outOfState) }
             for case let other? in seats where other != id { send(.chat(chat), to: other, now: now) }
         default:
-            guard let index = matches.index(forKey: peer.match) else { return stats.reject(.outOfState) }
+            // An unreliable input that was in flight when its match ended (a player sends inputs until it hears the
+            // match is over) is late, as a reordered one is: counted as stale, not as a client out of state.
+            let late = message.type.delivery == .unreliable
+            guard let index = matches.index(forKey: peer.match) else {
+                return stats.reject(late ? .stale : .outOfState)
+            }
             let verdict = matches.values[index].receive(message, from: peer.seat, now: now, into: &outputs)
             switch verdict {
             case .accepted: break
-            case .outOfState: stats.reject(.outOfState)
+            case .outOfState: stats.reject(late && matches.values[index].isOver ? .stale : .outOfState)
             case .outOfTurn: stats.reject(.outOfTurn)
             case .badValue: stats.reject(.badValue)
             }
