@@ -141,7 +141,9 @@ extension NodeReader {
         guard let nameNode = fields.take("name") else {
             throw error(
                 node, "`protocol` has no `name`",
-                hint: "write `protocol: {name: \(known.first ?? "snap"), …}` or just `protocol: \(known.first ?? "snap")`")
+                hint:
+                    "write `protocol: {name: \(known.first ?? "snap"), …}` or just `protocol: \(known.first ?? "snap")`"
+            )
         }
         let name = try string(nameNode, "protocol name").trimmed.lowercased()
         let found = try entry(name, at: nameNode)
@@ -237,7 +239,8 @@ extension NodeReader {
             let names = entry.behaviors.keys.sorted()
             if let other = vocabulary.protocols.first(where: { $0.value.behaviors[behaviorText] != nil })?.key {
                 throw error(
-                    behaviorNode ?? node, "behavior `\(behaviorText)` belongs to protocol `\(other)`, not to this script's",
+                    behaviorNode ?? node,
+                    "behavior `\(behaviorText)` belongs to protocol `\(other)`, not to this script's",
                     hint: "set `protocol: \(other)` at the top of the script, or choose one of: "
                         + names.joined(separator: ", "))
             }
@@ -246,7 +249,8 @@ extension NodeReader {
                 hint: (suggestion(behaviorText, names).map { "did you mean `\($0)`? " } ?? "")
                     + "choose one of: \(names.joined(separator: ", "))")
         }
-        let behavior = BehaviorName(rawValue: entry.behaviors[behaviorText] != nil ? behaviorText : behaviorText.lowercased())
+        let behavior = BehaviorName(
+            rawValue: entry.behaviors[behaviorText] != nil ? behaviorText : behaviorText.lowercased())
         let behaviorOptions = try behaviorEntry.options(&options, decoded.configuration)
         let inputRate =
             try inputRateNode.map { (n) throws(ScriptError) in try rate(n, "input_rate", max: 120) }

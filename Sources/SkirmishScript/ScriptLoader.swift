@@ -222,8 +222,7 @@ struct NodeReader {
         try choice(node, what, T.allCases.map { ($0.rawValue, $0) })
     }
 
-    func choice<T>(_ node: Node, _ what: String, _ options: [(name: String, value: T)]) throws(ScriptError) -> T
-    {
+    func choice<T>(_ node: Node, _ what: String, _ options: [(name: String, value: T)]) throws(ScriptError) -> T {
         let text = try string(node, what)
         guard let value = options.first(where: { $0.name == text.trimmed.lowercased() })?.value else {
             let names = options.map(\.name)

@@ -123,7 +123,10 @@ public struct ScriptOptions {
         var items: [ScriptOptions] = []
         for item in try reader.sequence(node, "`\(key)`", depth: depth + 1, limit: limit) {
             if case .mapping = item {
-                items.append(ScriptOptions(reader: reader, fields: try reader.fields(item, "an item of `\(key)`", depth: depth + 2), depth: depth + 2))
+                items.append(
+                    ScriptOptions(
+                        reader: reader, fields: try reader.fields(item, "an item of `\(key)`", depth: depth + 2),
+                        depth: depth + 2))
             } else {
                 let entry = Fields.Entry(key: "value", keyNode: item, value: item)
                 items.append(

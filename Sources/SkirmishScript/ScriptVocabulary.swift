@@ -26,8 +26,9 @@ public struct ScriptVocabulary: Sendable {
         /// The keys ``configuration`` may read, for hints.
         public var configurationKeys: [String]
         /// Decodes a persona's protocol keys over the script's configuration.
-        public var persona: @Sendable (inout ScriptOptions, OptionValue, PersonaContext) throws(ScriptError)
-            -> PersonaProtocol
+        public var persona:
+            @Sendable (inout ScriptOptions, OptionValue, PersonaContext) throws(ScriptError)
+                -> PersonaProtocol
         /// The persona keys ``persona`` may read, for hints.
         public var personaKeys: [String]
         /// The behaviours a persona of this protocol may name.
@@ -40,7 +41,8 @@ public struct ScriptVocabulary: Sendable {
         public init(
             transports: Set<Transport>, configurationKeys: [String] = [],
             configuration: @escaping @Sendable (inout ScriptOptions) throws(ScriptError) -> OptionValue,
-            persona: @escaping @Sendable (inout ScriptOptions, OptionValue, PersonaContext) throws(ScriptError)
+            persona:
+                @escaping @Sendable (inout ScriptOptions, OptionValue, PersonaContext) throws(ScriptError)
                 -> PersonaProtocol,
             personaKeys: [String], behaviors: [String: BehaviorEntry], chat: (@Sendable (String) -> String?)?
         ) {

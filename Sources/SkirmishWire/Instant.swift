@@ -30,6 +30,7 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
     @inlinable
     public var seconds: Double { Double(nanoseconds) / 1e9 }
 
+    /// Whether `lhs` comes before `rhs`.
     @inlinable
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
 

@@ -656,7 +656,8 @@ import Testing
             for number in 1...count {
                 simulation.client.send(Self.chat("\(number)"), now: Instant(simulation.now), into: &simulation.actions)
                 simulation.client.send(
-                    .paddleState(PaddleState(inputStep: number, x: 0, y: 0, vx: 0, vy: 0)), now: Instant(simulation.now),
+                    .paddleState(PaddleState(inputStep: number, x: 0, y: 0, vx: 0, vy: 0)),
+                    now: Instant(simulation.now),
                     into: &simulation.actions)
                 simulation.execute()
                 simulation.carry(

@@ -74,14 +74,17 @@ extension Catalogue {
                 return configuration
             })
         catalogue.defaultProtocol = "keyval"
-        let options: @Sendable (inout ScriptOptions, KeyValueConnection.Configuration) throws(ScriptError) -> OptionValue = {
-            (options: inout ScriptOptions, _: KeyValueConnection.Configuration) throws(ScriptError) -> OptionValue in
-            OptionValue(KeyValueClient.Options(keys: UInt16(try options.integer("keys", in: 1...65_535) ?? 100)))
-        }
+        let options:
+            @Sendable (inout ScriptOptions, KeyValueConnection.Configuration) throws(ScriptError) -> OptionValue = {
+                (options: inout ScriptOptions, _: KeyValueConnection.Configuration) throws(ScriptError) -> OptionValue
+                in
+                OptionValue(KeyValueClient.Options(keys: UInt16(try options.integer("keys", in: 1...65_535) ?? 100)))
+            }
         catalogue.register(
             behavior: "writer", keys: ["keys"],
-            series: { _ in BehaviorSeries(checks: ["put_echoed"]) }, options: options
-        ) { context in KeyValueClient(writes: true, context: &context) }
+            series: { _ in BehaviorSeries(checks: ["put_echoed"]) }, options: options,
+            make: { context in KeyValueClient(writes: true, context: &context) }
+        )
         catalogue.register(behavior: "reader", keys: ["keys"], options: options) { context in
             KeyValueClient(writes: false, context: &context)
         }

@@ -86,7 +86,9 @@ struct KeyValueConnection: ClientProtocol {
                 return finish(.transport("a frame of \(length) bytes"), into: &actions)
             }
             guard stream.count >= 2 + length else { return }
-            stream.withUnsafeBytes { take(UnsafeRawBufferPointer(rebasing: $0[2..<(2 + length)]), now: now, into: &actions) }
+            stream.withUnsafeBytes {
+                take(UnsafeRawBufferPointer(rebasing: $0[2..<(2 + length)]), now: now, into: &actions)
+            }
             stream.removeFirst(2 + length)
         }
     }

@@ -24,7 +24,9 @@ final class KeyValueServer: Sendable {
         var counts: Counts { storage.withLock { $0.counts } }
 
         /// Answers one packet from a client (`nil`: no answer), counting both.
-        func answer(_ bytes: UnsafeRawBufferPointer, session known: UInt32?) -> (reply: KeyValuePacket?, session: UInt32?) {
+        func answer(_ bytes: UnsafeRawBufferPointer, session known: UInt32?) -> (
+            reply: KeyValuePacket?, session: UInt32?
+        ) {
             storage.withLock { state in
                 guard let packet = KeyValuePacket.decode(bytes) else {
                     state.counts.received["malformed", default: 0] += 1

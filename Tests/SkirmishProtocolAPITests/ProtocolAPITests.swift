@@ -45,7 +45,9 @@ import Testing
         let outcome = await swarm.run { progress in first.withLock { $0 = $0 ?? progress.snapshot } }
         let snapshot = outcome.snapshot
 
-        func sent(_ type: String) -> Int { Int(snapshot.counterTotal(SkirmishMetrics.packetsSent, where: ["type": type])) }
+        func sent(_ type: String) -> Int {
+            Int(snapshot.counterTotal(SkirmishMetrics.packetsSent, where: ["type": type]))
+        }
         func received(_ type: String) -> Int {
             Int(snapshot.counterTotal(SkirmishMetrics.packetsReceived, where: ["type": type]))
         }
@@ -114,7 +116,9 @@ import Testing
         #expect(unknown.message == "unknown key `kays` in a persona")
         #expect(unknown.hint?.contains("did you mean `keys`?") == true)
         let option = try #require(throws: ScriptError.self) {
-            try loader.parse("name: x\nprotocol: {name: keyval, silence_timeout: soon}\npersonas: [{name: p, behavior: writer}]\n", file: "x.yaml")
+            try loader.parse(
+                "name: x\nprotocol: {name: keyval, silence_timeout: soon}\npersonas: [{name: p, behavior: writer}]\n",
+                file: "x.yaml")
         }
         #expect(option.line == 2)
         let protocolName = try #require(throws: ScriptError.self) {

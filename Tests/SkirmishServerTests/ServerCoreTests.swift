@@ -259,7 +259,8 @@ import Testing
         harness.advance(.milliseconds(100))
         _ = harness.drain()
         #expect(harness.core.stats.forfeits == 1)
-        harness.send(Packet(number: 900, .paddleState(PaddleState(inputStep: 90, x: 160, y: 400, vx: 0, vy: 0))), from: b)
+        harness.send(
+            Packet(number: 900, .paddleState(PaddleState(inputStep: 90, x: 160, y: 400, vx: 0, vy: 0))), from: b)
         #expect(harness.core.stats.rejections(.outOfState) == 0)
         #expect(harness.core.stats.rejections(.stale) == 1)
     }

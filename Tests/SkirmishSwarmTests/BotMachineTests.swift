@@ -29,7 +29,11 @@ import Testing
             packetKinds: [PacketKind("text", delivery: "reliable")], figures: [.roundTrip, .handshake],
             errorKinds: ["refused"])
 
-        enum State: Equatable { case idle, handshaking(resuming: Bool), open, suspended, closed }
+        enum State: Equatable {
+            case idle
+            case handshaking(resuming: Bool)
+            case open, suspended, closed
+        }
 
         let configuration: Configuration
         var state = State.idle
@@ -46,7 +50,9 @@ import Testing
             actions.write(Array("hello".utf8))
         }
 
-        mutating func receive(_ bytes: UnsafeRawBufferPointer, now: Instant, into actions: inout ClientActions<Scripted>) {
+        mutating func receive(
+            _ bytes: UnsafeRawBufferPointer, now: Instant, into actions: inout ClientActions<Scripted>
+        ) {
             for command in String(decoding: bytes, as: UTF8.self).split(separator: "|") {
                 guard state != .closed else { return }
                 switch command {

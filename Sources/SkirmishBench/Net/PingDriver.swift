@@ -55,7 +55,8 @@ package final class PingDriver {
                 index: index,
                 connection: SnapConnection(
                     configuration: configuration,
-                    setup: ConnectionSetup(transport: .udp, player: index, name: "bench\(index)", seed: UInt64(index + 1))),
+                    setup: ConnectionSetup(
+                        transport: .udp, player: index, name: "bench\(index)", seed: UInt64(index + 1))),
                 request: SocketRequest(target: target, seed: UInt64(index + 1)))
             let slot = shell.add(machine, now: now)
             slots.append(slot)
@@ -136,7 +137,8 @@ struct PingMachine: ShellMachine {
 
     mutating func ping(now: Instant, io: inout ShellIO<SnapConnection>) {
         count &+= 1
-        connection.send(.ping(Ping(player: UInt32(index), count: count, sendTime: now.seconds)), now: now, into: &io.actions)
+        connection.send(
+            .ping(Ping(player: UInt32(index), count: count, sendTime: now.seconds)), now: now, into: &io.actions)
     }
 
     mutating func close(now: Instant, io: inout ShellIO<SnapConnection>) {

@@ -65,6 +65,7 @@ public struct PacketKind: Sendable, Hashable {
 
 /// The figures a run can show, each measured by a protocol or by a behaviour, or by neither and then absent.
 public struct Figures: OptionSet, Sendable, Hashable {
+    /// The set's bits.
     public var rawValue: UInt32
 
     /// A set from its bits.

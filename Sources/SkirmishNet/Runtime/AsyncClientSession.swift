@@ -72,7 +72,8 @@ package final class AsyncClientSession: Sendable {
                 setup: ConnectionSetup(
                     transport: configuration.target.transport, player: Int(truncatingIfNeeded: id),
                     name: configuration.connection.name ?? "player", seed: configuration.seed),
-                request: SocketRequest(target: configuration.target, link: configuration.link, seed: configuration.seed),
+                request: SocketRequest(
+                    target: configuration.target, link: configuration.link, seed: configuration.seed),
                 continuation: continuation, selfTimed: configuration.selfTimed)
             let now = Instant.now()
             let slot = shell.add(machine, now: now)

@@ -271,7 +271,9 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
 
     /// Opens a non-blocking UDP socket connected to `remote` (bound to `localPort` first when given) and adds it to
     /// this loop's epoll set; its readiness reaches the delegate its `tag` names. Call on the loop.
-    package func openDatagram(to remote: SocketAddress, localPort: Int?, tag: SocketTag) throws(ClientLoopError) -> Int32 {
+    package func openDatagram(to remote: SocketAddress, localPort: Int?, tag: SocketTag) throws(ClientLoopError)
+        -> Int32
+    {
         let family = remote.protocol == .inet6 ? AF_INET6 : AF_INET
         let fd = remote.withSockAddr { address, length in
             skirmish_udp_open(family, address, socklen_t(length), Int32(localPort ?? 0))

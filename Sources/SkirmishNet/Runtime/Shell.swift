@@ -27,6 +27,7 @@ import SkirmishWire
 public final class Shell<Machine: ShellMachine> {
     package let loop: ClientLoop
     @usableFromInline let datagrams: DatagramIO
+    /// What every machine of the shell shares, passed to each call.
     public let environment: Machine.Environment
     @usableFromInline var settings: ShellSettings
     /// This shell's index among the loop's delegates (the top byte of its sockets' tags).

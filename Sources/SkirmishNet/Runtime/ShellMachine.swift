@@ -42,6 +42,7 @@ public struct SocketRequest: Sendable {
     /// Seeds the link emulation.
     public var seed: UInt64
 
+    /// A socket to `target` over `link`, seeded with `seed`.
     public init(target: Target, link: LinkProfile = .perfect, seed: UInt64 = 1) {
         self.target = target
         self.link = link
@@ -66,6 +67,7 @@ public struct ShellIO<Connection: ClientProtocol> {
     @usableFromInline var pending: [(afterPackets: Int, operation: Operation)] = []
     @usableFromInline var counted = 0
 
+    /// An empty buffer.
     public init() {}
 
     /// Socket operations, each after the packets written before it was asked for.

@@ -7,7 +7,8 @@ extension SnapConnection {
     /// A connection on `transport` for a player named `name`.
     package init(configuration: Configuration, transport: Transport, name: String = "player", player: Int = 0) {
         self.init(
-            configuration: configuration, setup: ConnectionSetup(transport: transport, player: player, name: name, seed: 1))
+            configuration: configuration,
+            setup: ConnectionSetup(transport: transport, player: player, name: name, seed: 1))
     }
 
     package mutating func connect(now: NIODeadline) -> ClientActions<Self> {

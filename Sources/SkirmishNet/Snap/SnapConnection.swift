@@ -11,7 +11,9 @@ import SkirmishWire
 /// Welcome's token while the reliable stream carries on underneath. It never reads a clock and never touches a
 /// socket: that is what lets the tests play whole handshakes, drops and lossy exchanges by hand.
 public struct SnapConnection: ClientProtocol, Sendable {
+    /// SNAP's catalogue of messages.
     public typealias Message = SkirmishWire.Message
+    /// A seat's `Welcome`: its peer id, match, seat, tick rate and resume token.
     public typealias Established = Welcome
 
     /// Where the connection is; the only state there is (no flags beside it).
@@ -47,7 +49,8 @@ public struct SnapConnection: ClientProtocol, Sendable {
     /// game plus the game's own range of the catalogue.
     public static func expects(kind: Int, with configuration: Configuration) -> Bool {
         let type = MessageType.allCases[kind]
-        return expected(type, game: configuration.game, from: .client) || expected(type, game: configuration.game, from: .server)
+        return expected(type, game: configuration.game, from: .client)
+            || expected(type, game: configuration.game, from: .server)
     }
 
     /// Whether a legitimate client of `game` ever sees `type` coming from `sender`: control messages of every game
@@ -120,6 +123,7 @@ public struct SnapConnection: ClientProtocol, Sendable {
             name: Self.wireName(configuration.name ?? setup.name))
     }
 
+    /// The handshake's resend and timeout, or once seated the next Ping and the reliable layer's timers.
     public var nextDeadline: Instant {
         switch state {
         case .handshaking, .resuming: min(nextHello, handshakeDeadline)
@@ -405,7 +409,8 @@ public struct SnapConnection: ClientProtocol, Sendable {
         counters.decodeErrors.count(.tooLarge)
         stream.removeAll()
         actions.record(.error(kind: "decode_too_large"))
-        finish(.transportError("a frame of \(length) bytes, over the \(WireLimits.maxFrame)-byte limit"), into: &actions)
+        finish(
+            .transportError("a frame of \(length) bytes, over the \(WireLimits.maxFrame)-byte limit"), into: &actions)
     }
 
     private mutating func receiveDatagram(

@@ -98,9 +98,10 @@ public struct Catalogue: Sendable {
         protocol connection: Connection.Type, configurationKeys: [String] = [],
         configuration: @escaping @Sendable (inout ScriptOptions) throws(ScriptError) -> Connection.Configuration,
         personaKeys: [String] = [],
-        persona: @escaping @Sendable (
-            inout ScriptOptions, Connection.Configuration, ScriptVocabulary.PersonaContext
-        ) throws(ScriptError) -> PersonaSettings<Connection> = { _, configuration, _ in
+        persona:
+            @escaping @Sendable (
+                inout ScriptOptions, Connection.Configuration, ScriptVocabulary.PersonaContext
+            ) throws(ScriptError) -> PersonaSettings<Connection> = { _, configuration, _ in
                 PersonaSettings(configuration: configuration, gameName: Connection.description.name)
             },
         chat: ChatSupport<Connection>? = nil
@@ -112,17 +113,17 @@ public struct Catalogue: Sendable {
         }
         let decodePersona:
             @Sendable (inout ScriptOptions, OptionValue, ScriptVocabulary.PersonaContext) throws(ScriptError) ->
-            ScriptVocabulary.PersonaProtocol = {
-                (options: inout ScriptOptions, base: OptionValue, context: ScriptVocabulary.PersonaContext)
-                    throws(ScriptError) -> ScriptVocabulary.PersonaProtocol in
-                guard let base = base.get(Connection.Configuration.self) else {
-                    throw options.error("the protocol's configuration is not a \(name) configuration")
+                ScriptVocabulary.PersonaProtocol = {
+                    (options: inout ScriptOptions, base: OptionValue, context: ScriptVocabulary.PersonaContext)
+                        throws(ScriptError) -> ScriptVocabulary.PersonaProtocol in
+                    guard let base = base.get(Connection.Configuration.self) else {
+                        throw options.error("the protocol's configuration is not a \(name) configuration")
+                    }
+                    let settings = try persona(&options, base, context)
+                    return ScriptVocabulary.PersonaProtocol(
+                        configuration: OptionValue(settings.configuration), gameName: settings.gameName,
+                        defaultBehavior: settings.defaultBehavior, defaultInputRate: settings.defaultInputRate)
                 }
-                let settings = try persona(&options, base, context)
-                return ScriptVocabulary.PersonaProtocol(
-                    configuration: OptionValue(settings.configuration), gameName: settings.gameName,
-                    defaultBehavior: settings.defaultBehavior, defaultInputRate: settings.defaultInputRate)
-            }
         var problem: (@Sendable (String) -> String?)?
         if let chat { problem = chat.problem }
         let script = ScriptVocabulary.ProtocolEntry(
@@ -143,7 +144,8 @@ public struct Catalogue: Sendable {
     public mutating func register<A: Agent>(
         behavior name: String, games: Set<GameKind>? = nil, keys: [String] = [], isLegit: Bool = true,
         series: @escaping @Sendable (A.Connection.Configuration) -> BehaviorSeries = { _ in BehaviorSeries() },
-        options: @escaping @Sendable (inout ScriptOptions, A.Connection.Configuration) throws(ScriptError)
+        options:
+            @escaping @Sendable (inout ScriptOptions, A.Connection.Configuration) throws(ScriptError)
             -> OptionValue = { _, _ in .none },
         make: @escaping @Sendable (inout AgentContext<A.Connection>) -> A
     ) {
@@ -157,7 +159,8 @@ public struct Catalogue: Sendable {
     mutating func register<Connection: ClientProtocol>(
         behavior name: String, of connection: Connection.Type, games: Set<GameKind>? = nil, keys: [String] = [],
         isLegit: Bool = true,
-        options: @escaping @Sendable (inout ScriptOptions, Connection.Configuration) throws(ScriptError)
+        options:
+            @escaping @Sendable (inout ScriptOptions, Connection.Configuration) throws(ScriptError)
             -> OptionValue = { _, _ in .none },
         kind: @escaping @Sendable (Persona) -> any BehaviorKind
     ) {
@@ -269,7 +272,8 @@ struct TypedBehavior<A: Agent>: BehaviorKind {
         to squad: any BotSquad, persona: Persona, meters: Meters, target: Target, support: any ProtocolSupport,
         single: Bool
     ) -> Int {
-        guard let squad = squad as? Squad<A>, let configuration = persona.connection.get(A.Connection.Configuration.self)
+        guard let squad = squad as? Squad<A>,
+            let configuration = persona.connection.get(A.Connection.Configuration.self)
         else {
             preconditionFailure("persona `\(persona.name)` does not match its behaviour's agent or protocol")
         }

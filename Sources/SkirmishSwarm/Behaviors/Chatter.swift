@@ -7,6 +7,7 @@ import SkirmishWire
 /// It loads the server's chat relay path beside the game. The line's text names the persona and the bot, so a
 /// server's chat log tells who said what; `message` turns it into the protocol's chat message.
 public struct Chatter<Inner: Agent>: Agent {
+    /// The protocol of the agent it wraps.
     public typealias Connection = Inner.Connection
 
     private var inner: Inner
@@ -23,27 +24,33 @@ public struct Chatter<Inner: Agent>: Agent {
         self.message = message
     }
 
+    /// The earlier of its own next action and the inner agent's.
     public var nextWake: Instant? {
         guard let nextChat else { return inner.nextWake }
         return inner.nextWake.map { min($0, nextChat) } ?? nextChat
     }
 
+    /// When the inner agent's match is over.
     public var isMatchOver: Bool { inner.isMatchOver }
 
+    /// Tells the inner agent, and schedules its own next action.
     public mutating func established(_ established: Connection.Established, context: inout AgentContext<Connection>) {
         inner.established(established, context: &context)
         schedule(context: &context)
     }
 
+    /// Tells the inner agent, and schedules its own next action again.
     public mutating func resumed(context: inout AgentContext<Connection>) {
         inner.resumed(context: &context)
         schedule(context: &context)
     }
 
+    /// Passes the message to the inner agent.
     public mutating func received(_ message: Connection.Message, context: inout AgentContext<Connection>) {
         inner.received(message, context: &context)
     }
 
+    /// Acts when its own action is due, then wakes the inner agent when that is due.
     public mutating func wake(context: inout AgentContext<Connection>) {
         if let due = nextChat, due <= context.now {
             context.send(message("gl hf from \(context.persona.name) #\(context.botNumber)"))
@@ -52,6 +59,7 @@ public struct Chatter<Inner: Agent>: Agent {
         if let due = inner.nextWake, due <= context.now { inner.wake(context: &context) }
     }
 
+    /// Forgets its schedule and tells the inner agent.
     public mutating func disconnected(_ reason: CloseReason, context: inout AgentContext<Connection>) {
         nextChat = nil
         inner.disconnected(reason, context: &context)
@@ -65,6 +73,7 @@ public struct Chatter<Inner: Agent>: Agent {
 /// An agent that plays as `inner` does and drops its socket every so often, coming back after a while: the
 /// `reconnector` behaviour of any protocol (with resume where the protocol has one, a new connection where not).
 public struct Reconnector<Inner: Agent>: Agent {
+    /// The protocol of the agent it wraps.
     public typealias Connection = Inner.Connection
 
     private var inner: Inner
@@ -79,27 +88,33 @@ public struct Reconnector<Inner: Agent>: Agent {
         self.offlineFor = offlineFor
     }
 
+    /// The earlier of its own next action and the inner agent's.
     public var nextWake: Instant? {
         guard let nextDrop else { return inner.nextWake }
         return inner.nextWake.map { min($0, nextDrop) } ?? nextDrop
     }
 
+    /// When the inner agent's match is over.
     public var isMatchOver: Bool { inner.isMatchOver }
 
+    /// Tells the inner agent, and schedules its own next action.
     public mutating func established(_ established: Connection.Established, context: inout AgentContext<Connection>) {
         inner.established(established, context: &context)
         nextDrop = context.now + context.random.duration(in: every)
     }
 
+    /// Tells the inner agent, and schedules its own next action again.
     public mutating func resumed(context: inout AgentContext<Connection>) {
         inner.resumed(context: &context)
         nextDrop = context.now + context.random.duration(in: every)
     }
 
+    /// Passes the message to the inner agent.
     public mutating func received(_ message: Connection.Message, context: inout AgentContext<Connection>) {
         inner.received(message, context: &context)
     }
 
+    /// Acts when its own action is due, then wakes the inner agent when that is due.
     public mutating func wake(context: inout AgentContext<Connection>) {
         if let due = nextDrop, due <= context.now {
             nextDrop = nil
@@ -108,6 +123,7 @@ public struct Reconnector<Inner: Agent>: Agent {
         if let due = inner.nextWake, due <= context.now { inner.wake(context: &context) }
     }
 
+    /// Forgets its schedule and tells the inner agent.
     public mutating func disconnected(_ reason: CloseReason, context: inout AgentContext<Connection>) {
         nextDrop = nil
         inner.disconnected(reason, context: &context)

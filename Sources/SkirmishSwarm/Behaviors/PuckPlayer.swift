@@ -1,6 +1,6 @@
 import SkirmishGames
-import SkirmishTelemetry
 import SkirmishNet
+import SkirmishTelemetry
 import SkirmishWire
 
 /// A scripted Puck player: `chaser` goes for the puck, `defender` guards its goal, `idle` holds still.

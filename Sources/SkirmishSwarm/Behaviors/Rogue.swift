@@ -1,7 +1,7 @@
 import SkirmishGames
+import SkirmishNet
 import SkirmishScript
 import SkirmishTelemetry
-import SkirmishNet
 import SkirmishWire
 
 /// Hostile traffic for testing a server's defences: malformed, oversized, replayed, wrong-direction, out-of-state,

@@ -76,9 +76,10 @@ final class Meters {
         var behavior: BehaviorSeries
 
         /// A plan for a protocol whose every packet kind may occur.
-        init(description: ProtocolDescription, expectsKind: @escaping (Int) -> Bool = { _ in true },
-            behavior: BehaviorSeries = BehaviorSeries())
-        {
+        init(
+            description: ProtocolDescription, expectsKind: @escaping (Int) -> Bool = { _ in true },
+            behavior: BehaviorSeries = BehaviorSeries()
+        ) {
             self.description = description
             self.expectsKind = expectsKind
             self.behavior = behavior
@@ -121,9 +122,11 @@ final class Meters {
         bytesReceived = shard.counter(SkirmishMetrics.bytesReceived, base)
         packetsLost = shard.counter(SkirmishMetrics.packetsLost, base, visibleAtZero: figures.contains(.loss))
         resends = shard.counter(SkirmishMetrics.reliableResends, base, visibleAtZero: figures.contains(.resends))
-        mispredictions = shard.counter(SkirmishMetrics.mispredictions, base, visibleAtZero: figures.contains(.prediction))
+        mispredictions = shard.counter(
+            SkirmishMetrics.mispredictions, base, visibleAtZero: figures.contains(.prediction))
         matchesStarted = shard.counter(SkirmishMetrics.matchesStarted, base, visibleAtZero: figures.contains(.matches))
-        matchesCompleted = shard.counter(SkirmishMetrics.matchesCompleted, base, visibleAtZero: figures.contains(.matches))
+        matchesCompleted = shard.counter(
+            SkirmishMetrics.matchesCompleted, base, visibleAtZero: figures.contains(.matches))
         reconnects = shard.counter(SkirmishMetrics.reconnects, base)
         handshakes = shard.counter(SkirmishMetrics.handshakes, base.adding(["outcome": "ok"]))
         handshakeFailures = shard.counter(SkirmishMetrics.handshakes, base.adding(["outcome": "failed"]))
@@ -132,7 +135,8 @@ final class Meters {
         inputsLate = shard.counter(SkirmishMetrics.inputs, base.adding(["timing": "late"]), visibleAtZero: timing)
         let probes = figures.contains(.roundTrip)
         pingsSent = shard.counter(SkirmishMetrics.pings, base.adding(["direction": "sent"]), visibleAtZero: probes)
-        pongsReceived = shard.counter(SkirmishMetrics.pings, base.adding(["direction": "answered"]), visibleAtZero: probes)
+        pongsReceived = shard.counter(
+            SkirmishMetrics.pings, base.adding(["direction": "answered"]), visibleAtZero: probes)
         botsConnected = shard.gauge(SkirmishMetrics.botsConnected, base)
         rtt = shard.histogram(SkirmishMetrics.rtt, base, visibleAtZero: probes)
         snapshotAge = shard.histogram(

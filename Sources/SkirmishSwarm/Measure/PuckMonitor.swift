@@ -53,7 +53,8 @@ struct PuckMonitor {
     /// Checks one message from the server. For a snapshot, `predicted` is the brain's prediction of the puck at the
     /// snapshot's tick (own frame), made before it saw the snapshot; it is judged only between two playing snapshots.
     mutating func received(
-        _ message: Message, at now: Instant, context: inout AgentContext<SnapConnection>, predicted: TableSnapshot.Puck? = nil
+        _ message: Message, at now: Instant, context: inout AgentContext<SnapConnection>,
+        predicted: TableSnapshot.Puck? = nil
     ) {
         switch message {
         case .tableSnapshot(let snapshot):
@@ -120,7 +121,9 @@ struct PuckMonitor {
     ///
     /// The server's tick clock stops while a match waits for players or pauses for a dropped one; an offset more than
     /// a second above the estimate means such a stop, and the estimate is re-anchored instead of recording an age.
-    private mutating func measureAge(_ snapshot: TableSnapshot, at now: Instant, context: inout AgentContext<SnapConnection>) {
+    private mutating func measureAge(
+        _ snapshot: TableSnapshot, at now: Instant, context: inout AgentContext<SnapConnection>
+    ) {
         guard snapshot.phase == .playing || snapshot.phase == .goalPause else { return }
         let offset = now.seconds - Double(snapshot.tick) / Double(PuckConstants.tickRate)
         if offset - clockOffset > 1 { clockOffset = offset }

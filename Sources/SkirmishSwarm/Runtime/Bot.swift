@@ -276,8 +276,7 @@ struct Bot<A: Agent>: ShellMachine {
 
     /// Closes the connection (a goodbye if the protocol has one; nothing more if it already ended) and the socket,
     /// and forgets the match.
-    private mutating func closeConnection(now: Instant, _ environment: Environment, _ io: inout ShellIO<Connection>)
-    {
+    private mutating func closeConnection(now: Instant, _ environment: Environment, _ io: inout ShellIO<Connection>) {
         setConnected(false, now: now, environment)
         if hasConnection {
             connection!.close(now: now, into: &io.actions)

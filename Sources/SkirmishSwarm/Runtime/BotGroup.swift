@@ -196,7 +196,8 @@ final class BotGroup: BotSupervising {
         else { return nil }
         let squad = squad(for: kind)
         let profile = kind.addProfile(
-            to: squads[squad], persona: persona, meters: meters(forPersona: index), target: context.target(for: persona),
+            to: squads[squad], persona: persona, meters: meters(forPersona: index),
+            target: context.target(for: persona),
             support: support, single: false)
         personaProfiles[index] = (squad, profile)
         return (squad, profile)

@@ -33,7 +33,8 @@ final class Squad<A: Agent>: BotSquad {
 
     func spawn(number: Int, profile: Int, random: SeededRandom, oneShot: Bool, now: Instant) -> UInt32 {
         shell.add(
-            Bot(number: number, profile: profile, meters: environment.meters(profile), random: random, oneShot: oneShot),
+            Bot(
+                number: number, profile: profile, meters: environment.meters(profile), random: random, oneShot: oneShot),
             now: now)
     }
 

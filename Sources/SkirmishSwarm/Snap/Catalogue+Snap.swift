@@ -38,7 +38,10 @@ extension Catalogue {
             },
             personaKeys: ["game", "seats"],
             persona: {
-                (options: inout ScriptOptions, base: SnapConnection.Configuration, context: ScriptVocabulary.PersonaContext)
+                (
+                    options: inout ScriptOptions, base: SnapConnection.Configuration,
+                    context: ScriptVocabulary.PersonaContext
+                )
                     throws(ScriptError) -> PersonaSettings<SnapConnection> in
                 try Self.snapPersona(&options, base: base, context: context)
             },
@@ -72,7 +75,9 @@ extension Catalogue {
         if let declaredGames, let behavior = context.behavior, !declaredGames.contains(description.kind) {
             throw options.error(
                 at: "behavior", "behavior `\(behavior)` cannot play \(description.name)",
-                hint: "it plays \(declaredGames.map { kind in games.first { $0.kind == kind }?.name ?? "\(kind)" }.sorted().joined(separator: ", "))")
+                hint:
+                    "it plays \(declaredGames.map { kind in games.first { $0.kind == kind }?.name ?? "\(kind)" }.sorted().joined(separator: ", "))"
+            )
         }
         let range = description.seats
         let seats =
@@ -122,13 +127,14 @@ extension Catalogue {
             options: { (options: inout ScriptOptions, _: SnapConnection.Configuration) throws(ScriptError) in
                 OptionValue(
                     SnapOptions.AI(difficulty: try options.choice("difficulty", Opponent.Difficulty.self) ?? .medium))
+            },
+            make: { context in
+                AIPlayer(
+                    context: &context,
+                    difficulty: context.persona.options.get(SnapOptions.AI.self)?.difficulty ?? .medium,
+                    inputRate: context.persona.inputRate)
             }
-        ) { context in
-            AIPlayer(
-                context: &context,
-                difficulty: context.persona.options.get(SnapOptions.AI.self)?.difficulty ?? .medium,
-                inputRate: context.persona.inputRate)
-        }
+        )
         register(
             behavior: "snap-player", games: [.snap], keys: ["snap_reaction"], series: series,
             options: { (options: inout ScriptOptions, _: SnapConnection.Configuration) throws(ScriptError) in
@@ -142,14 +148,17 @@ extension Catalogue {
                 let stddev = try reaction.duration("stddev") ?? .zero
                 try reaction.finish(known: ["mean", "stddev"])
                 return OptionValue(SnapOptions.SnapPlayer(reaction: ReactionSpec(mean: mean, stddev: stddev)))
-            }
-        ) { context in SnapPlayer(context: &context) }
+            },
+            make: { context in SnapPlayer(context: &context) }
+        )
         register(behavior: "suns-player", games: [.suns], series: series) { _ in SunsPlayer() }
-        register(behavior: "rogue", keys: ["rogue_rate"], isLegit: false,
+        register(
+            behavior: "rogue", keys: ["rogue_rate"], isLegit: false,
             options: { (options: inout ScriptOptions, _: SnapConnection.Configuration) throws(ScriptError) in
                 OptionValue(SnapOptions.Rogue(rate: try options.rate("rogue_rate", max: 10_000) ?? 20))
-            }
-        ) { context in Rogue(context: &context) }
+            },
+            make: { context in Rogue(context: &context) }
+        )
         register(behavior: "idle", of: SnapConnection.self) { persona in
             let game = persona.connection.get(SnapConnection.Configuration.self)?.game ?? .puck
             if game == .puck {
@@ -164,27 +173,28 @@ extension Catalogue {
             options: { (options: inout ScriptOptions, _: SnapConnection.Configuration) throws(ScriptError) in
                 OptionValue(
                     SnapOptions.Chatter(every: try options.durationRange("chat_every") ?? .seconds(2) ... .seconds(5)))
+            },
+            kind: { persona in
+                let every = persona.options.get(SnapOptions.Chatter.self)?.every ?? .seconds(2) ... .seconds(5)
+                let message: @Sendable (String) -> Message = { .chat(Chat(text: $0)) }
+                switch Self.snapGame(of: persona) {
+                case .puck:
+                    return Self.kind(series: series, inner: Self.chaser) { Chatter($0, every: every, message: message) }
+                case .snap:
+                    return Self.kind(series: series, inner: { SnapPlayer(context: &$0) }) {
+                        Chatter($0, every: every, message: message)
+                    }
+                case .suns:
+                    return Self.kind(series: series, inner: { _ in SunsPlayer() }) {
+                        Chatter($0, every: every, message: message)
+                    }
+                default:
+                    return Self.kind(series: series, inner: { _ in IdlePlayer() }) {
+                        Chatter($0, every: every, message: message)
+                    }
+                }
             }
-        ) { persona in
-            let every = persona.options.get(SnapOptions.Chatter.self)?.every ?? .seconds(2) ... .seconds(5)
-            let message: @Sendable (String) -> Message = { .chat(Chat(text: $0)) }
-            switch Self.snapGame(of: persona) {
-            case .puck:
-                return Self.kind(series: series, inner: Self.chaser) { Chatter($0, every: every, message: message) }
-            case .snap:
-                return Self.kind(series: series, inner: { SnapPlayer(context: &$0) }) {
-                    Chatter($0, every: every, message: message)
-                }
-            case .suns:
-                return Self.kind(series: series, inner: { _ in SunsPlayer() }) {
-                    Chatter($0, every: every, message: message)
-                }
-            default:
-                return Self.kind(series: series, inner: { _ in IdlePlayer() }) {
-                    Chatter($0, every: every, message: message)
-                }
-            }
-        }
+        )
         register(
             behavior: "reconnector", of: SnapConnection.self, keys: ["reconnect_every", "offline_for"],
             options: { (options: inout ScriptOptions, _: SnapConnection.Configuration) throws(ScriptError) in
@@ -193,29 +203,30 @@ extension Catalogue {
                     SnapOptions.Reconnector(
                         every: try options.durationRange("reconnect_every") ?? defaults.every,
                         offlineFor: try options.durationRange("offline_for") ?? defaults.offlineFor))
+            },
+            kind: { persona in
+                let settings = persona.options.get(SnapOptions.Reconnector.self) ?? SnapOptions.Reconnector()
+                let (every, offline) = (settings.every, settings.offlineFor)
+                switch Self.snapGame(of: persona) {
+                case .puck:
+                    return Self.kind(series: series, inner: Self.chaser) {
+                        Reconnector($0, every: every, offlineFor: offline)
+                    }
+                case .snap:
+                    return Self.kind(series: series, inner: { SnapPlayer(context: &$0) }) {
+                        Reconnector($0, every: every, offlineFor: offline)
+                    }
+                case .suns:
+                    return Self.kind(series: series, inner: { _ in SunsPlayer() }) {
+                        Reconnector($0, every: every, offlineFor: offline)
+                    }
+                default:
+                    return Self.kind(series: series, inner: { _ in IdlePlayer() }) {
+                        Reconnector($0, every: every, offlineFor: offline)
+                    }
+                }
             }
-        ) { persona in
-            let settings = persona.options.get(SnapOptions.Reconnector.self) ?? SnapOptions.Reconnector()
-            let (every, offline) = (settings.every, settings.offlineFor)
-            switch Self.snapGame(of: persona) {
-            case .puck:
-                return Self.kind(series: series, inner: Self.chaser) {
-                    Reconnector($0, every: every, offlineFor: offline)
-                }
-            case .snap:
-                return Self.kind(series: series, inner: { SnapPlayer(context: &$0) }) {
-                    Reconnector($0, every: every, offlineFor: offline)
-                }
-            case .suns:
-                return Self.kind(series: series, inner: { _ in SunsPlayer() }) {
-                    Reconnector($0, every: every, offlineFor: offline)
-                }
-            default:
-                return Self.kind(series: series, inner: { _ in IdlePlayer() }) {
-                    Reconnector($0, every: every, offlineFor: offline)
-                }
-            }
-        }
+        )
     }
 
     /// The game a SNAP persona plays.
