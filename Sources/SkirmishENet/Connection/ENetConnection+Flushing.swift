@@ -23,7 +23,8 @@ extension ENetConnection {
             end(
                 CloseReason(
                     kind: MetricCatalog.Close.closedByServer.rawValue,
-                    detail: "the server disconnected (data \(data))", isOutage: false),
+                    detail: "the server disconnected (data \(data))", isOutage: false,
+                    code: data),
                 into: &actions)
         }
     }

@@ -57,7 +57,7 @@ extension ENetConnection {
             return CloseReason(
                 kind: CloseReason.local.kind,
                 detail: "disconnected (data \(data)); the server did not acknowledge within \(waited) ms",
-                isOutage: false)
+                isOutage: false, code: data)
         case .idle, .connected, .disconnectLater, .acknowledgingDisconnect, .closed:
             return .silence("no acknowledgement from the server for \(waited) ms (ENet's peer timeout)")
         }
