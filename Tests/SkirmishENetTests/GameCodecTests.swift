@@ -26,6 +26,8 @@ import Testing
 
     /// Tags and big-endian fields, decoded straight from the borrowed bytes.
     struct GameCodec: ENetMessageCodec {
+        static var protocolName: String { "game" }
+
         mutating func encode(_ message: GameMessage, into payload: inout [UInt8]) -> ENetRoute {
             switch message {
             case .position(let x, let y):
@@ -116,7 +118,8 @@ import Testing
     /// The description names every series up front: per channel 0–7 and `ch8+` for each delivery, then control.
     @Test func descriptionIsFixed() {
         let description = ENetConnection<GameCodec>.description
-        #expect(description.name == "enet" && description.transports == [.udp])
+        #expect(description.name == "game" && description.transports == [.udp])
+        #expect(ENetConnection<ENetRawCodec>.description.name == "enet")
         #expect(description.packetKinds.count == 3 * 9 + 7)
         #expect(description.packetKinds[0] == PacketKind("reliable/ch0", delivery: "reliable"))
         #expect(description.packetKinds[MetricCatalog.data(.unreliable, channel: 200)].name == "unreliable/ch8+")
