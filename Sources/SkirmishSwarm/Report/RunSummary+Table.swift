@@ -49,10 +49,14 @@ extension RunSummary {
                 + "\(Self.count(packets.lost)) lost, \(Self.count(packets.resends)) resent; "
                 + "\(Self.bytes(packets.bytesSent)) out, \(Self.bytes(packets.bytesReceived)) in"
         )
+        if let line = packetTypesLine { lines.append(line) }
         lines.append(
             "latency: rtt p99 \(Self.ms(latency.rtt.p99)), snapshot age p99 \(Self.ms(latency.snapshotAge.p99)), "
                 + "tick lateness p99 \(Self.ms(latency.tickLateness.p99)), handshake p99 \(Self.ms(latency.handshake.p99))"
-                + (latency.reconnect.count > 0 ? ", reconnect p99 \(Self.ms(latency.reconnect.p99))" : ""))
+                + (latency.reconnect.count > 0 ? ", reconnect p99 \(Self.ms(latency.reconnect.p99))" : "")
+                + (latency.requestRTT.map {
+                    ", request rtt p50 \(Self.ms($0.p50)), p99 \(Self.ms($0.p99)) (\(Self.count($0.count)) replies)"
+                } ?? ""))
         lines += trafficLines
         lines.append(
             "handshakes: \(handshakes.succeeded) ok, \(handshakes.failed) failed; \(reconnects) reconnects; "
@@ -68,6 +72,12 @@ extension RunSummary {
             lines.append(
                 "errors: "
                     + errors.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }
+                    .joined(separator: ", "))
+        }
+        if let protocolEvents, !protocolEvents.isEmpty {
+            lines.append(
+                "protocol events: "
+                    + protocolEvents.sorted { $0.key < $1.key }.map { "\($0.key) \(Self.count($0.value))" }
                     .joined(separator: ", "))
         }
         if !rogue.isEmpty {
@@ -105,6 +115,22 @@ extension RunSummary {
         }
         lines.append(passed ? "all thresholds hold" : "a threshold failed: exit status 99")
         return lines.joined(separator: "\n")
+    }
+
+    /// `by type: reliable/ch0 600 sent (21.1 KiB), 600 received (21.1 KiB); …`: every type that moved, by name.
+    var packetTypesLine: String? {
+        let types = Set(packets.sentByType.keys).union(packets.receivedByType.keys).sorted()
+        guard !types.isEmpty else { return nil }
+        func side(_ count: UInt64?, _ bytes: UInt64?, _ verb: String) -> String? {
+            guard let count, count > 0 else { return nil }
+            return "\(Self.count(count)) \(verb)" + (bytes.map { " (\(Self.bytes($0)))" } ?? "")
+        }
+        return "by type: "
+            + types.map { type in
+                let sent = side(packets.sentByType[type], packets.bytesSentByType?[type], "sent")
+                let received = side(packets.receivedByType[type], packets.bytesReceivedByType?[type], "received")
+                return "\(type) " + [sent, received].compactMap { $0 }.joined(separator: ", ")
+            }.joined(separator: "; ")
     }
 
     static func align(_ rows: [[String]]) -> [String] {

@@ -70,6 +70,11 @@ public struct RunSummary: Codable, Sendable {
         public var sentByType: [String: UInt64]
         /// Packets received, by message type name (`TableSnapshot`).
         public var receivedByType: [String: UInt64]
+        /// Bytes sent, by message type name: each packet's share of its datagram, as the protocol counts it (absent
+        /// in summaries written before 0.18).
+        public var bytesSentByType: [String: UInt64]?
+        /// Bytes received, by message type name (absent in summaries written before 0.18).
+        public var bytesReceivedByType: [String: UInt64]?
     }
 
     /// The run's latency distributions, each in seconds.
@@ -84,6 +89,9 @@ public struct RunSummary: Codable, Sendable {
         public var handshake: Percentiles
         /// From a dropped connection to the `Welcome` of its resume.
         public var reconnect: Percentiles
+        /// From a behaviour's request to the reply that names it (an echoed sequence number); `nil` when no
+        /// behaviour of the run measures it.
+        public var requestRTT: Percentiles? = nil
     }
 
     /// One game's totals over the personas that play it.
@@ -207,6 +215,9 @@ public struct RunSummary: Codable, Sendable {
     public var replyRate: Double?
     /// Errors by kind (`handshake_timeout`, `rejected_<reason>`, `silence_timeout`, `resume_failed`, …).
     public var errors: [String: UInt64]
+    /// The protocol plug-in's own events by name, those that happened (ENet: `fragments_sent`,
+    /// `throttle_changes`, …); absent in summaries written before 0.18.
+    public var protocolEvents: [String: UInt64]?
     /// Hostile packets the rogue personas sent, by kind; counted nowhere else.
     public var rogue: [String: UInt64]
     /// Per-game totals, by game name.
@@ -279,16 +290,21 @@ extension RunSummary {
             bytesReceived: reader.total(SkirmishMetrics.bytesReceived),
             lost: reader.total(SkirmishMetrics.packetsLost), resends: reader.total(SkirmishMetrics.reliableResends),
             sentByType: reader.breakdown(SkirmishMetrics.packetsSent, by: "type"),
-            receivedByType: reader.breakdown(SkirmishMetrics.packetsReceived, by: "type"))
+            receivedByType: reader.breakdown(SkirmishMetrics.packetsReceived, by: "type"),
+            bytesSentByType: reader.breakdown(SkirmishMetrics.packetBytesSent, by: "type"),
+            bytesReceivedByType: reader.breakdown(SkirmishMetrics.packetBytesReceived, by: "type"))
         latency = Latency(
             rtt: reader.percentiles(SkirmishMetrics.rtt), snapshotAge: reader.percentiles(SkirmishMetrics.snapshotAge),
             tickLateness: reader.percentiles(SkirmishMetrics.tickLateness),
             handshake: reader.percentiles(SkirmishMetrics.handshake),
-            reconnect: reader.percentiles(SkirmishMetrics.reconnect))
+            reconnect: reader.percentiles(SkirmishMetrics.reconnect),
+            requestRTT: reader.snapshot.histogram(SkirmishMetrics.requestRTT) == nil
+                ? nil : reader.percentiles(SkirmishMetrics.requestRTT))
         predictionErrorPixels = reader.percentiles(SkirmishMetrics.predictionError)
         let distributions = [
             SkirmishMetrics.rtt, SkirmishMetrics.snapshotAge, SkirmishMetrics.tickLateness, SkirmishMetrics.handshake,
             SkirmishMetrics.reconnect, SkirmishMetrics.predictionError, SkirmishMetrics.desyncDetection,
+            SkirmishMetrics.requestRTT,
         ]
         histograms = Dictionary(
             uniqueKeysWithValues: distributions.compactMap { family in
@@ -308,6 +324,7 @@ extension RunSummary {
         let pongs = reader.total(SkirmishMetrics.pings, where: ["direction": "answered"])
         replyRate = pings == 0 ? nil : min(1, Double(pongs) / Double(pings))
         errors = reader.breakdown(SkirmishMetrics.errors, by: "kind")
+        protocolEvents = reader.breakdown(SkirmishMetrics.protocolEvents, by: "event")
         rogue = SnapshotReader(snapshot: outcome.snapshot, legit: nil).breakdown(
             SkirmishMetrics.roguePackets, by: "kind")
 
