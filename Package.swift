@@ -117,7 +117,7 @@ let package = Package(
             name: "SkirmishBench",
             dependencies: [
                 "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishOpponent", "SkirmishSwarm",
-                "SkirmishScript", "SkirmishTelemetry",
+                "SkirmishScript", "SkirmishTelemetry", "SkirmishENet",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
