@@ -331,6 +331,12 @@ extension RunSummary {
         var games: [String: Game] = [:]
         for game in Set(script.personas.filter(\.isLegit).map(\.gameName)) {
             let only = ["game": game]
+            // A game whose protocol and behaviours count neither matches nor desyncs (ENet's, a user's protocol's)
+            // has no entry: its figures are absent, not 0.
+            guard
+                !reader.snapshot.series(of: SkirmishMetrics.matchesStarted, where: only).isEmpty
+                    || !reader.snapshot.series(of: SkirmishMetrics.desyncs, where: only).isEmpty
+            else { continue }
             games[game] = Game(
                 matchesStarted: reader.total(SkirmishMetrics.matchesStarted, where: only),
                 matchesCompleted: reader.total(SkirmishMetrics.matchesCompleted, where: only),
