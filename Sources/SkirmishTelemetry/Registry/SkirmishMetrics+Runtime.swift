@@ -38,7 +38,8 @@ extension SkirmishMetrics {
     /// `skirmish_request_rtt_seconds`: from a behaviour's request to the reply that names it (an echoed sequence
     /// number), as the behaviour matched them — beside `skirmish_rtt_seconds`, the protocol's own round trip.
     public static let requestRTT = MetricFamily(
-        name: "skirmish_request_rtt_seconds", help: "Time from a bot's request to its reply, as the behaviour matched them.",
+        name: "skirmish_request_rtt_seconds",
+        help: "Time from a bot's request to its reply, as the behaviour matched them.",
         kind: .histogram(.seconds), labelNames: botLabels)
     /// `skirmish_reconnect_seconds`: from a bot's resume attempt to its `Welcome`, in seconds.
     public static let reconnect = MetricFamily(
