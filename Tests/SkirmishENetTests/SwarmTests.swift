@@ -208,6 +208,59 @@ import Testing
         #expect(!peer.lines.contains { $0.hasPrefix("connect ") })
     }
 
+    /// A bot whose upstream bandwidth is limited below what it sends: ENet's bandwidth throttle (once a second) cuts
+    /// the packet throttle, which drops unreliable packets before they leave; the throttle changes and the drops
+    /// reach the summary, and what did leave is exactly what libenet received. Every series the plug-in declares
+    /// exists in the metrics, at 0 where nothing happened.
+    @Test func throttleChangesAndEveryFigureReachTheSummaryAndTheMetrics() async throws {
+        let peer = try LibENetPeer(["--seconds", "120"])
+        let yaml = """
+            name: enet-throttle
+            protocol: {name: enet, channels: 2, outgoing_bandwidth: 2000}
+            profile: [{ramp: {to: 1, over: 100ms}}, {hold: {for: 60s}}]
+            personas:
+              - name: greedy
+                behavior: payload
+                payload: {channel: 1, delivery: unreliable, rate: 60hz, template: [{sequence: u32}, {random: 96}]}
+            """
+        let run = try await LibENetSwarm(yaml, port: peer.port)
+        let throttled = await run.waitUntil(within: .seconds(40)) { snapshot in
+            snapshot.counterTotal(SkirmishMetrics.protocolEvents, where: ["event": "unreliable_throttled"]) >= 10
+        }
+        let (summary, outcome) = try await run.finish()
+        #expect(throttled, "\(summary.protocolEvents ?? [:])")
+        let events = summary.protocolEvents ?? [:]
+        #expect(events["throttle_changes"] ?? 0 >= 1 && events["throttle_configured"] ?? 0 >= 1, "\(events)")
+        let sent = try #require(summary.packets.sentByType["unreliable/ch1"])
+        let stats = try await settledStats(peer, within: .seconds(10)) {
+            $0["received"]?["unreliable/ch1"].map(UInt64.init) == sent
+        }
+        #expect(stats["received"]?["unreliable/ch1"].map(UInt64.init) == sent)
+        // The bandwidth limit this side sent after connecting, as a libenet client does.
+        #expect(summary.packets.sentByType["bandwidth_limit"] ?? 0 >= 1)
+        // Every series exists, at 0 where nothing happened: ENet's events, error kinds (the disconnects by reason
+        // among them) and packet kinds, and the figures it measures.
+        let description = ENetConnection<ENetRawCodec>.description
+        let snapshot = outcome.snapshot
+        for event in description.events {
+            #expect(snapshot.series(of: SkirmishMetrics.protocolEvents, where: ["event": event]).count == 1, "\(event)")
+        }
+        for kind in description.errorKinds + CloseReason.runtimeKinds {
+            #expect(snapshot.series(of: SkirmishMetrics.errors, where: ["kind": kind]).count == 1, "\(kind)")
+        }
+        for kind in ["reliable/ch0", "unsequenced/ch8+", "acknowledge", "ping", "disconnect"] {
+            #expect(snapshot.series(of: SkirmishMetrics.packetsSent, where: ["type": kind]).count == 1, "\(kind)")
+        }
+        for family in [
+            SkirmishMetrics.rtt, SkirmishMetrics.handshake, SkirmishMetrics.requestRTT, SkirmishMetrics.reliableResends,
+            SkirmishMetrics.packetsLost,
+        ] {
+            #expect(snapshot.series(of: family).count == 1, "\(family.name)")
+        }
+        #expect(summary.latency.rtt.count > 0 && summary.latency.handshake.count == 1)
+        #expect(snapshot.series(of: SkirmishMetrics.snapshotAge).isEmpty && summary.latency.snapshotAge.count == 0)
+    }
+
     /// The shipped script loads with the ENet catalogue and runs against libenet as its comments say.
     @Test func theShippedEchoScriptRunsAgainstLibENet() async throws {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
