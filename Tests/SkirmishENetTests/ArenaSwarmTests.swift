@@ -4,6 +4,7 @@ import SkirmishNet
 import SkirmishScript
 import SkirmishSwarm
 import SkirmishTelemetry
+import SkirmishWire
 import Testing
 
 /// "ENet + my messages" as a team would use it: the arena's codec registered as a protocol of its own (`arena`),
@@ -47,6 +48,24 @@ import Testing
         // Every decoded message was the codec's: nothing undecodable, no error at all.
         #expect(summary.errors.isEmpty, "\(summary.errors)")
         #expect(summary.personas.first?.game == "arena")
+    }
+
+    /// The article's program: a script file loaded with the arena's catalogue and run to its end.
+    @Test func theArticlesProgramRunsAScriptToItsEnd() async throws {
+        let peer = try LibENetPeer(["--seconds", "60"])
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("arena-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let script = """
+            name: arena-smoke
+            protocol: {name: arena, channels: 2}
+            profile: [{ramp: {to: 2, over: 200ms}}, {hold: {for: 2s}}]
+            personas: [{name: movers, behavior: mover, input_rate: 20hz, moves: 10}]
+            thresholds: {checks_failed: "== 0", errors: "== 0"}
+            """
+        try script.write(toFile: path, atomically: true, encoding: .utf8)
+        let summary = try await runArena(path, target: Target(transport: .udp, host: "127.0.0.1", port: Int(peer.port)))
+        #expect(summary.packets.sentByType["unreliable/ch1"] == 20)
+        #expect(summary.handshakes.succeeded == 2 && summary.passed, "\(summary.thresholds)")
     }
 
     /// The codec's own option is read from the `protocol:` block with the rest, as strictly.
