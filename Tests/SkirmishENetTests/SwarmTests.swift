@@ -64,10 +64,21 @@ import Testing
             let payload = UInt64(try #require(stats["receivedBytes"]?[kind]))
             #expect(try #require(summary.packets.bytesSentByType?[kind]) > payload + 80 * 4, "\(kind) bytes")
         }
-        // Without loss nothing is sent twice, so the bytes by type (headers counted once each) are every byte.
-        #expect(summary.packets.resends == 0)
-        #expect(summary.packets.bytesSentByType?.values.reduce(0, +) == summary.packets.bytesSent)
-        #expect(summary.packets.bytesReceivedByType?.values.reduce(0, +) == summary.packets.bytesReceived)
+        // The bytes by type count each datagram's header once and each command once: when nothing went twice they
+        // are every byte; a resend or a duplicate (an acknowledgement slower than ENet's few-millisecond resend
+        // timeout on loopback, on a busy machine) is the only difference.
+        let bytesSent = try #require(summary.packets.bytesSentByType?.values.reduce(0, +))
+        let bytesReceived = try #require(summary.packets.bytesReceivedByType?.values.reduce(0, +))
+        if summary.packets.resends == 0 {
+            #expect(bytesSent == summary.packets.bytesSent)
+        } else {
+            #expect(bytesSent < summary.packets.bytesSent)
+        }
+        if summary.protocolEvents?["duplicates"] == nil {
+            #expect(bytesReceived == summary.packets.bytesReceived)
+        } else {
+            #expect(bytesReceived < summary.packets.bytesReceived)
+        }
         #expect(summary.packets.sentByType["connect"] == 6 && summary.packets.receivedByType["verify_connect"] == 6)
         // The 'Q' stream arrived at the server exactly once and in order, and every reply was matched.
         #expect(stats["totals"]?["inOrder"] == 80 && stats["totals"]?["outOfOrder"] == 0)
