@@ -117,7 +117,7 @@ let package = Package(
             name: "SkirmishBench",
             dependencies: [
                 "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer", "SkirmishOpponent", "SkirmishSwarm",
-                "SkirmishScript", "SkirmishTelemetry", "SkirmishDDNet",
+                "SkirmishScript", "SkirmishTelemetry", "SkirmishDDNet", "SkirmishENet",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -130,7 +130,7 @@ let package = Package(
             name: "SkirmishRun",
             dependencies: [
                 "SkirmishWire", "SkirmishNet", "SkirmishServer", "SkirmishSwarm", "SkirmishScript", "SkirmishTelemetry",
-                "SkirmishPractice", "SkirmishDDNet",
+                "SkirmishPractice", "SkirmishDDNet", "SkirmishENet",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -151,8 +151,11 @@ let package = Package(
             ]
         ),
         // ENet 1.3 (the reliable UDP under Godot, Cube 2 and many indie servers) as a protocol plug-in: codec,
-        // connection machine and behaviours, composable with a user's own message codec.
-        .target(name: "SkirmishENet", dependencies: ["SkirmishNet", "SkirmishWire"]),
+        // connection machine, script options and behaviours, composable with a user's own message codec. Built on the
+        // runtime's public API alone (no `package` access), exactly as a user's own plug-in would be.
+        .target(
+            name: "SkirmishENet", dependencies: ["SkirmishNet", "SkirmishWire", "SkirmishSwarm", "SkirmishScript"],
+            packageAccess: false),
         // The Teeworlds 0.6 protocol with DDNet's extensions, as DDNet servers speak it: codec, snapshots, connection
         // machine, behaviours and their registration in a `Catalogue`. Without package access, so it builds on the
         // runtime's public API alone, exactly as a user's own plug-in would.
@@ -289,10 +292,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // The ENet plug-in alone (no sockets) and against a libenet server the tests build and start on loopback;
-        // that server's C source (Peer/) is compiled by the tests with gcc, not by SwiftPM.
+        // The ENet plug-in alone (no sockets), against a libenet server the tests build and start on loopback, and as
+        // swarms against that server; its C source (Peer/) is compiled by the tests with gcc, not by SwiftPM.
         .testTarget(
-            name: "SkirmishENetTests", dependencies: ["SkirmishENet", "SkirmishNet", "SkirmishWire"], exclude: ["Peer"]),
+            name: "SkirmishENetTests",
+            dependencies: [
+                "SkirmishENet", "SkirmishNet", "SkirmishWire", "SkirmishSwarm", "SkirmishScript", "SkirmishTelemetry",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Peer"]),
         // The DDNet plug-in alone (no sockets), and its connections and swarms against Debian's DDNet-Server started
         // on loopback.
         .testTarget(

@@ -18,7 +18,7 @@ import Testing
         #expect(model.disconnectData == 0xC0FFEE)
         for datagram in model.flush(now: harness.now) { _ = harness.receive(datagram) }
         let reason = try #require(harness.closed)
-        #expect(reason.kind == "local" && reason.enetDisconnectData == 0xC0FFEE)
+        #expect(reason.kind == "local" && reason.code == 0xC0FFEE)
         #expect(harness.connection.nextDeadline == .distantFuture)
     }
 
@@ -38,18 +38,18 @@ import Testing
         #expect(
             simulation.server.disconnectData == 5
                 || simulation.client.closed?.detail.contains("did not acknowledge") == true)
-        #expect(simulation.client.closed?.enetDisconnectData == 5)
+        #expect(simulation.client.closed?.code == 5)
     }
 
     /// The server disconnects with data: the client acknowledges, and the data reaches the agent in the close
-    /// reason (`closed_by_server`, ``CloseReason/enetDisconnectData``).
+    /// reason (`closed_by_server`, ``CloseReason/code``).
     @Test func serverDisconnectsWithData() throws {
         var model = ServerModel()
         var harness = connected(ENetConnection<ENetRawCodec>.Configuration(), model: &model)
         model.disconnect(data: 77)
         let replies = model.flush(now: harness.now).flatMap { harness.receive($0) }
         let reason = try #require(harness.closed)
-        #expect(reason.kind == "closed_by_server" && reason.enetDisconnectData == 77 && !reason.isOutage)
+        #expect(reason.kind == "closed_by_server" && reason.code == 77 && !reason.isOutage)
         let acknowledgement = try #require(replies.flatMap { commands(in: $0) }.first)
         #expect(acknowledgement.header.number == .acknowledge && acknowledgement.header.channelID == 0xFF)
         for datagram in replies { model.receive(datagram, now: harness.now) }
@@ -74,6 +74,6 @@ import Testing
         _ = harness.start()
         let disconnect = CommandHeader(.disconnect, channelID: 0xFF, reliableSequenceNumber: 1, unsequenced: true)
         _ = harness.receive(datagram(sentTime: nil, [(disconnect, .disconnect(data: 3), [])]))
-        #expect(harness.closed?.kind == "refused_by_server" && harness.closed?.enetDisconnectData == 3)
+        #expect(harness.closed?.kind == "refused_by_server" && harness.closed?.code == 3)
     }
 }

@@ -26,6 +26,8 @@ import Testing
 
     /// Tags and big-endian fields, decoded straight from the borrowed bytes.
     struct GameCodec: ENetMessageCodec {
+        static var protocolName: String { "game" }
+
         mutating func encode(_ message: GameMessage, into payload: inout [UInt8]) -> ENetRoute {
             switch message {
             case .position(let x, let y):
@@ -113,10 +115,31 @@ import Testing
         #expect(harness.counts(sent: false)["unreliable/ch1"]?.packets == 4)
     }
 
+    /// The raw codec reuses its buffers, yet a packet the agent keeps never changes under it: more packets than it
+    /// has buffers, kept and dropped in turn, and a large one between small ones.
+    @Test func rawPacketsStayIntactWhileTheCodecReusesItsBuffers() {
+        var codec = ENetRawCodec()
+        var kept: [ENetPacket] = []
+        var expected: [[UInt8]] = []
+        for number in 0..<(3 * ENetRawCodec.buffers) {
+            let bytes = [UInt8](repeating: UInt8(number), count: number == 5 ? 20_000 : 1 + number)
+            let packet = bytes.withUnsafeBytes { codec.decode($0, route: .reliable(UInt8(number % 3))) }
+            guard let packet else { return #expect(Bool(false), "the raw codec decodes every packet") }
+            #expect(packet.bytes == bytes && packet.route == .reliable(UInt8(number % 3)))
+            if number % 2 == 0 {
+                kept.append(packet)
+                expected.append(bytes)
+            }
+        }
+        #expect(kept.map(\.bytes) == expected)
+        #expect(codec == ENetRawCodec(), "its buffers are storage, not options")
+    }
+
     /// The description names every series up front: per channel 0–7 and `ch8+` for each delivery, then control.
     @Test func descriptionIsFixed() {
         let description = ENetConnection<GameCodec>.description
-        #expect(description.name == "enet" && description.transports == [.udp])
+        #expect(description.name == "game" && description.transports == [.udp])
+        #expect(ENetConnection<ENetRawCodec>.description.name == "enet")
         #expect(description.packetKinds.count == 3 * 9 + 7)
         #expect(description.packetKinds[0] == PacketKind("reliable/ch0", delivery: "reliable"))
         #expect(description.packetKinds[MetricCatalog.data(.unreliable, channel: 200)].name == "unreliable/ch8+")

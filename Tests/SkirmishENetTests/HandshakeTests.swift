@@ -80,10 +80,13 @@ import Testing
         #expect(harness.connection.isConnected)
     }
 
-    /// No answer: the connect request is resent at ENet's doubling timeouts from a 500 ms start, and the handshake
-    /// ends after `timeoutMaximum` (libenet: 30 s) with a message that names checksums as a possible cause.
-    @Test func handshakeTimesOut() throws {
-        var harness = Harness(ENetConnection<ENetRawCodec>.Configuration())
+    /// No answer, and no handshake timeout of its own: the connect request is resent at ENet's doubling timeouts
+    /// from a 500 ms start, and the handshake ends after `timeoutMaximum` (libenet: 30 s) with a message that names
+    /// checksums as a possible cause.
+    @Test func handshakeTimesOutAsLibENetDoes() throws {
+        var configuration = ENetConnection<ENetRawCodec>.Configuration()
+        configuration.handshakeTimeout = nil
+        var harness = Harness(configuration)
         let start = harness.now
         _ = harness.start()
         var resends: [Duration] = []
@@ -102,6 +105,25 @@ import Testing
         #expect(reason.detail.contains("checksum"))
         #expect(harness.now - start == .milliseconds(31_500))
         #expect(harness.metrics.filter { if case .resent = $0 { true } else { false } }.count == 5)
+    }
+
+    /// No answer: by default the handshake is given up after 5 s (as libenet's tutorial gives up waiting for the
+    /// connect event), between the connect request's resends, with the same reason.
+    @Test func handshakeTimeoutEndsItFirst() throws {
+        var harness = Harness(ENetConnection<ENetRawCodec>.Configuration())
+        let start = harness.now
+        _ = harness.start()
+        var resends: [Duration] = []
+        for _ in 0..<100 {
+            guard harness.closed == nil else { break }
+            harness.now = harness.connection.nextDeadline
+            if !harness.tick().isEmpty { resends.append(harness.now - start) }
+        }
+        #expect(resends == [.milliseconds(500), .milliseconds(1500), .milliseconds(3500)])
+        #expect(harness.now - start == .seconds(5))
+        let reason = try #require(harness.closed)
+        #expect(reason.kind == "handshake_timeout" && !reason.isOutage)
+        #expect(reason.detail.contains("4 connect requests") && reason.detail.contains("checksums"))
     }
 
     /// A server without checksums answering a client with them: its verify-connect fails the CRC, but read without

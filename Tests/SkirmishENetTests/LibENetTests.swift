@@ -211,7 +211,7 @@ import Testing
         peer.command("kick 4242")
         #expect(driver.run(within: .seconds(30), peer: peer) { $0.harness.closed != nil })
         let reason = try #require(driver.harness.closed)
-        #expect(reason.kind == "closed_by_server" && reason.enetDisconnectData == 4242)
+        #expect(reason.kind == "closed_by_server" && reason.code == 4242)
         // The acknowledgement went out, so libenet reports the disconnect at once, not after its timeout.
         #expect(peer.waitForLine(within: .seconds(20)) { $0.hasPrefix("disconnect ") } != nil)
     }
@@ -223,7 +223,7 @@ import Testing
         defer { driver.closeSocket() }
         driver.disconnect(data: 99)
         #expect(driver.run(within: .seconds(30), peer: peer) { $0.harness.closed != nil })
-        #expect(driver.harness.closed?.kind == "local" && driver.harness.closed?.enetDisconnectData == 99)
+        #expect(driver.harness.closed?.kind == "local" && driver.harness.closed?.code == 99)
         let line = peer.waitForLine(within: .seconds(20)) { $0.hasPrefix("disconnect ") }
         #expect(line?.hasSuffix(" 99") == true)
     }

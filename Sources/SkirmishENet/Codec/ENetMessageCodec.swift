@@ -13,6 +13,14 @@ public protocol ENetMessageCodec: Sendable, Hashable {
     /// What agents send and receive.
     associatedtype Message
 
+    /// The name scripts give the protocol in `protocol:` (lowercase, like `enet` or `arena`), and the name a
+    /// catalogue registers it under: each codec is a protocol of its own, with its own behaviours.
+    ///
+    /// It belongs to the codec's type because the runtime knows a protocol by its connection type
+    /// (``SkirmishNet/ProtocolDescription/name``): ``ENetRawCodec`` is `enet`, and a codec that reused that name would
+    /// replace it in the catalogue it is registered in.
+    static var protocolName: String { get }
+
     /// Appends `message`'s packet bytes to `payload` (empty on entry) and says where the packet goes.
     mutating func encode(_ message: Message, into payload: inout [UInt8]) -> ENetRoute
 

@@ -30,6 +30,12 @@ extension ENetConnection {
         /// A reliable command unacknowledged this long ends the connection whatever its timeout (`timeoutMaximum`,
         /// default 30 s). The handshake is bound by the same two, as in libenet.
         public var timeoutMaximum = Duration.milliseconds(Int(ProtocolLimits.timeoutMaximum))
+        /// The handshake is given up when no verify-connect came this long after the connect request, with a reason
+        /// that says what may be wrong (the server is not listening, or the two ends disagree on checksums); `nil`
+        /// leaves it to libenet's own rule (``timeoutMinimum`` and ``timeoutMaximum``, which take 15 to 30 s).
+        /// libenet clients give up the same way: its tutorial waits 5 s for the connect event, then resets the peer.
+        /// The default stays under the swarm's own 6 s bound on handshakes, so a run reports this reason.
+        public var handshakeTimeout: Duration? = .seconds(5)
         /// How long without an acknowledgement before a ping is sent (`enet_peer_ping_interval`, default 500 ms).
         public var pingInterval = Duration.milliseconds(Int(ProtocolLimits.pingInterval))
         /// The throttle interval proposed in the connect request (`enet_peer_throttle_configure`, default 5 s).

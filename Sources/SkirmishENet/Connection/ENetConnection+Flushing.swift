@@ -5,6 +5,7 @@ extension ENetConnection {
     /// Sends everything due, as many datagrams as it takes (protocol.c, `enet_protocol_send_outgoing_commands` for
     /// one peer): acknowledgements first, then queued commands in order, a ping when the line has been quiet.
     mutating func flush(into actions: inout ClientActions<Self>) {
+        if handshakeExpired(into: &actions) { return }
         if !sentReliable.isEmpty, ServiceTime.greaterOrEqual(serviceTime, nextTimeout) {
             checkTimeouts(into: &actions)
         }
@@ -23,7 +24,8 @@ extension ENetConnection {
             end(
                 CloseReason(
                     kind: MetricCatalog.Close.closedByServer.rawValue,
-                    detail: "the server disconnected (data \(data))", isOutage: false),
+                    detail: "the server disconnected (data \(data))", isOutage: false,
+                    code: data),
                 into: &actions)
         }
     }

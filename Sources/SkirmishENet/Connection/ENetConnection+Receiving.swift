@@ -184,7 +184,7 @@ extension ENetConnection {
             end(
                 CloseReason(
                     kind: CloseReason.local.kind, detail: "disconnected (data \(data)), acknowledged by the server",
-                    isOutage: false),
+                    isOutage: false, code: data),
                 into: &actions)
         case .disconnectLater(let data):
             if outgoing.isEmpty, sentReliable.isEmpty { beginDisconnect(data: data, into: &actions) }
@@ -285,7 +285,8 @@ extension ENetConnection {
     }
 
     /// The server's disconnect (protocol.c, `enet_protocol_handle_disconnect`): the connection ends with the
-    /// server's data in the close reason's detail, once the acknowledgement is sent when one is asked for.
+    /// server's data as the close reason's ``CloseReason/code``, once the acknowledgement is sent when one is asked
+    /// for.
     private mutating func handleDisconnect(data: UInt32, acknowledged: Bool, into actions: inout ClientActions<Self>) {
         switch phase {
         case .idle, .closed, .acknowledgingDisconnect:
@@ -294,13 +295,15 @@ extension ENetConnection {
             end(
                 CloseReason(
                     kind: MetricCatalog.Close.refusedByServer.rawValue,
-                    detail: "the server refused the connection (data \(data))", isOutage: false),
+                    detail: "the server refused the connection (data \(data))", isOutage: false,
+                    code: data),
                 into: &actions)
         case .disconnecting(let own):
             end(
                 CloseReason(
                     kind: CloseReason.local.kind,
-                    detail: "disconnected (data \(own)); the server disconnected too (data \(data))", isOutage: false),
+                    detail: "disconnected (data \(own)); the server disconnected too (data \(data))", isOutage: false,
+                    code: data),
                 into: &actions)
         case .connected, .disconnectLater:
             resetQueues()
@@ -310,7 +313,7 @@ extension ENetConnection {
                 end(
                     CloseReason(
                         kind: MetricCatalog.Close.closedByServer.rawValue,
-                        detail: "the server disconnected (data \(data))", isOutage: false),
+                        detail: "the server disconnected (data \(data))", isOutage: false, code: data),
                     into: &actions)
             }
         }

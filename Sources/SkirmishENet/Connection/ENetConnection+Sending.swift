@@ -151,7 +151,7 @@ extension ENetConnection {
             end(
                 CloseReason(
                     kind: CloseReason.local.kind, detail: "disconnected (data \(data)) before the server answered",
-                    isOutage: false),
+                    isOutage: false, code: data),
                 into: &actions)
         case .idle, .disconnecting, .acknowledgingDisconnect, .closed:
             break

@@ -37,6 +37,15 @@ extension ENetConnection {
         swap(&outgoing, &keptScratch)
     }
 
+    /// Ends the handshake when ``Configuration/handshakeTimeout`` passed without a verify-connect; `true` when it did.
+    mutating func handshakeExpired(into actions: inout ClientActions<Self>) -> Bool {
+        guard phase == .connecting, let limit = configuration.handshakeTimeout,
+            ServiceTime.greaterOrEqual(serviceTime, Self.milliseconds(limit))
+        else { return false }
+        end(timeoutReason(waited: serviceTime), into: &actions)
+        return true
+    }
+
     /// Why the connection timed out, by what it was waiting for.
     private func timeoutReason(waited: UInt32) -> CloseReason {
         switch phase {
@@ -57,7 +66,7 @@ extension ENetConnection {
             return CloseReason(
                 kind: CloseReason.local.kind,
                 detail: "disconnected (data \(data)); the server did not acknowledge within \(waited) ms",
-                isOutage: false)
+                isOutage: false, code: data)
         case .idle, .connected, .disconnectLater, .acknowledgingDisconnect, .closed:
             return .silence("no acknowledgement from the server for \(waited) ms (ENet's peer timeout)")
         }
@@ -128,6 +137,7 @@ extension ENetConnection {
             next = min(next, due)
         }
         if !sentReliable.isEmpty { consider(nextTimeout) }
+        if phase == .connecting, let limit = configuration.handshakeTimeout { consider(Self.milliseconds(limit)) }
         if phase == .connected, sentReliable.isEmpty {
             consider((lastReceiveTime ?? serviceTime) &+ Self.milliseconds(configuration.pingInterval))
         }

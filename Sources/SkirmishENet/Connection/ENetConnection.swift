@@ -139,8 +139,13 @@ public struct ENetConnection<Codec: ENetMessageCodec>: ClientProtocol, Sendable 
     /// Packet throttle changes not yet reported.
     var pendingThrottleChanges = 0
 
-    /// The protocol's name, transport and every series it reports (the same for every codec).
-    public static var description: ProtocolDescription { MetricCatalog.description }
+    /// The protocol's name (the codec's ``ENetMessageCodec/protocolName``), transport and every series it reports
+    /// (the same for every codec).
+    public static var description: ProtocolDescription {
+        var description = MetricCatalog.description
+        description.name = Codec.protocolName
+        return description
+    }
 
     /// A connection that has sent nothing yet; its connect id comes from `setup.seed`.
     public init(configuration: Configuration, setup: ConnectionSetup) {

@@ -91,4 +91,6 @@ public struct Figures: OptionSet, Sendable, Hashable {
     public static let matches = Figures(rawValue: 1 << 8)
     /// Snapshot intervals (`skirmish_snapshot_interval_seconds`).
     public static let snapshotInterval = Figures(rawValue: 1 << 9)
+    /// Request round trips a behaviour matched itself (`skirmish_request_rtt_seconds`): an echoed sequence number.
+    public static let requestRoundTrip = Figures(rawValue: 1 << 10)
 }

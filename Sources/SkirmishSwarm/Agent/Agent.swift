@@ -154,6 +154,14 @@ public struct AgentContext<Connection: ClientProtocol> {
     /// Records how old a snapshot was on arrival (`skirmish_snapshot_age_seconds`).
     public func recordSnapshotAge(seconds: Double) { meters.record(meters.snapshotAge, seconds: seconds) }
 
+    /// Records the round trip of one of the agent's own requests, from its send to the reply that names it (an
+    /// echoed sequence number), in `skirmish_request_rtt_seconds`.
+    ///
+    /// It is kept apart from ``roundTrip``'s `skirmish_rtt_seconds`, the protocol's own measure of the line: a
+    /// request's round trip also holds the server's work, resends and waits for order. A behaviour that records it
+    /// lists ``Figures/requestRoundTrip`` in its ``BehaviorSeries``.
+    public func recordRequestRoundTrip(seconds: Double) { meters.record(meters.requestRTT, seconds: seconds) }
+
     /// Judges one reply from the server against a rule of the protocol or the game (a check, as in k6 or Gatling):
     /// counted in `skirmish_checks_total{check}`, and when `passed` is false in `skirmish_checks_failed_total{check}`,
     /// which the `checks_failed` and `check_failure_rate` thresholds read. Name checks with a fixed word

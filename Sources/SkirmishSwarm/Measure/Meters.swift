@@ -40,6 +40,8 @@ final class Meters {
     let pongsReceived: CounterID
     let botsConnected: GaugeID
     let rtt: HistogramID
+    /// Request round trips a behaviour matched (`skirmish_request_rtt_seconds`).
+    let requestRTT: HistogramID
     let snapshotAge: HistogramID
     let snapshotInterval: HistogramID
     let tickLateness: HistogramID
@@ -139,6 +141,8 @@ final class Meters {
             SkirmishMetrics.pings, base.adding(["direction": "answered"]), visibleAtZero: probes)
         botsConnected = shard.gauge(SkirmishMetrics.botsConnected, base)
         rtt = shard.histogram(SkirmishMetrics.rtt, base, visibleAtZero: probes)
+        requestRTT = shard.histogram(
+            SkirmishMetrics.requestRTT, base, visibleAtZero: figures.contains(.requestRoundTrip))
         snapshotAge = shard.histogram(
             SkirmishMetrics.snapshotAge, base, visibleAtZero: figures.contains(.snapshotAge))
         snapshotInterval = shard.histogram(

@@ -59,14 +59,19 @@ extension RunSummary {
                 + (packets.resends.map { ", \(Self.count($0)) resent" } ?? "")
                 + "; \(Self.bytes(packets.bytesSent)) out, \(Self.bytes(packets.bytesReceived)) in"
         )
+        if let line = packetTypesLine { lines.append(line) }
         let latencies = [
             ("rtt", latency.rtt), ("snapshot age", latency.snapshotAge),
             ("snapshot interval", latency.snapshotInterval),
             ("tick lateness", latency.tickLateness), ("handshake", latency.handshake),
         ].compactMap { name, value in value.map { "\(name) p99 \(Self.ms($0.p99))" } }
         let reconnect = latency.reconnect.flatMap { $0.count > 0 ? ["reconnect p99 \(Self.ms($0.p99))"] : nil } ?? []
-        if !latencies.isEmpty || !reconnect.isEmpty {
-            lines.append("latency: " + (latencies + reconnect).joined(separator: ", "))
+        let request =
+            latency.requestRTT.map {
+                ["request rtt p50 \(Self.ms($0.p50)), p99 \(Self.ms($0.p99)) (\(Self.count($0.count)) replies)"]
+            } ?? []
+        if !latencies.isEmpty || !reconnect.isEmpty || !request.isEmpty {
+            lines.append("latency: " + (latencies + reconnect + request).joined(separator: ", "))
         }
         lines += trafficLines
         var predictions: String?
@@ -93,6 +98,12 @@ extension RunSummary {
             lines.append(
                 "errors: "
                     + errors.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }
+                    .joined(separator: ", "))
+        }
+        if let protocolEvents, !protocolEvents.isEmpty {
+            lines.append(
+                "protocol events: "
+                    + protocolEvents.sorted { $0.key < $1.key }.map { "\($0.key) \(Self.count($0.value))" }
                     .joined(separator: ", "))
         }
         if !rogue.isEmpty {
@@ -131,6 +142,22 @@ extension RunSummary {
         }
         lines.append(passed ? "all thresholds hold" : "a threshold failed: exit status 99")
         return lines.joined(separator: "\n")
+    }
+
+    /// `by type: reliable/ch0 600 sent (21.1 KiB), 600 received (21.1 KiB); …`: every type that moved, by name.
+    var packetTypesLine: String? {
+        let types = Set(packets.sentByType.keys).union(packets.receivedByType.keys).sorted()
+        guard !types.isEmpty else { return nil }
+        func side(_ count: UInt64?, _ bytes: UInt64?, _ verb: String) -> String? {
+            guard let count, count > 0 else { return nil }
+            return "\(Self.count(count)) \(verb)" + (bytes.map { " (\(Self.bytes($0)))" } ?? "")
+        }
+        return "by type: "
+            + types.map { type in
+                let sent = side(packets.sentByType[type], packets.bytesSentByType?[type], "sent")
+                let received = side(packets.receivedByType[type], packets.bytesReceivedByType?[type], "received")
+                return "\(type) " + [sent, received].compactMap { $0 }.joined(separator: ", ")
+            }.joined(separator: "; ")
     }
 
     static func align(_ rows: [[String]]) -> [String] {

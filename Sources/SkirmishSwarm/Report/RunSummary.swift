@@ -74,6 +74,11 @@ public struct RunSummary: Codable, Sendable {
         public var sentByType: [String: UInt64]
         /// Packets received, by message type name (`TableSnapshot`).
         public var receivedByType: [String: UInt64]
+        /// Bytes sent, by message type name: each packet's share of its datagram, as the protocol counts it (absent
+        /// in summaries written before 0.18).
+        public var bytesSentByType: [String: UInt64]?
+        /// Bytes received, by message type name (absent in summaries written before 0.18).
+        public var bytesReceivedByType: [String: UInt64]?
     }
 
     /// The run's latency distributions, each in seconds; `nil` for one no persona measured.
@@ -91,6 +96,9 @@ public struct RunSummary: Codable, Sendable {
         /// Time between consecutive snapshots as a bot received them (absent in summaries written before it was
         /// kept).
         @Measured public var snapshotInterval: Percentiles? = nil
+        /// From a behaviour's request to the reply that names it (an echoed sequence number); `nil` when no
+        /// behaviour of the run measures it.
+        @Measured public var requestRTT: Percentiles? = nil
     }
 
     /// One game's totals over the personas that play it.
@@ -228,6 +236,9 @@ public struct RunSummary: Codable, Sendable {
     public var replyRate: Double?
     /// Errors by kind (`handshake_timeout`, `rejected_<reason>`, `silence_timeout`, `resume_failed`, …).
     public var errors: [String: UInt64]
+    /// The protocol plug-in's own events by name, those that happened (ENet: `fragments_sent`,
+    /// `throttle_changes`, …); absent in summaries written before 0.18.
+    public var protocolEvents: [String: UInt64]?
     /// Hostile packets the rogue personas sent, by kind; counted nowhere else.
     public var rogue: [String: UInt64]
     /// Per-game totals, by game name.
@@ -302,19 +313,22 @@ extension RunSummary {
             lost: reader.total(SkirmishMetrics.packetsLost, of: .loss),
             resends: reader.total(SkirmishMetrics.reliableResends, of: .resends),
             sentByType: reader.breakdown(SkirmishMetrics.packetsSent, by: "type"),
-            receivedByType: reader.breakdown(SkirmishMetrics.packetsReceived, by: "type"))
+            receivedByType: reader.breakdown(SkirmishMetrics.packetsReceived, by: "type"),
+            bytesSentByType: reader.breakdown(SkirmishMetrics.packetBytesSent, by: "type"),
+            bytesReceivedByType: reader.breakdown(SkirmishMetrics.packetBytesReceived, by: "type"))
         latency = Latency(
             rtt: reader.measuredPercentiles(SkirmishMetrics.rtt),
             snapshotAge: reader.measuredPercentiles(SkirmishMetrics.snapshotAge),
             tickLateness: reader.measuredPercentiles(SkirmishMetrics.tickLateness),
             handshake: reader.measuredPercentiles(SkirmishMetrics.handshake),
             reconnect: reader.measuredPercentiles(SkirmishMetrics.reconnect),
-            snapshotInterval: reader.measuredPercentiles(SkirmishMetrics.snapshotInterval))
+            snapshotInterval: reader.measuredPercentiles(SkirmishMetrics.snapshotInterval),
+            requestRTT: reader.measuredPercentiles(SkirmishMetrics.requestRTT))
         predictionErrorPixels = reader.measuredPercentiles(SkirmishMetrics.predictionError)
         let distributions = [
             SkirmishMetrics.rtt, SkirmishMetrics.snapshotAge, SkirmishMetrics.tickLateness, SkirmishMetrics.handshake,
             SkirmishMetrics.reconnect, SkirmishMetrics.predictionError, SkirmishMetrics.desyncDetection,
-            SkirmishMetrics.snapshotInterval,
+            SkirmishMetrics.snapshotInterval, SkirmishMetrics.requestRTT,
         ]
         histograms = Dictionary(
             uniqueKeysWithValues: distributions.compactMap { family in
@@ -335,12 +349,19 @@ extension RunSummary {
         let pongs = reader.total(SkirmishMetrics.pings, where: ["direction": "answered"])
         replyRate = pings == 0 ? nil : min(1, Double(pongs) / Double(pings))
         errors = reader.breakdown(SkirmishMetrics.errors, by: "kind")
+        protocolEvents = reader.breakdown(SkirmishMetrics.protocolEvents, by: "event")
         rogue = SnapshotReader(snapshot: outcome.snapshot, legit: nil).breakdown(
             SkirmishMetrics.roguePackets, by: "kind")
 
         var games: [String: Game] = [:]
         for game in Set(script.personas.filter(\.isLegit).map(\.gameName)) {
             let only = ["game": game]
+            // A game whose protocol and behaviours count neither matches nor desyncs (ENet's, a user's protocol's)
+            // has no entry: its figures are absent, not 0.
+            guard
+                !reader.snapshot.series(of: SkirmishMetrics.matchesStarted, where: only).isEmpty
+                    || !reader.snapshot.series(of: SkirmishMetrics.desyncs, where: only).isEmpty
+            else { continue }
             games[game] = Game(
                 matchesStarted: reader.total(SkirmishMetrics.matchesStarted, of: .matches, where: only),
                 matchesCompleted: reader.total(SkirmishMetrics.matchesCompleted, of: .matches, where: only),

@@ -35,6 +35,12 @@ extension SkirmishMetrics {
     public static let snapshotInterval = MetricFamily(
         name: "skirmish_snapshot_interval_seconds", help: "Time between consecutive snapshots as received.",
         kind: .histogram(.seconds), labelNames: botLabels)
+    /// `skirmish_request_rtt_seconds`: from a behaviour's request to the reply that names it (an echoed sequence
+    /// number), as the behaviour matched them — beside `skirmish_rtt_seconds`, the protocol's own round trip.
+    public static let requestRTT = MetricFamily(
+        name: "skirmish_request_rtt_seconds",
+        help: "Time from a bot's request to its reply, as the behaviour matched them.",
+        kind: .histogram(.seconds), labelNames: botLabels)
     /// `skirmish_reconnect_seconds`: from a bot's resume attempt to its `Welcome`, in seconds.
     public static let reconnect = MetricFamily(
         name: "skirmish_reconnect_seconds", help: "Time from a resume attempt to the Welcome.",

@@ -11,7 +11,7 @@ struct Bench: AsyncParsableCommand {
             """,
         subcommands: [
             CodecBench.self, ExportBench.self, SwarmBench.self, GamesBench.self, NetBench.self, ServerBench.self,
-            OpponentBench.self,
+            OpponentBench.self, ENetBench.self,
         ]
     )
 }

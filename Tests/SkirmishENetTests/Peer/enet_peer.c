@@ -3,7 +3,9 @@
  *
  * Server mode (default): binds 127.0.0.1 on a free port and prints `port N`. Every packet it receives is echoed to
  * its sender on the same channel with the same flags, unless its first byte is 'R': then it is relayed to every
- * other connected peer instead. Commands on stdin, one per line:
+ * other connected peer instead. A reliable packet whose first byte is 'Q' carries a big-endian u32 sequence number
+ * at offset 1: each peer's must count 0, 1, 2… from its connect, and the server counts those that do (`inOrder`)
+ * and those that do not (`outOfOrder`: a gap, a duplicate or a reordering). Commands on stdin, one per line:
  *   broadcast SECONDS   30 Hz unreliable state on channel 1, and a reliable event every 10th tick on channel 0;
  *                       prints `broadcast done` at the end
  *   send CH MODE SIZE N N packets of SIZE bytes to every peer; MODE r reliable, u unreliable, s unsequenced,
@@ -18,7 +20,9 @@
  * Capture mode (`--capture PORT`): a libenet client sends its connect request (2 channels, data 0x01020304) to
  * 127.0.0.1:PORT and exits: the tests compare its bytes with the plug-in's.
  *
- * Every loop is bounded: the server exits after --seconds (default 60) or when stdin closes.
+ * Every loop is bounded: the server exits after --seconds (default 60) or when stdin closes (with --detached it
+ * ignores stdin, for a run by hand: `enet-peer --detached --seconds 300 &`). --peers N (default 32) sets how many
+ * peers it takes, --channels N (default 4) how many channels, --checksum turns on libenet's CRC-32.
  */
 #include <enet/enet.h>
 #include <poll.h>
@@ -32,6 +36,10 @@ static const char *modeNames[MODES] = {"reliable", "unreliable", "unsequenced"};
 static unsigned long receivedPackets[MODES][CHANNELS], receivedBytes[MODES][CHANNELS];
 static unsigned long sentPackets[MODES][CHANNELS];
 static unsigned long connects, disconnects;
+/* The 'Q' stream: the number each peer's next reliable 'Q' packet must carry, by incoming peer id. */
+enum { MAX_PEERS = 4096 };
+static enet_uint32 nextSequence[MAX_PEERS];
+static unsigned long inOrder, outOfOrder;
 
 static int modeOf(enet_uint32 flags) {
     if (flags & ENET_PACKET_FLAG_RELIABLE) return 0;
@@ -58,7 +66,8 @@ static void printStats(void) {
     printCounts("receivedBytes", receivedBytes);
     printf(",");
     printCounts("sent", sentPackets);
-    printf(",\"connects\":%lu,\"disconnects\":%lu}\n", connects, disconnects);
+    printf(",\"connects\":%lu,\"disconnects\":%lu,\"inOrder\":%lu,\"outOfOrder\":%lu}\n", connects, disconnects,
+        inOrder, outOfOrder);
     fflush(stdout);
 }
 
@@ -90,11 +99,13 @@ static int capture(int port) {
 }
 
 int main(int argc, char **argv) {
-    int checksum = 0, channels = 4, seconds = 60;
+    int checksum = 0, channels = 4, seconds = 60, peers = 32, detached = 0;
     for (int index = 1; index < argc; ++index) {
         if (strcmp(argv[index], "--checksum") == 0) checksum = 1;
         else if (strcmp(argv[index], "--channels") == 0 && index + 1 < argc) channels = atoi(argv[++index]);
         else if (strcmp(argv[index], "--seconds") == 0 && index + 1 < argc) seconds = atoi(argv[++index]);
+        else if (strcmp(argv[index], "--peers") == 0 && index + 1 < argc) peers = atoi(argv[++index]);
+        else if (strcmp(argv[index], "--detached") == 0) detached = 1;
         else if (strcmp(argv[index], "--capture") == 0 && index + 1 < argc) {
             if (enet_initialize() != 0) return 1;
             int status = capture(atoi(argv[++index]));
@@ -106,7 +117,8 @@ int main(int argc, char **argv) {
     ENetAddress address = {0};
     enet_address_set_host(&address, "127.0.0.1");
     address.port = ENET_PORT_ANY;
-    ENetHost *host = enet_host_create(&address, 32, (size_t) channels, 0, 0);
+    if (peers < 1 || peers > MAX_PEERS) return 4;
+    ENetHost *host = enet_host_create(&address, (size_t) peers, (size_t) channels, 0, 0);
     if (host == NULL) return 2;
     if (checksum) host->checksum = enet_crc32;
     printf("port %u\n", host->address.port);
@@ -122,6 +134,7 @@ int main(int argc, char **argv) {
             switch (received.type) {
             case ENET_EVENT_TYPE_CONNECT:
                 connects++;
+                nextSequence[received.peer->incomingPeerID] = 0;
                 enet_peer_throttle_configure(received.peer, ENET_PEER_PACKET_THROTTLE_INTERVAL, 2, 0);
                 printf("connect %u %u\n", received.peer->incomingPeerID, received.data);
                 fflush(stdout);
@@ -138,6 +151,15 @@ int main(int argc, char **argv) {
                     (ENET_PACKET_FLAG_RELIABLE | ENET_PACKET_FLAG_UNSEQUENCED | ENET_PACKET_FLAG_UNRELIABLE_FRAGMENT);
                 receivedPackets[mode][received.channelID]++;
                 receivedBytes[mode][received.channelID] += packet->dataLength;
+                if (mode == 0 && packet->dataLength >= 5 && packet->data[0] == 'Q') {
+                    const enet_uint8 *bytes = packet->data + 1;
+                    enet_uint32 sequence = (enet_uint32) bytes[0] << 24 | (enet_uint32) bytes[1] << 16
+                        | (enet_uint32) bytes[2] << 8 | bytes[3];
+                    enet_uint32 *next = &nextSequence[received.peer->incomingPeerID];
+                    if (sequence == *next) inOrder++;
+                    else outOfOrder++;
+                    *next = sequence + 1;
+                }
                 if (packet->dataLength > 0 && packet->data[0] == 'R') {
                     for (size_t index = 0; index < host->peerCount; ++index) {
                         ENetPeer *peer = &host->peers[index];
@@ -174,7 +196,7 @@ int main(int argc, char **argv) {
             }
         }
         struct pollfd input = {.fd = 0, .events = POLLIN};
-        while (running && poll(&input, 1, 0) > 0) {
+        while (running && !detached && poll(&input, 1, 0) > 0) {
             char byte;
             ssize_t count = read(0, &byte, 1);
             if (count <= 0) {

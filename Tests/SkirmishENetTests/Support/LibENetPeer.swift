@@ -125,7 +125,8 @@ final class LibENetPeer {
         }
     }
 
-    /// Asks for its counters and returns them: `received`, `receivedBytes` and `sent`, by `mode/chN`.
+    /// Asks for its counters and returns them: `received`, `receivedBytes` and `sent`, by `mode/chN`, and `totals`:
+    /// `connects`, `disconnects`, and the 'Q' stream's `inOrder` and `outOfOrder`.
     func stats(within limit: Duration = .seconds(20)) throws -> [String: [String: Int]] {
         let before = lines.count
         command("stats")
@@ -135,6 +136,7 @@ final class LibENetPeer {
         let json = try JSONSerialization.jsonObject(with: Data(line.dropFirst(6).utf8)) as? [String: Any] ?? [:]
         var result: [String: [String: Int]] = [:]
         for key in ["received", "receivedBytes", "sent"] { result[key] = json[key] as? [String: Int] ?? [:] }
+        result["totals"] = json.compactMapValues { $0 as? Int }
         return result
     }
 
