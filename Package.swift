@@ -255,7 +255,7 @@ let package = Package(
             name: "SkirmishRunTests",
             dependencies: [
                 "SkirmishTestSupport", "SkirmishRun", "SkirmishServer", "SkirmishSwarm", "SkirmishScript",
-                "SkirmishTelemetry", "SkirmishNet",
+                "SkirmishTelemetry", "SkirmishNet", "SkirmishWire",
                 "SkirmishPractice", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

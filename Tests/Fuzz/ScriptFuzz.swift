@@ -1,17 +1,28 @@
 // libFuzzer entry point for the swarm-script loader, built by `make fuzz` through the fuzz-only package in
-// Tests/Fuzz/ScriptFuzz (the SkirmishScript module and Yams, instrumented with -sanitize=fuzzer,address).
+// Tests/Fuzz/ScriptFuzz (the loader, Yams and every protocol's option decoders, instrumented with
+// -sanitize=fuzzer,address). The vocabulary is the one `skirmish swarm` loads with: SNAP, ENet and DDNet.
 //
 // Oracles: any bytes either load as a script or fail with a located ScriptError — never a trap, a hang, an
 // out-of-bounds read (AddressSanitizer watches) or unbounded memory (libFuzzer's -rss_limit_mb). A script that loads
 // loads again, identically, from its own text (the loader is deterministic).
 
+import SkirmishDDNet
+import SkirmishENet
 import SkirmishScript
+import SkirmishSwarm
+
+/// SNAP's, ENet's and DDNet's options and behaviours, as `Catalogue.standard` registers them in the command.
+let loader: ScriptLoader = {
+    var catalogue = Catalogue.builtIn
+    catalogue.registerDDNet()
+    catalogue.registerENet()
+    return catalogue.scriptLoader
+}()
 
 /// Called by libFuzzer with each generated input (`size` bytes at `data`); returns 0, or traps on a broken oracle.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzScript(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    let loader = ScriptLoader()
     let first: Script
     do {
         first = try loader.parse(text, file: "fuzz.yaml")
