@@ -12,6 +12,13 @@ struct KeyValueClient: Agent {
     /// The behaviours' own script option: `keys:`, how many keys they spread over.
     struct Options: Sendable, Hashable {
         var keys: UInt16 = 100
+
+        /// Reads a persona's `keys:` (1–65,535; 100 when absent) from the script.
+        @Sendable static func decode(
+            _ options: inout ScriptOptions, _: KeyValueConnection.Configuration
+        ) throws(ScriptError) -> OptionValue {
+            OptionValue(Options(keys: UInt16(try options.integer("keys", in: 1...65_535) ?? 100)))
+        }
     }
 
     let writes: Bool
@@ -74,18 +81,11 @@ extension Catalogue {
                 return configuration
             })
         catalogue.defaultProtocol = "keyval"
-        let options:
-            @Sendable (inout ScriptOptions, KeyValueConnection.Configuration) throws(ScriptError) -> OptionValue = {
-                (options: inout ScriptOptions, _: KeyValueConnection.Configuration) throws(ScriptError) -> OptionValue
-                in
-                OptionValue(KeyValueClient.Options(keys: UInt16(try options.integer("keys", in: 1...65_535) ?? 100)))
-            }
         catalogue.register(
-            behavior: "writer", keys: ["keys"],
-            series: { _ in BehaviorSeries(checks: ["put_echoed"]) }, options: options,
-            make: { context in KeyValueClient(writes: true, context: &context) }
-        )
-        catalogue.register(behavior: "reader", keys: ["keys"], options: options) { context in
+            behavior: "writer", keys: ["keys"], series: { _ in BehaviorSeries(checks: ["put_echoed"]) },
+            options: KeyValueClient.Options.decode
+        ) { context in KeyValueClient(writes: true, context: &context) }
+        catalogue.register(behavior: "reader", keys: ["keys"], options: KeyValueClient.Options.decode) { context in
             KeyValueClient(writes: false, context: &context)
         }
         return catalogue

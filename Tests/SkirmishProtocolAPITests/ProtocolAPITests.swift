@@ -67,7 +67,13 @@ import Testing
         try await group.shutdownGracefully()
 
         // Every bot joined, once: the swarm's handshakes are the server's sessions.
-        #expect(counts.sessions == 8)
+        #expect(
+            counts.sessions == 8,
+            Comment(
+                rawValue:
+                    "handshakes failed \(snapshot.counterTotal(SkirmishMetrics.handshakes, where: ["outcome": "failed"])), "
+                    + "errors \(snapshot.counterTotal(SkirmishMetrics.errors)), peak bots \(outcome.peakBots), "
+                    + "ran \(outcome.elapsed)"))
         #expect(snapshot.counterTotal(SkirmishMetrics.handshakes, where: ["outcome": "ok"]) == 8)
         // Packets and bytes by type, as the server counted them.
         for type in ["hello", "put", "get", "bye"] {

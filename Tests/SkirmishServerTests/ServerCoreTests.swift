@@ -263,6 +263,12 @@ import Testing
             Packet(number: 900, .paddleState(PaddleState(inputStep: 90, x: 160, y: 400, vx: 0, vy: 0))), from: b)
         #expect(harness.core.stats.rejections(.outOfState) == 0)
         #expect(harness.core.stats.rejections(.stale) == 1)
+        // Past a round trip's grace, an input is no longer in flight: the client is out of state.
+        harness.advance(ServerCore.lateInputGrace + .milliseconds(100))
+        harness.send(
+            Packet(number: 901, .paddleState(PaddleState(inputStep: 91, x: 160, y: 400, vx: 0, vy: 0))), from: b)
+        #expect(harness.core.stats.rejections(.outOfState) == 1)
+        #expect(harness.core.stats.rejections(.stale) == 1)
     }
 
     @Test func aSeatIsReleasedWhenTheResumeWindowPasses() throws {

@@ -22,6 +22,8 @@ package struct Peer: Sendable {
     /// Whether the player sent anything after its Welcome; one that never did frees its seat when it drops instead
     /// of holding it through the resume window.
     package var played = false
+    /// When the player's last match ended (its seat freed); an input in flight then is late, not out of state.
+    package var matchEndedAt: NIODeadline?
 
     package var isAttached: Bool { detachedAt == nil }
 }

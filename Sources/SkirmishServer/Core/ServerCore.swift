@@ -120,6 +120,11 @@ package struct ServerCore: Sendable {
     /// connection that has none by then is holding a place under the connection caps, not playing.
     package static let streamHandshakeLimit = TimeAmount.seconds(10)
 
+    /// How long after a match ends an unreliable input of one of its players counts as `stale` (it was in flight:
+    /// the player had not yet heard the match was over) rather than `out_of_state`: a round trip on any link a test
+    /// emulates, with room for the client's next send.
+    package static let lateInputGrace = TimeAmount.seconds(1)
+
     /// A TCP or WebSocket connection ended.
     package mutating func streamClosed(_ connection: ConnectionID, now: NIODeadline) {
         limits.streamClosed(connection)
@@ -374,16 +379,20 @@ package struct ServerCore: Sendable {
             guard let seats = seating[peer.match] else { return stats.reject(.outOfState) }
             for case let other? in seats where other != id { send(.chat(chat), to: other, now: now) }
         default:
-            // An unreliable input that was in flight when its match ended (a player sends inputs until it hears the
-            // match is over) is late, as a reordered one is: counted as stale, not as a client out of state.
-            let late = message.type.delivery == .unreliable
             guard let index = matches.index(forKey: peer.match) else {
+                // An unreliable input that was in flight when its match ended (a player sends inputs until it hears
+                // the match is over) is late, as a reordered one is: counted as stale, not as a client out of state.
+                // One that arrives later than a round trip could explain is out of state (GameRules.md).
+                let ended = peek(slot) { $0.matchEndedAt }
+                let late =
+                    message.type.delivery == .unreliable
+                    && ended.map { now - $0 <= Self.lateInputGrace } ?? false
                 return stats.reject(late ? .stale : .outOfState)
             }
             let verdict = matches.values[index].receive(message, from: peer.seat, now: now, into: &outputs)
             switch verdict {
             case .accepted: break
-            case .outOfState: stats.reject(late && matches.values[index].isOver ? .stale : .outOfState)
+            case .outOfState: stats.reject(.outOfState)
             case .outOfTurn: stats.reject(.outOfTurn)
             case .badValue: stats.reject(.badValue)
             }
@@ -549,7 +558,11 @@ package struct ServerCore: Sendable {
         if outputs.messages.isEmpty { outputs.messages = messages }
         if let index = matches.index(forKey: match), isOver(index) {
             matches[match] = nil
-            for case let id? in seating[match] ?? [] { peers[id]?.match = 0 }
+            for case let id? in seating[match] ?? [] {
+                guard let slot = peers.index(forKey: id) else { continue }
+                peers.values[slot].match = 0
+                peers.values[slot].matchEndedAt = now
+            }
             seating[match] = nil
         }
     }
