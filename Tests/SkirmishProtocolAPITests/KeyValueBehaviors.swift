@@ -83,8 +83,8 @@ extension Catalogue {
         catalogue.defaultProtocol = "keyval"
         catalogue.register(
             behavior: "writer", keys: ["keys"], series: { _ in BehaviorSeries(checks: ["put_echoed"]) },
-            options: KeyValueClient.Options.decode
-        ) { context in KeyValueClient(writes: true, context: &context) }
+            options: KeyValueClient.Options.decode, make: { context in KeyValueClient(writes: true, context: &context) }
+        )
         catalogue.register(behavior: "reader", keys: ["keys"], options: KeyValueClient.Options.decode) { context in
             KeyValueClient(writes: false, context: &context)
         }
