@@ -18,10 +18,11 @@ final class Meters {
     /// The figures this persona's protocol and behaviour measure.
     let figures: Figures
 
-    private var packetsSent: [CounterID?]
-    private var packetsReceived: [CounterID?]
-    private var packetBytesSent: [CounterID?]
-    private var packetBytesReceived: [CounterID?]
+    // Read on every packet on the meters' loop alone (see ``MetricsShard``): exclusivity not checked at run time.
+    @exclusivity(unchecked) private var packetsSent: [CounterID?]
+    @exclusivity(unchecked) private var packetsReceived: [CounterID?]
+    @exclusivity(unchecked) private var packetBytesSent: [CounterID?]
+    @exclusivity(unchecked) private var packetBytesReceived: [CounterID?]
     private let packetKinds: [PacketKind]
     private var events: [CounterID]
     let bytesSent: CounterID

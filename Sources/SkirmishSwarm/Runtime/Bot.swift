@@ -74,7 +74,11 @@ struct Bot<A: Agent>: ShellMachine {
         self.oneShot = oneShot
     }
 
-    var isFinished: Bool { phase == .done }
+    /// `mutating get`, as every read the shell makes in place: a plain getter of this generic struct, called through
+    /// the shell's in-place access, copied the whole bot (its agent and connection) to a temporary first.
+    var isFinished: Bool {
+        mutating get { phase == .done }
+    }
 
     /// Whether a connection is open: a tag check, where comparing the optional with `nil` copied the connection.
     private var hasConnection: Bool {
@@ -89,7 +93,12 @@ struct Bot<A: Agent>: ShellMachine {
     }
 
     /// The earliest time this bot needs the shell: its steps, its agent, its traffic sample and its connection.
+    /// (`mutating get`, as ``isFinished``: read in place, never through a copy of the bot.)
     var nextWake: Instant? {
+        mutating get { earliestWake() }
+    }
+
+    private mutating func earliestWake() -> Instant? {
         var wake = Instant.distantFuture
         if hasConnection { wake = min(wake, connection!.nextDeadline) }
         switch phase {
@@ -120,7 +129,7 @@ struct Bot<A: Agent>: ShellMachine {
                 meters.shard.add(meters.handshakeFailures)
                 meters.error("handshake_timeout")
                 if environment.profiles[profile].single {
-                    runAgent(.disconnected(.handshakeTimeout()), now: now, environment, &io)
+                    runAgent(now: now, environment, &io) { $0.disconnected(.handshakeTimeout(), context: &$1) }
                     finish(now: now, environment, &io)
                 } else {
                     closeConnection(now: now, environment, &io)
@@ -130,7 +139,7 @@ struct Bot<A: Agent>: ShellMachine {
         case .playing(let until, let resuming, _):
             if let until, now >= until { return finishMatch(now: now, environment, &io) }
             if let due = traffic.nextSample, due <= now { sampleTraffic(now: now, environment) }
-            if resuming == nil, let due = agent?.nextWake, due <= now { runAgent(.wake, now: now, environment, &io) }
+            if resuming == nil, let due = agent?.nextWake, due <= now { runAgent(now: now, environment, &io) { $0.wake(context: &$1) } }
             if agent?.isMatchOver == true, case .playing = phase { finishMatch(now: now, environment, &io) }
         case .waiting(let until, let outage):
             if now >= until {
@@ -369,7 +378,7 @@ struct Bot<A: Agent>: ShellMachine {
             didDisconnect(reason, now: now, environment, &io)
         case .message(let message):
             guard case .playing = phase, hasAgent else { return }
-            runAgent(.received(message), now: now, environment, &io)
+            runAgent(now: now, environment, &io) { $0.received(message, context: &$1) }
             if agent?.isMatchOver == true, case .playing = phase { finishMatch(now: now, environment, &io) }
         }
     }
@@ -384,7 +393,7 @@ struct Bot<A: Agent>: ShellMachine {
             phase = .playing(until: until, resuming: nil, outage: nil)
             setConnected(true, now: now, environment)
             recordReconnect(since: outage, now: now, environment)
-            runAgent(.established(established), now: now, environment, &io)
+            runAgent(now: now, environment, &io) { $0.established(established, context: &$1) }
             let lines = pendingChat
             pendingChat.removeAll()
             if let chat = environment.profiles[profile].chat {
@@ -399,9 +408,9 @@ struct Bot<A: Agent>: ShellMachine {
             recordReconnect(since: outage ?? resuming, now: now, environment)
             // A protocol without resume came back with a new connection: the agent hears of its new seat.
             if resumed {
-                runAgent(.resumed, now: now, environment, &io)
+                runAgent(now: now, environment, &io) { $0.resumed(context: &$1) }
             } else {
-                runAgent(.established(established), now: now, environment, &io)
+                runAgent(now: now, environment, &io) { $0.established(established, context: &$1) }
             }
         default:
             break
@@ -417,7 +426,7 @@ struct Bot<A: Agent>: ShellMachine {
             phase = .offline(until: until, since: since, playUntil: playUntil, fresh: true)
             return
         }
-        runAgent(.disconnected(reason), now: now, environment, &io)
+        runAgent(now: now, environment, &io) { $0.disconnected(reason, context: &$1) }
         if environment.profiles[profile].single {
             // A runner's player plays one match: a failure ends it, and its agent has been told why.
             meters.error(reason.kind)
@@ -522,28 +531,17 @@ struct Bot<A: Agent>: ShellMachine {
             outbox: outbox, match: connection?.matchID ?? 0)
     }
 
-    /// One call into the agent.
-    private enum AgentCall {
-        case established(Connection.Established)
-        case received(Connection.Message)
-        case wake
-        case resumed
-        case disconnected(CloseReason)
-    }
-
-    /// Calls the agent in place with a fresh context, then sends what it sent.
+    /// Calls the agent in place with a fresh context (`call` is one of its entry points: a closure, not an enum of
+    /// calls, so a received message is passed on where it lies instead of being copied into the enum), then sends
+    /// what it sent.
+    @inline(__always)
     private mutating func runAgent(
-        _ call: AgentCall, now: Instant, _ environment: Environment, _ io: inout ShellIO<Connection>
+        now: Instant, _ environment: Environment, _ io: inout ShellIO<Connection>,
+        _ call: (inout A, inout AgentContext<Connection>) -> Void
     ) {
         guard hasAgent else { return }
         var context = makeContext(now: now, environment)
-        switch call {
-        case .established(let established): agent!.established(established, context: &context)
-        case .received(let message): agent!.received(message, context: &context)
-        case .wake: agent!.wake(context: &context)
-        case .resumed: agent!.resumed(context: &context)
-        case .disconnected(let reason): agent!.disconnected(reason, context: &context)
-        }
+        call(&agent!, &context)
         random = context.random
         var suspension: Duration?
         for outgoing in context.outbox {

@@ -26,12 +26,14 @@ final class BotEnvironment<A: Agent> {
         var single: Bool
     }
 
-    private(set) var profiles: [Profile] = []
+    /// Read by a bot on most calls, on the environment's loop alone: exclusivity not checked at run time (as the
+    /// shell's storage).
+    @exclusivity(unchecked) private(set) var profiles: [Profile] = []
     /// Profiles no bot uses any more (runner players that ended), reused before the array grows.
     private var freeProfiles: [Int] = []
     let group: any BotSupervising
     /// Lent to each agent call for what the agent sends (see ``AgentContext``).
-    var outbox: [AgentContext<A.Connection>.Outgoing] = []
+    @exclusivity(unchecked) var outbox: [AgentContext<A.Connection>.Outgoing] = []
 
     init(group: any BotSupervising) {
         self.group = group

@@ -25,9 +25,12 @@ public final class MetricsShard {
     /// Wall-clock time the counters started from, in milliseconds since 1970 (0 when unknown).
     public let startTimeMs: Int64
 
-    private var counters: [UInt64] = []
-    private var gauges: [Double] = []
-    private var histograms: [HistogramValue] = []
+    // Written on every packet, only by the shard's own loop and never re-entered while an update runs, so their
+    // exclusivity is not checked at run time (a thread-local access set per update, measured as several percent of a
+    // swarm's CPU).
+    @exclusivity(unchecked) private var counters: [UInt64] = []
+    @exclusivity(unchecked) private var gauges: [Double] = []
+    @exclusivity(unchecked) private var histograms: [HistogramValue] = []
     private var counterSeries: [(MetricFamily, Labels)] = []
     private var gaugeSeries: [(MetricFamily, Labels)] = []
     private var histogramSeries: [(MetricFamily, Labels)] = []
