@@ -299,6 +299,7 @@ let package = Package(
             name: "SkirmishENetTests",
             dependencies: [
                 "SkirmishENet", "SkirmishNet", "SkirmishWire", "SkirmishSwarm", "SkirmishScript", "SkirmishTelemetry",
+                "SkirmishTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
