@@ -190,8 +190,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        // What several test targets share: a loopback collector stand-in that records pushes, and the reader of the byte
-        // vectors in the DocC articles (not a product).
+        // What several test targets share: a loopback collector stand-in that records pushes, and the readers of the
+        // byte vectors and code blocks of the DocC articles (not a product).
         .target(name: "SkirmishTestSupport", path: "Tests/Support"),
         .testTarget(name: "SkirmishWireTests", dependencies: ["SkirmishWire", "SkirmishTestSupport"]),
         .testTarget(
@@ -235,7 +235,7 @@ let package = Package(
             name: "SkirmishBehaviorAPITests",
             dependencies: [
                 "SkirmishSwarm", "SkirmishScript", "SkirmishWire", "SkirmishGames", "SkirmishNet", "SkirmishServer",
-                "SkirmishTelemetry", .product(name: "NIOCore", package: "swift-nio"),
+                "SkirmishTelemetry", "SkirmishTestSupport", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             packageAccess: false
@@ -267,7 +267,8 @@ let package = Package(
             name: "SkirmishProtocolAPITests",
             dependencies: [
                 "SkirmishNet", "SkirmishSwarm", "SkirmishScript", "SkirmishWire", "SkirmishTelemetry",
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "SkirmishTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             packageAccess: false
         ),
@@ -298,6 +299,7 @@ let package = Package(
             name: "SkirmishENetTests",
             dependencies: [
                 "SkirmishENet", "SkirmishNet", "SkirmishWire", "SkirmishSwarm", "SkirmishScript", "SkirmishTelemetry",
+                "SkirmishTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -12,29 +12,20 @@ import Testing
 /// A behaviour written outside the library, registered, named in a script and run in a swarm against the real
 /// reference server on loopback — through the public API alone, as a user's own package would.
 @Suite(.serialized) struct CustomBehaviorTests {
-    /// The built-in behaviours plus `mirror`, which only plays Puck.
-    /// The built-in catalogue plus `mirror`, which only plays Puck.
-    static func catalogue(tally: MirrorTally) -> Catalogue {
-        var catalogue = Catalogue.builtIn
-        // It checks its replica and counts matches, so those figures exist at 0 for it: declared, not 0 by default.
-        catalogue.register(
-            behavior: "mirror", games: [.puck], series: { _ in BehaviorSeries(figures: [.desyncs, .matches]) },
-            make: { context in MirrorPlayer(context: &context, tally: tally) })
-        return catalogue
-    }
-
+    /// Scripts as a program that registered the mirror loads them.
     static func loader() -> ScriptLoader {
-        catalogue(tally: MirrorTally()).scriptLoader
+        Catalogue.withMirror(tally: MirrorTally()).scriptLoader
     }
 
-    /// Four mirrors and four chasers, for nine seconds. Personas are dealt alternately and bots arrive 125 ms apart,
-    /// so each mirror meets a chaser, which moves the puck for it to follow. The checks below ask for two seconds of
-    /// play each: the rest is room for a machine so busy that handshakes and ticks run late.
+    /// Four mirrors 80 px up from their goal line and four chasers, for nine seconds. Personas are dealt alternately
+    /// and bots arrive 125 ms apart, so each mirror meets a chaser, which moves the puck for it to follow. The checks
+    /// below ask for two seconds of play each: the rest is room for a machine so busy that handshakes and ticks run
+    /// late.
     static let script = """
         name: mirror-test
         profile: [{ramp: {to: 8, over: 1s}}, {hold: {for: 8s}}]
         personas:
-          - {name: mirror, weight: 1, game: puck, behavior: mirror, input_rate: 30hz}
+          - {name: mirror, weight: 1, game: puck, behavior: mirror, input_rate: 30hz, depth: 80}
           - {name: chaser, weight: 1, game: puck, behavior: chaser, input_rate: 30hz}
         thresholds: {desyncs: "== 0"}
         """
@@ -53,7 +44,7 @@ import Testing
             // One client loop: with two, bot n runs on loop n % 2, so one loop holds every mirror and the other every
             // chaser, and a loop that falls behind on a busy machine pairs mirrors with mirrors.
             runID: "mirror-test", loops: 1)
-        configuration.catalogue = Self.catalogue(tally: tally)
+        configuration.catalogue = Catalogue.withMirror(tally: tally)
         let swarm = try await Swarm(configuration: configuration, group: group)
         let outcome = await swarm.run()
         let summary = RunSummary(
@@ -89,6 +80,10 @@ import Testing
         let shadowing = tally[.shadowing]
         #expect(offCentre >= 30, "the puck was off the centre line in \(offCentre) snapshots")
         #expect(Double(shadowing) >= 0.6 * Double(offCentre), "shadowing in \(shadowing) of \(offCentre) snapshots")
+        // On the line its own script option set, not on its goal line: the option reached the agent.
+        let atDepth = tally[.atDepth]
+        #expect(Double(atDepth) >= 0.7 * Double(playing), "at depth in \(atDepth) of \(playing) playing snapshots")
+        #expect(tally.deepest == 80, "the paddles stood at most \(tally.deepest) px up")
 
         let mirrorInputs = outcome.snapshot.counterTotal(
             SkirmishMetrics.packetsSent, where: ["persona": "mirror", "type": "PaddleState"])

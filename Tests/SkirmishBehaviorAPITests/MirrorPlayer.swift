@@ -4,21 +4,25 @@ import SkirmishScript
 import SkirmishSwarm
 import SkirmishWire
 
-/// A Puck player written outside the library: it shadows the puck's x on its own goal line, checks every snapshot
-/// against a replica, and adds what it saw to a shared ``MirrorTally``.
+/// A Puck player written outside the library: it shadows the puck's x on a line of its own half (its goal line, or
+/// `depth:` pixels up from it), checks every snapshot against a replica, and adds what it saw to a shared
+/// ``MirrorTally``.
 ///
-/// It is the worked example of the DocC article "Writing a behaviour" and uses only public API: the runtime owns the
-/// socket, the protocol, pings and the clock, and calls it with events and the time.
+/// It is the worked example of the DocC article "Writing a behaviour", whose Swift blocks are this target's code, and
+/// uses only public API: the runtime owns the socket, the protocol, pings and the clock, and calls it with events and
+/// the time.
 struct MirrorPlayer: Agent {
     typealias Connection = SnapConnection
 
-    /// Where the paddle stands: the goal line of its own half, in its own frame (every client sees itself at the
-    /// bottom, so this is the same for both seats).
+    /// Where the paddle may stand: its own half, in its own frame (every client sees itself at the bottom, so this is
+    /// the same for both seats).
     static let box = PuckConstants.paddleBox(seat: 0)
 
     private let tally: MirrorTally
     /// Nanoseconds between inputs.
     private let period: Int64
+    /// The line the paddle keeps to: `depth` pixels up from its goal line.
+    private let y: Float
     private var replica = PuckReplica(seat: 0)
     private var desyncEpisode = false
     private var started = false
@@ -32,6 +36,9 @@ struct MirrorPlayer: Agent {
     init(context: inout AgentContext<SnapConnection>, tally: MirrorTally) {
         self.tally = tally
         period = Int64((1e9 / context.persona.inputRate).rounded())
+        // Its own persona key, as its registration decoded it from the script (`depth: 80`); none: the goal line.
+        let options = context.persona.options.get(MirrorOptions.self) ?? MirrorOptions()
+        y = Self.box.y.upperBound - options.depth
     }
 
     var nextWake: Instant? { isMatchOver ? nil : next }
@@ -51,7 +58,7 @@ struct MirrorPlayer: Agent {
         guard let due = next, due <= context.now else { return }
         step &+= 1
         let x = min(max(puckX, Self.box.x.lowerBound), Self.box.x.upperBound)
-        let input = PaddleState(inputStep: step, x: x, y: Self.box.y.upperBound, vx: 0, vy: 0)
+        let input = PaddleState(inputStep: step, x: x, y: y, vx: 0, vy: 0)
         // The replica predicts each snapshot from the one before; with the inputs sent it predicts the own paddle.
         replica.sent(input)
         context.send(.paddleState(input))
@@ -77,6 +84,8 @@ struct MirrorPlayer: Agent {
                 tally.add(.inputsApplied)
             }
             tally.add(.playingSnapshots)
+            if abs(snapshot.me.y - y) <= 1 { tally.add(.atDepth) }
+            tally.record(depth: Self.box.y.upperBound - snapshot.me.y)
             // Off the centre line, standing still would not pass for shadowing.
             guard abs(snapshot.puck.x - PuckConstants.centre.x) > PuckConstants.paddleRadius else { return }
             tally.add(.offCentre)

@@ -18,6 +18,8 @@ final class MirrorTally: Sendable {
         case offCentre
         /// Of those, the snapshots in which the paddle stood within a paddle radius of the puck's (reachable) x.
         case shadowing
+        /// Playing snapshots in which the paddle stood on its line, `depth` pixels up from its goal line.
+        case atDepth
     }
 
     private let seated = Atomic<Int>(0)
@@ -26,6 +28,8 @@ final class MirrorTally: Sendable {
     private let inputsApplied = Atomic<Int>(0)
     private let offCentre = Atomic<Int>(0)
     private let shadowing = Atomic<Int>(0)
+    private let atDepth = Atomic<Int>(0)
+    private let depth = Atomic<Int>(-1)
 
     init() {}
 
@@ -38,8 +42,19 @@ final class MirrorTally: Sendable {
         case .inputsApplied: inputsApplied.add(1, ordering: .relaxed)
         case .offCentre: offCentre.add(1, ordering: .relaxed)
         case .shadowing: shadowing.add(1, ordering: .relaxed)
+        case .atDepth: atDepth.add(1, ordering: .relaxed)
         }
     }
+
+    /// Notes how far up from its goal line, in whole pixels, a paddle stood in a playing snapshot.
+    func record(depth pixels: Float) {
+        _ = depth.max(Int(pixels.rounded()), ordering: .relaxed)
+    }
+
+    /// The farthest up from its goal line any paddle stood in a playing snapshot; -1 before the first. A paddle moves
+    /// only towards its player's inputs, from its start spot 40 px up, so for a depth of 40 or more this is the depth
+    /// the mirrors asked for.
+    var deepest: Int { depth.load(ordering: .relaxed) }
 
     /// The count of `figure` so far.
     subscript(_ figure: Figure) -> Int {
@@ -50,6 +65,7 @@ final class MirrorTally: Sendable {
         case .inputsApplied: inputsApplied.load(ordering: .relaxed)
         case .offCentre: offCentre.load(ordering: .relaxed)
         case .shadowing: shadowing.load(ordering: .relaxed)
+        case .atDepth: atDepth.load(ordering: .relaxed)
         }
     }
 }

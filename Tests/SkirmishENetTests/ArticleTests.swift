@@ -2,6 +2,7 @@ import Foundation
 import SkirmishENet
 import SkirmishScript
 import SkirmishSwarm
+import SkirmishTestSupport
 import Testing
 
 /// The DocC article "Your server speaks ENet" is checked against the code: every Swift block is code of the arena
@@ -18,21 +19,8 @@ import Testing
 
     /// The article's fenced blocks of `language` (empty: unlabelled), in order.
     static func blocks(_ language: String) throws -> [String] {
-        var blocks: [String] = []
-        var open: (language: Substring, lines: [Substring])?
-        for line in try article().split(separator: "\n", omittingEmptySubsequences: false) {
-            if let current = open {
-                if line == "```" {
-                    if current.language == language { blocks.append(current.lines.joined(separator: "\n")) }
-                    open = nil
-                } else {
-                    open?.lines.append(line)
-                }
-            } else if line.hasPrefix("```") {
-                open = (line.dropFirst(3), [])
-            }
-        }
-        return blocks
+        try ArticleCode(article: "YourServerSpeaksENet.md", module: "SkirmishENet", testFile: #filePath)
+            .blocks(in: language).map(\.text)
     }
 
     @Test func everySwiftBlockIsCodeOfTheArenaExample() throws {

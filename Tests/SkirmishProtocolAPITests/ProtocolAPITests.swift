@@ -5,6 +5,7 @@ import SkirmishNet
 import SkirmishScript
 import SkirmishSwarm
 import SkirmishTelemetry
+import SkirmishTestSupport
 import SkirmishWire
 import Synchronization
 import Testing
@@ -139,27 +140,14 @@ import Testing
 /// target's sources, so the article cannot show code that does not compile and pass.
 @Suite struct ProtocolArticleTests {
     @Test func everyCodeBlockOfTheArticleIsCodeOfThisTarget() throws {
-        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        let article = here.deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/SkirmishSwarm/Documentation.docc/TestingYourOwnServer.md")
-        let text = try String(contentsOf: article, encoding: .utf8)
-        let sources = try FileManager.default.contentsOfDirectory(atPath: here.path).filter { $0.hasSuffix(".swift") }
-            .map { try String(contentsOf: here.appendingPathComponent($0), encoding: .utf8) }.joined(separator: "\n")
-        var blocks: [String] = []
-        var current: [Substring]?
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "```swift" {
-                current = []
-            } else if line == "```", let block = current {
-                blocks.append(block.joined(separator: "\n"))
-                current = nil
-            } else {
-                current?.append(line)
-            }
-        }
+        let article = try ArticleCode(article: "TestingYourOwnServer.md", module: "SkirmishSwarm", testFile: #filePath)
+        let sources = try ArticleCode.targetSources(of: #filePath)
+        let blocks = article.blocks(in: "swift")
         #expect(blocks.count >= 6, "the article shows the protocol, its behaviours, the catalogue and a run")
         for block in blocks {
-            #expect(sources.contains(block), "not in the target's sources:\n\(block.prefix(200))")
+            #expect(
+                sources.contains(block.text),
+                "line \(block.line), not in the target's sources:\n\(block.text.prefix(200))")
         }
     }
 }
