@@ -149,7 +149,7 @@ import Testing
         var round: UInt64 = 0
         let end = wire.now + .seconds(1)
         while wire.now < end {
-            for datagram in wire.takeSent() {
+            for _ in wire.takeSent() {
                 hellos += 1
                 round += 1
                 wire.feed(try Packet(.challenge(Challenge(cookie: Cookie(high: round, low: round)))).encoded())

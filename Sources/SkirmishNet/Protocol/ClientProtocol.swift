@@ -32,7 +32,10 @@ import SkirmishWire
 ///
 /// A protocol that can take a player's seat back after the socket went away (SNAP's resume token) implements
 /// ``suspend(now:into:)`` and ``resume(now:into:)``; the defaults end the connection and start a new one.
-public protocol ClientProtocol {
+///
+/// Its metatype is `Sendable` (``SendableMetatype``): a catalogue's script decoders, which run wherever a script is
+/// loaded, name the protocol's type.
+public protocol ClientProtocol: SendableMetatype {
     /// What agents send and receive: the protocol's application messages, decoded.
     associatedtype Message
     /// The plug-in's options, decoded from a script's `protocol:` block (and a persona's overrides) by the decoder

@@ -33,6 +33,11 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
     /// Unchecked exclusivity (as the shells' storage): read on every event, only on the loop's thread, and never
     /// mutated while a delegate runs except by appending or clearing a slot of another index.
     @exclusivity(unchecked) private var delegates: [LoopDelegate?] = []
+    /// The same delegates, unretained, for the calls on every event: the strong references above keep them alive, so
+    /// a call borrows its delegate instead of retaining and releasing it (and its closures) per event.
+    @exclusivity(unchecked) private var calls: [Unmanaged<LoopDelegate>?] = []
+    /// Delegates unregistered during this round of the loop, released at the start of the next.
+    private var unregistered: [LoopDelegate] = []
     /// The shell of the ``AsyncClientSession``s on this loop, made on first use. Loop-confined; released when the
     /// thread ends.
     package var sessionShell: AnyObject?
@@ -169,7 +174,8 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
                     due: deadline.uptimeNanoseconds, sequence: sequence,
                     task: {
                         identity.state = .done
-                        do { promise.succeed(try task()) } catch { promise.fail(error) }
+                        // On the loop: the promise is completed in its isolation, so `T` need not be Sendable.
+                        do { promise.assumeIsolated().succeed(try task()) } catch { promise.fail(error) }
                     },
                     abandon: {
                         identity.state = .done
@@ -199,7 +205,7 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
         guard !hasEnded else { return makeFailedFuture(EventLoopError.shutdown) }
         let promise = makePromise(of: T.self)
         execute {
-            do { promise.succeed(try task()) } catch { promise.fail(error) }
+            do { promise.assumeIsolated().succeed(try task()) } catch { promise.fail(error) }
         }
         return promise.futureResult
     }
@@ -252,10 +258,12 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
         preconditionInEventLoop()
         if let free = delegates.firstIndex(where: { $0 == nil }) {
             delegates[free] = delegate
+            calls[free] = Unmanaged.passUnretained(delegate)
             return UInt8(free)
         }
         precondition(delegates.count < 256, "more than 256 shells on one client loop")
         delegates.append(delegate)
+        calls.append(Unmanaged.passUnretained(delegate))
         return UInt8(delegates.count - 1)
     }
 
@@ -263,6 +271,9 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
     package func unregister(_ index: UInt8) {
         preconditionInEventLoop()
         guard Int(index) < delegates.count else { return }
+        calls[Int(index)] = nil
+        // Kept alive until the loop's next round: the delegate may be the one whose call is running now.
+        if let delegate = delegates[Int(index)] { unregistered.append(delegate) }
         delegates[Int(index)] = nil
     }
 
@@ -323,12 +334,15 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
 
     private func run() {
         defer {
+            calls.removeAll()
             delegates.removeAll()
+            unregistered.removeAll()
             sessionShell = nil
             finished.withLock { $0 = true }
             finishedSemaphore.signal()
         }
         while true {
+            if !unregistered.isEmpty { unregistered.removeAll() }
             runDueTimers()
             tickDue(now: NIODeadline.now())
             let stopping = shared.withLock { state -> Bool in
@@ -369,7 +383,10 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
             timeout = 0
         } else {
             var due = timers.first?.due ?? .max
-            for index in delegates.indices { due = min(due, delegates[index]?.nextTick() ?? .max) }
+            for index in calls.indices {
+                guard let delegate = calls[index] else { continue }
+                due = min(due, delegate._withUnsafeGuaranteedRef { $0.nextTick() })
+            }
             if due != .max {
                 let now = NIODeadline.now().uptimeNanoseconds
                 timeout = due > now ? Int64(min(due - now, 1_000_000_000)) : 0
@@ -392,8 +409,8 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
                 continue
             }
             let socket = SocketTag(rawValue: tag)
-            if Int(socket.delegate) < delegates.count {
-                delegates[Int(socket.delegate)]?.readable(socket.slot, socket.generation, now)
+            if Int(socket.delegate) < calls.count, let delegate = calls[Int(socket.delegate)] {
+                delegate._withUnsafeGuaranteedRef { $0.readable(socket.slot, socket.generation, now) }
             }
         }
     }
@@ -405,10 +422,11 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
     /// Ticks every shell whose next wake is due by `now`.
     @inline(__always)
     private func tickDue(now: NIODeadline) {
-        // Each closure is called where it lies (optional chaining): binding the delegate would copy all six and
-        // retain each of their contexts.
-        for index in delegates.indices where delegates[index]?.nextTick() ?? .max <= now.uptimeNanoseconds {
-            delegates[index]?.tick(now)
+        for index in calls.indices {
+            guard let delegate = calls[index] else { continue }
+            delegate._withUnsafeGuaranteedRef { delegate in
+                if delegate.nextTick() <= now.uptimeNanoseconds { delegate.tick(now) }
+            }
         }
     }
 
@@ -470,21 +488,24 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
 /// Closures, not a protocol: a shell makes them where its machine type is known, so every call runs code specialised
 /// to that type. A protocol's witness on a generic class would run the unspecialised code, with a metadata lookup and
 /// value-witness copies per packet. Called on the loop.
+///
+/// A class of constants: the loop calls it through an unretained reference, and a constant closure of a borrowed
+/// object is called without retaining its context.
 @usableFromInline
-package struct LoopDelegate {
+package final class LoopDelegate {
     /// When the shell next wants `tick`, in `NIODeadline` nanoseconds (`UInt64.max`: not until a socket or a task
     /// changes that). Asked before every sleep, so it must be cheap.
-    package var nextTick: () -> UInt64
+    package let nextTick: () -> UInt64
     /// Called at or after `nextTick`, with no task or timer allocated per tick.
-    package var tick: (NIODeadline) -> Void
+    package let tick: (NIODeadline) -> Void
     /// The socket tagged with this slot and generation is readable.
-    package var readable: (_ slot: UInt32, _ generation: UInt32, _ now: NIODeadline) -> Void
+    package let readable: (_ slot: UInt32, _ generation: UInt32, _ now: NIODeadline) -> Void
     /// The stream channel for a slot is connected (for WebSocket: upgraded).
-    package var streamOpened: (any Channel, Transport, _ slot: UInt32, _ generation: UInt32, Instant) -> Void
+    package let streamOpened: (any Channel, Transport, _ slot: UInt32, _ generation: UInt32, Instant) -> Void
     /// Bytes a slot's stream channel read: a run of TCP bytes, or one WebSocket binary message.
-    package var streamReceived: (ByteBuffer, _ slot: UInt32, _ generation: UInt32, Instant) -> Void
+    package let streamReceived: (ByteBuffer, _ slot: UInt32, _ generation: UInt32, Instant) -> Void
     /// A slot's stream channel failed or closed; the text says why.
-    package var streamFailed: (String, _ slot: UInt32, _ generation: UInt32, Instant) -> Void
+    package let streamFailed: (String, _ slot: UInt32, _ generation: UInt32, Instant) -> Void
 
     @usableFromInline
     package init(

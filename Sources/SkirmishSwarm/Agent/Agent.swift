@@ -18,7 +18,7 @@ import SkirmishWire
 /// A match's agent is made fresh for each match by the catalogue entry its persona names (``Catalogue``). The runtime
 /// stores agents of one type contiguously and calls them through their concrete type: no existential, no reference
 /// count per call.
-public protocol Agent<Connection> {
+public protocol Agent<Connection>: SendableMetatype {
     /// The protocol this agent speaks.
     associatedtype Connection: ClientProtocol
 

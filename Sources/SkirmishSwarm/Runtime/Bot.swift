@@ -57,6 +57,11 @@ struct Bot<A: Agent>: ShellMachine {
     private var repeats = 0
     private(set) var connection: Connection?
     private(set) var agent: A?
+    /// Whether a connection is open, set wherever ``connection`` is: reading the optional's tag is a call for a
+    /// payload this size, and the hot path asks several times per packet.
+    private var hasConnection = false
+    /// Whether an agent plays (kept as ``hasConnection``).
+    private var hasAgent = false
     /// Counts the connections this bot has had: an event of one it has since closed is never delivered.
     private var epoch: UInt32 = 0
     private var backoff = ReconnectBackoff()
@@ -78,18 +83,6 @@ struct Bot<A: Agent>: ShellMachine {
     /// the shell's in-place access, copied the whole bot (its agent and connection) to a temporary first.
     var isFinished: Bool {
         mutating get { phase == .done }
-    }
-
-    /// Whether a connection is open: a tag check, where comparing the optional with `nil` copied the connection.
-    private var hasConnection: Bool {
-        if case .none = connection { return false }
-        return true
-    }
-
-    /// Whether an agent plays (a tag check, as ``hasConnection``).
-    private var hasAgent: Bool {
-        if case .none = agent { return false }
-        return true
     }
 
     /// The earliest time this bot needs the shell: its steps, its agent, its traffic sample and its connection.
@@ -256,6 +249,7 @@ struct Bot<A: Agent>: ShellMachine {
         let settings = environment.profiles[profile]
         var context = makeContext(now: now, environment)
         agent = settings.make(&context)
+        hasAgent = true
         random = context.random
         context.outbox.removeAll()
         environment.outbox = context.outbox
@@ -265,6 +259,7 @@ struct Bot<A: Agent>: ShellMachine {
                 transport: settings.target.transport, player: number, name: settings.persona.name,
                 seed: environment.group.seed ^ UInt64(number) &* 0x9E37_79B9 &+ UInt64(epoch)))
         epoch &+= 1
+        hasConnection = true
         phase = .connecting(since: now, until: until, outage: outage)
         io.openSocket(socketRequest(environment))
     }
@@ -295,6 +290,8 @@ struct Bot<A: Agent>: ShellMachine {
         }
         connection = nil
         agent = nil
+        hasConnection = false
+        hasAgent = false
         epoch &+= 1
     }
 
@@ -513,6 +510,7 @@ struct Bot<A: Agent>: ShellMachine {
                     transport: settings.target.transport, player: number, name: settings.persona.name,
                     seed: environment.group.seed ^ UInt64(number) &* 0x9E37_79B9 &+ UInt64(epoch)))
             epoch &+= 1
+            hasConnection = true
             phase = .connecting(since: now, until: playUntil, outage: now)
         } else {
             phase = .playing(until: playUntil, resuming: now, outage: nil)

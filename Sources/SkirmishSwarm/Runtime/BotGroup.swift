@@ -33,6 +33,8 @@ final class BotGroup: BotSupervising {
     private var closed: [Int: (squad: Int, slot: UInt32)] = [:]
     /// The closed-model target this loop last followed.
     private var closedTarget = 0
+    /// The largest closed-model target this loop followed (the run's peak, whichever loop reports it).
+    private(set) var peakTarget = 0
     private var openCount = 0
     private var stopped = false
     /// The run's logger with this loop's index (`loop`).
@@ -115,6 +117,7 @@ final class BotGroup: BotSupervising {
         }
         // Called every 100 ms; only a change of target costs anything, and then only the bots that come or go.
         guard !stopped, total != closedTarget else { return }
+        peakTarget = max(peakTarget, total)
         if total > closedTarget {
             var number = firstNumber(atLeast: closedTarget)
             while number < total {

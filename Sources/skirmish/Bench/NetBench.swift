@@ -10,10 +10,10 @@ struct NetBench: AsyncParsableCommand {
             Two event loops, each a single thread: the clients' epoll ClientLoop, pinned to core 1, and an echo \
             responder's NIO loop, pinned to core 0 (with --no-pin neither is pinned). The responder is stateless — \
             it answers the cookie handshake and turns each Ping into a Pong in place — so what the clients' loop \
-            spends is the cost of the path a swarm's bots take: a Session per client carrying a ClientConnection \
-            (the protocol state machine and its ReliableEndpoint), the codec, and a connected UDP socket the \
-            ClientLoop reads and writes from fixed buffers. The sessions' timers run from one sweep every 5 ms \
-            (acks owed are sent as packets arrive).
+            spends is the cost of the path a swarm's bots take: one machine per client on the runtime's shell, \
+            carrying a SnapConnection (the protocol state machine and its ReliableEndpoint), the codec, and a \
+            connected UDP socket the ClientLoop reads and writes from fixed buffers. Each machine is woken by the \
+            shell's heap at its own deadline (acks owed are sent as packets arrive).
 
             Two scenarios, each measured for --duration seconds after every session has connected:
               1 client       one session, one Ping in flight: latency-bound round trips
