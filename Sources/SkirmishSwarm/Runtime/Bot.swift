@@ -132,7 +132,9 @@ struct Bot<A: Agent>: ShellMachine {
         case .playing(let until, let resuming, _):
             if let until, now >= until { return finishMatch(now: now, environment, &io) }
             if let due = traffic.nextSample, due <= now { sampleTraffic(now: now, environment) }
-            if resuming == nil, let due = agent?.nextWake, due <= now { runAgent(now: now, environment, &io) { $0.wake(context: &$1) } }
+            if resuming == nil, let due = agent?.nextWake, due <= now {
+                runAgent(now: now, environment, &io) { $0.wake(context: &$1) }
+            }
             if agent?.isMatchOver == true, case .playing = phase { finishMatch(now: now, environment, &io) }
         case .waiting(let until, let outage):
             if now >= until {
