@@ -524,6 +524,17 @@ package final class LoopDelegate {
     }
 }
 
+extension LoopDelegate {
+    /// A delegate with a clock and no sockets: `tick` at or after each `nextTick` (a plan's controller, say).
+    package static func timer(nextTick: @escaping () -> UInt64, tick: @escaping (NIODeadline) -> Void) -> LoopDelegate {
+        LoopDelegate(
+            nextTick: nextTick, tick: tick, readable: { _, _, _ in },
+            streamOpened: { channel, _, _, _, _ in
+                channel.close(promise: nil)
+            }, streamReceived: { _, _, _, _ in }, streamFailed: { _, _, _, _ in })
+    }
+}
+
 /// A loop's datagram system calls and receive buffer, for code inlined where a shell's machine type is concrete (see
 /// ``Shell``): plain calls on the loop's fixed buffer, no reference to the loop itself.
 @usableFromInline

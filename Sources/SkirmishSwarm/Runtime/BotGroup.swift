@@ -68,7 +68,42 @@ final class BotGroup: BotSupervising {
     /// bots would join new tables in the moments before their own group stops.
     private(set) var windingDown = false
 
-    func windDown() { windingDown = true }
+    func windDown() {
+        windingDown = true
+        unfollow()
+    }
+
+    // MARK: Following the plan
+
+    /// The loop delegate that follows the plan, while it does.
+    private var follower: UInt8?
+
+    /// Follows `plan`'s closed-model population from `start`, every 100 ms, on this loop's own thread: bots come and
+    /// go on time even when the run's controller task is slow to be scheduled (a machine whose cores are busy, a
+    /// process whose other tasks block their threads — which once left a 5 s run with 2 of its 8 bots). A loop
+    /// delegate rather than a repeated NIO task, so following allocates nothing per step.
+    func follow(_ plan: LoadPlan, from start: NIODeadline) {
+        guard follower == nil, !stopped else { return }
+        var next = start.uptimeNanoseconds
+        follower = loop.register(
+            .timer(
+                nextTick: { next },
+                tick: { [weak self] now in
+                    let elapsed = Duration(now - start)
+                    guard let self, elapsed < plan.duration else {
+                        next = .max
+                        return
+                    }
+                    next = now.uptimeNanoseconds + 100_000_000
+                    setClosedTarget(plan.closedBots(at: elapsed), now: now)
+                }))
+    }
+
+    private func unfollow() {
+        guard let follower else { return }
+        loop.unregister(follower)
+        self.follower = nil
+    }
 
     /// Bots alive on this loop (closed-model and open-model).
     var liveBots: Int { closed.count + openCount }
@@ -253,6 +288,7 @@ final class BotGroup: BotSupervising {
     /// Retires every bot (a polite goodbye from those in a match) and closes every socket.
     func stop() {
         guard !stopped else { return }
+        unfollow()
         stopped = true
         let now = Instant.now()
         for squad in squads { squad.retireAll(now: now) }

@@ -100,16 +100,8 @@ public final class Swarm: Sendable {
         var peak = 0
         var interrupted = false
         var previous: (at: Duration, snapshot: MetricsSnapshot)?
-        // The population follows the plan on each loop's own thread, every 100 ms: bots come and go on time even when
-        // this task is slow to be scheduled (a machine whose cores are busy, a process whose other tasks block their
-        // threads), which once left a 5 s run with 2 of its 8 bots.
-        let controllers = zip(groups, loops).map { group, loop in
-            loop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(100)) { _ in
-                let elapsed = Duration(NIODeadline.now() - start)
-                guard elapsed < plan.duration else { return }
-                group.value.setClosedTarget(plan.closedBots(at: elapsed), now: .now())
-            }
-        }
+        // The population follows the plan on each loop's own thread (`BotGroup.follow`), not from this task.
+        for (group, loop) in zip(groups, loops) { loop.execute { group.value.follow(plan, from: start) } }
         logger.info(
             "swarm started",
             metadata: [
@@ -166,7 +158,6 @@ public final class Swarm: Sendable {
         }
         let cpuAtEnd = await loopCPU()
         let elapsedBeforeStop = Duration(NIODeadline.now() - start)
-        for controller in controllers { controller.cancel() }
         // The most bots any loop was asked for: what the controllers followed, however rarely this task woke.
         for (group, loop) in zip(groups, loops) {
             peak = max(peak, (try? await loop.submit { group.value.peakTarget }.get()) ?? 0)
