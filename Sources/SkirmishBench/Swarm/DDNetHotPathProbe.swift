@@ -29,7 +29,7 @@ package enum DDNetHotPathProbe {
     /// Where Debian installs the server.
     package static let executable = "/usr/games/DDNet-Server"
 
-    package struct Result: Sendable, Equatable {
+    package struct Result: Sendable, Equatable, AllocationFigures {
         package var bots: Int
         package var seconds: Double
         /// Inputs sent in the window: one per bot per server tick.
@@ -40,14 +40,6 @@ package enum DDNetHotPathProbe {
         package var joins: UInt64
         package var perMetricsRead: UInt64
 
-        package var perBotTick: Double { botTicks > 0 ? Double(allocations) / Double(botTicks) : 0 }
-
-        /// Allocations per bot-tick once the metric reads in the window are set apart.
-        package var perBotTickExcludingReads: Double {
-            let reads = UInt64(seconds.rounded()) + 1
-            let rest = allocations > reads * perMetricsRead ? allocations - reads * perMetricsRead : 0
-            return botTicks > 0 ? Double(rest) / Double(botTicks) : 0
-        }
     }
 
     /// Whether the server is installed.
@@ -81,7 +73,6 @@ package enum DDNetHotPathProbe {
     ) async throws -> Result {
         let server = try Server.start(maxClients: max(bots, 1))
         defer { server.stop() }
-        let threadAllocations = environment.threadAllocations
         var catalogue = Catalogue.builtIn
         catalogue.registerDDNet()
         let yaml = """
@@ -100,46 +91,26 @@ package enum DDNetHotPathProbe {
             seed: 1, runID: "bench-ddnet", loops: 1)
         configuration.catalogue = catalogue
         let swarm = try await Swarm(configuration: configuration, group: group)
-        let running = Task { await swarm.run() }
-        try await Task.sleep(for: .seconds(2 + warmup))
-        let before = await sample(swarm, threadAllocations)
-        let started = ContinuousClock.now
-        try await Task.sleep(for: .seconds(window))
-        let after = await sample(swarm, threadAllocations)
-        let elapsed = ContinuousClock.now - started
-        let readsBefore = await swarm.onEachLoop { threadAllocations() }.reduce(0, +)
-        _ = await swarm.snapshot()
-        let readsAfter = await swarm.onEachLoop { threadAllocations() }.reduce(0, +)
-        running.cancel()
-        _ = await running.value
+        let measured = try await AllocationWindow.measure(
+            swarm, warmup: .seconds(2 + warmup), window: .seconds(window), environment: environment
+        ) { snapshot in
+            (
+                inputs: snapshot.counterTotal(SkirmishMetrics.packetsSent, where: ["type": "sys_input"]),
+                snapshots: ["snap", "snap_single", "snap_empty"].reduce(UInt64(0)) {
+                    $0 + snapshot.counterTotal(SkirmishMetrics.packetsReceived, where: ["type": $1])
+                },
+                joins: snapshot.counterTotal(SkirmishMetrics.handshakes, where: ["outcome": "ok"])
+            )
+        }
         try? await group.shutdownGracefully()
+        let (before, after) = (measured.before, measured.after)
         guard after.inputs > before.inputs else {
             throw BenchError("no DDNet bot sent an input in the window: none reached the game")
         }
         return Result(
-            bots: bots, seconds: elapsed.seconds, botTicks: after.inputs &- before.inputs,
-            snapshots: after.snapshots &- before.snapshots, allocations: after.allocations &- before.allocations,
-            joins: after.joins &- before.joins, perMetricsRead: readsAfter &- readsBefore)
-    }
-
-    private struct Sample {
-        var allocations: UInt64
-        var inputs: UInt64
-        var snapshots: UInt64
-        var joins: UInt64
-    }
-
-    private static func sample(_ swarm: Swarm, _ threadAllocations: @escaping @Sendable () -> UInt64) async -> Sample {
-        let allocations = await swarm.onEachLoop { threadAllocations() }.reduce(0, +)
-        let snapshot = await swarm.snapshot()
-        let snapshots = ["snap", "snap_single", "snap_empty"].reduce(UInt64(0)) {
-            $0 + snapshot.counterTotal(SkirmishMetrics.packetsReceived, where: ["type": $1])
-        }
-        return Sample(
-            allocations: allocations,
-            inputs: snapshot.counterTotal(SkirmishMetrics.packetsSent, where: ["type": "sys_input"]),
-            snapshots: snapshots,
-            joins: snapshot.counterTotal(SkirmishMetrics.handshakes, where: ["outcome": "ok"]))
+            bots: bots, seconds: measured.seconds, botTicks: after.inputs &- before.inputs,
+            snapshots: after.snapshots &- before.snapshots, allocations: measured.allocations,
+            joins: after.joins &- before.joins, perMetricsRead: measured.perMetricsRead)
     }
 
     /// A DDNet-Server on a free loopback port, in a temporary directory of its own.

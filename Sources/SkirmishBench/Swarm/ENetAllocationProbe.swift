@@ -16,7 +16,7 @@ import SkirmishWire
 /// controller's one a second, and this probe's own) allocate on the loop too; their cost is measured apart and set
 /// aside, as ``HotPathProbe`` does.
 package enum ENetAllocationProbe {
-    package struct Result: Sendable, Equatable {
+    package struct Result: Sendable, Equatable, AllocationFigures {
         package var bots: Int
         package var seconds: Double
         /// Payload messages the bots sent in the window: one per bot-tick.
@@ -26,15 +26,6 @@ package enum ENetAllocationProbe {
         package var allocations: UInt64
         /// What one read of the loop's metrics allocates.
         package var perMetricsRead: UInt64
-
-        package var perBotTick: Double { botTicks > 0 ? Double(allocations) / Double(botTicks) : 0 }
-
-        /// Allocations per bot-tick once the metric reads in the window are set apart.
-        package var perBotTickExcludingReads: Double {
-            let reads = UInt64(seconds.rounded()) + 1
-            let rest = allocations > reads * perMetricsRead ? allocations - reads * perMetricsRead : 0
-            return botTicks > 0 ? Double(rest) / Double(botTicks) : 0
-        }
 
         /// The closing line.
         package var line: String {
@@ -50,7 +41,6 @@ package enum ENetAllocationProbe {
     package static func run(
         bots: Int, target: Target, warmup: Int = 4, window: Int = 4, environment: BenchEnvironment
     ) async throws -> Result {
-        let threadAllocations = environment.threadAllocations
         let template = "[{bytes: \"0a0b\"}, {sequence: u32}, {random: 18}, {time: f64}]"
         let yaml = """
             name: bench-enet-allocations
@@ -70,39 +60,20 @@ package enum ENetAllocationProbe {
             script: script, plan: plan, target: target, seed: 1, runID: "bench-enet", loops: 1)
         configuration.catalogue = catalogue
         let swarm = try await Swarm(configuration: configuration, group: group)
-        let running = Task { await swarm.run() }
-        try await Task.sleep(for: .seconds(1 + warmup))
-        let before = await sample(swarm, threadAllocations)
-        let started = ContinuousClock.now
-        try await Task.sleep(for: .seconds(window))
-        let after = await sample(swarm, threadAllocations)
-        let elapsed = ContinuousClock.now - started
-        let readsBefore = await swarm.onEachLoop { threadAllocations() }.reduce(0, +)
-        _ = await swarm.snapshot()
-        let readsAfter = await swarm.onEachLoop { threadAllocations() }.reduce(0, +)
-        running.cancel()
-        _ = await running.value
+        let measured = try await AllocationWindow.measure(
+            swarm, warmup: .seconds(1 + warmup), window: .seconds(window), environment: environment
+        ) { snapshot in
+            (
+                messages: snapshot.counterTotal(SkirmishMetrics.packetsSent, where: ["type": "reliable/ch0"])
+                    + snapshot.counterTotal(SkirmishMetrics.packetsSent, where: ["type": "unreliable/ch1"]),
+                replies: snapshot.counterTotal(SkirmishMetrics.checks, where: ["check": "echo_matched"])
+            )
+        }
         try? await group.shutdownGracefully()
-        let (seconds, attoseconds) = elapsed.components
+        let (before, after) = (measured.before, measured.after)
         return Result(
-            bots: bots, seconds: Double(seconds) + Double(attoseconds) / 1e18,
-            botTicks: after.messages &- before.messages, replies: after.replies &- before.replies,
-            allocations: after.allocations &- before.allocations, perMetricsRead: readsAfter &- readsBefore)
-    }
-
-    private struct Sample {
-        var allocations: UInt64
-        var messages: UInt64
-        var replies: UInt64
-    }
-
-    private static func sample(_ swarm: Swarm, _ threadAllocations: @escaping @Sendable () -> UInt64) async -> Sample {
-        let allocations = await swarm.onEachLoop { threadAllocations() }.reduce(0, +)
-        let snapshot = await swarm.snapshot()
-        return Sample(
-            allocations: allocations,
-            messages: snapshot.counterTotal(SkirmishMetrics.packetsSent, where: ["type": "reliable/ch0"])
-                + snapshot.counterTotal(SkirmishMetrics.packetsSent, where: ["type": "unreliable/ch1"]),
-            replies: snapshot.counterTotal(SkirmishMetrics.checks, where: ["check": "echo_matched"]))
+            bots: bots, seconds: measured.seconds, botTicks: after.messages &- before.messages,
+            replies: after.replies &- before.replies, allocations: measured.allocations,
+            perMetricsRead: measured.perMetricsRead)
     }
 }

@@ -16,7 +16,7 @@ import SkirmishWire
 /// inputs sent in it. A match ending and the next one starting allocate (a new session, a new agent): that cost is
 /// reported apart, per match, so the steady per-tick figure is not hidden behind it.
 package enum HotPathProbe {
-    package struct Result: Sendable, Equatable {
+    package struct Result: Sendable, Equatable, AllocationFigures {
         package var bots: Int
         package var seconds: Double
         package var botTicks: UInt64
@@ -27,21 +27,11 @@ package enum HotPathProbe {
         /// probe twice): work of the reporting path, not of a bot-tick.
         package var perMetricsRead: UInt64
 
-        package var perBotTick: Double { botTicks > 0 ? Double(allocations) / Double(botTicks) : 0 }
-
-        /// Allocations per bot-tick once the metric reads in the window (the controller's one a second and this
-        /// probe's own) are set apart.
-        package var perBotTickExcludingReads: Double {
-            let reads = UInt64(seconds.rounded()) + 1
-            let rest = allocations > reads * perMetricsRead ? allocations - reads * perMetricsRead : 0
-            return botTicks > 0 ? Double(rest) / Double(botTicks) : 0
-        }
     }
 
     package static func run(
         bots: Int, warmup: Int = 4, window: Int = 4, environment: BenchEnvironment
     ) async throws -> Result {
-        let threadAllocations = environment.threadAllocations
         let yaml = """
             name: bench-allocations
             profile: [{ramp: {to: \(bots), over: 1s}}, {hold: {for: \(warmup + window + 2)s}}]
@@ -59,41 +49,21 @@ package enum HotPathProbe {
             script: script, plan: plan, target: Target(transport: .udp, host: "127.0.0.1", port: port), seed: 1,
             runID: "bench", loops: 1)
         let swarm = try await Swarm(configuration: configuration, group: group)
-        let running = Task { await swarm.run() }
-        try await Task.sleep(for: .seconds(1 + warmup))
-        let before = await sample(swarm, threadAllocations)
-        let started = ContinuousClock.now
-        try await Task.sleep(for: .seconds(window))
-        let after = await sample(swarm, threadAllocations)
-        let elapsed = ContinuousClock.now - started
-        let readsBefore = await swarm.onEachLoop { threadAllocations() }.reduce(0, +)
-        _ = await swarm.snapshot()
-        let readsAfter = await swarm.onEachLoop { threadAllocations() }.reduce(0, +)
-        running.cancel()
-        _ = await running.value
+        let measured = try await AllocationWindow.measure(
+            swarm, warmup: .seconds(1 + warmup), window: .seconds(window), environment: environment
+        ) { snapshot in
+            (
+                inputs: snapshot.counterTotal(SkirmishMetrics.packetsSent, where: ["type": "PaddleState"]),
+                snapshots: snapshot.counterTotal(SkirmishMetrics.packetsReceived, where: ["type": "TableSnapshot"]),
+                matches: snapshot.counterTotal(SkirmishMetrics.matchesStarted)
+            )
+        }
         await server.shutdown()
         try? await group.shutdownGracefully()
+        let (before, after) = (measured.before, measured.after)
         return Result(
-            bots: bots, seconds: elapsed.seconds,
-            botTicks: after.inputs &- before.inputs, snapshots: after.snapshots &- before.snapshots,
-            allocations: after.allocations &- before.allocations, matches: after.matches &- before.matches,
-            perMetricsRead: readsAfter &- readsBefore)
-    }
-
-    private struct Sample {
-        var allocations: UInt64
-        var inputs: UInt64
-        var snapshots: UInt64
-        var matches: UInt64
-    }
-
-    private static func sample(_ swarm: Swarm, _ threadAllocations: @escaping @Sendable () -> UInt64) async -> Sample {
-        let allocations = await swarm.onEachLoop { threadAllocations() }.reduce(0, +)
-        let snapshot = await swarm.snapshot()
-        return Sample(
-            allocations: allocations,
-            inputs: snapshot.counterTotal(SkirmishMetrics.packetsSent, where: ["type": "PaddleState"]),
-            snapshots: snapshot.counterTotal(SkirmishMetrics.packetsReceived, where: ["type": "TableSnapshot"]),
-            matches: snapshot.counterTotal(SkirmishMetrics.matchesStarted))
+            bots: bots, seconds: measured.seconds, botTicks: after.inputs &- before.inputs,
+            snapshots: after.snapshots &- before.snapshots, allocations: measured.allocations,
+            matches: after.matches &- before.matches, perMetricsRead: measured.perMetricsRead)
     }
 }

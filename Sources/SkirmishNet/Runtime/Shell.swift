@@ -417,13 +417,19 @@ public final class Shell<Machine: ShellMachine> {
         // Nothing read: nothing there, or an ICMP error for an earlier datagram (port unreachable: the server is not
         // there yet, or restarted) — the connection's own timers decide when to give up.
         guard let bytes = datagrams.receive(fd) else { return }
+        deliver(bytes, to: slot, now: now)
+        afterActivity(slot, now: now)
+    }
+
+    /// Hands what a socket read to the slot's machine, or to its emulated link when it has one.
+    @inlinable
+    func deliver(_ bytes: UnsafeRawBufferPointer, to slot: UInt32, now: Instant) {
         if slots[Int(slot)].inbound != nil {
             slots[Int(slot)].inbound!.hold(bytes, now: now)
         } else {
             machines[Int(slot)]!.received(bytes, now: now, environment: environment, io: &io)
             execute(slot, now: now)
         }
-        afterActivity(slot, now: now)
     }
 
     @inlinable
@@ -438,14 +444,7 @@ public final class Shell<Machine: ShellMachine> {
     @inlinable
     func streamReceived(_ bytes: ByteBuffer, slot: UInt32, generation: UInt32, now: Instant) {
         guard current(slot, generation) else { return }
-        bytes.withUnsafeReadableBytes { bytes in
-            if slots[Int(slot)].inbound != nil {
-                slots[Int(slot)].inbound!.hold(bytes, now: now)
-            } else {
-                machines[Int(slot)]!.received(bytes, now: now, environment: environment, io: &io)
-                execute(slot, now: now)
-            }
-        }
+        bytes.withUnsafeReadableBytes { deliver($0, to: slot, now: now) }
         afterActivity(slot, now: now)
     }
 

@@ -255,6 +255,15 @@ struct Bot<A: Agent>: ShellMachine {
         random = context.random
         context.outbox.removeAll()
         environment.outbox = context.outbox
+        openConnection(environment)
+        phase = .connecting(since: now, until: until, outage: outage)
+        io.openSocket(socketRequest(environment))
+    }
+
+    /// A new connection of the profile's protocol (its socket is asked for separately), seeded by the run, the bot
+    /// and how many connections it had.
+    private mutating func openConnection(_ environment: Environment) {
+        let settings = environment.profiles[profile]
         connection = Connection(
             configuration: settings.configuration,
             setup: ConnectionSetup(
@@ -262,8 +271,6 @@ struct Bot<A: Agent>: ShellMachine {
                 seed: environment.group.seed ^ UInt64(number) &* 0x9E37_79B9 &+ UInt64(epoch)))
         epoch &+= 1
         hasConnection = true
-        phase = .connecting(since: now, until: until, outage: outage)
-        io.openSocket(socketRequest(environment))
     }
 
     private func socketRequest(_ environment: Environment) -> SocketRequest {
@@ -505,14 +512,7 @@ struct Bot<A: Agent>: ShellMachine {
             return retryLater(now: now, outage: nil)
         }
         if fresh {
-            let settings = environment.profiles[profile]
-            connection = Connection(
-                configuration: settings.configuration,
-                setup: ConnectionSetup(
-                    transport: settings.target.transport, player: number, name: settings.persona.name,
-                    seed: environment.group.seed ^ UInt64(number) &* 0x9E37_79B9 &+ UInt64(epoch)))
-            epoch &+= 1
-            hasConnection = true
+            openConnection(environment)
             phase = .connecting(since: now, until: playUntil, outage: now)
         } else {
             phase = .playing(until: playUntil, resuming: now, outage: nil)

@@ -126,7 +126,9 @@ public final class MetricsShard {
         }
         for (slot, (family, labels)) in histogramSeries.enumerated()
         where !histogramHidden[slot] || histograms[slot].count > 0 {
-            snapshot.insert(MetricSeries(family: family, labels: labels, value: .histogram(histograms[slot])))
+            var copy = histograms[slot]
+            copy.detachStorage()
+            snapshot.insert(MetricSeries(family: family, labels: labels, value: .histogram(copy)))
         }
         return snapshot
     }
