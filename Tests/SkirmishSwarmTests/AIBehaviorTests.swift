@@ -124,6 +124,8 @@ import Testing
         #expect((run.summary.predictionErrorPixels?.count ?? 0) > 30)
         // The expert's link jitters, so a few of its unreliable packets arrive behind a newer one: the server counts
         // those as stale (issue 19: every drop is counted). Nothing else is refused.
-        #expect(run.server.totalRejected - run.server.rejections(.stale) - run.server.rejections(.duplicate) == 0)
+        #expect(
+            run.server.totalRejected - run.server.rejections(.stale) - run.server.rejections(.duplicate) == 0,
+            "\(Rejection.allCases.filter { run.server.rejections($0) > 0 }.map { "\($0): \(run.server.rejections($0))" })")
     }
 }

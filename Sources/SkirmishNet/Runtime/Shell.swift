@@ -35,7 +35,12 @@ public final class Shell<Machine: ShellMachine> {
     @usableFromInline var settings: ShellSettings
     /// This shell's index among the loop's delegates (the top byte of its sockets' tags).
     @usableFromInline var index: UInt8 = 0
-    @exclusivity(unchecked) @usableFromInline var machines: [Machine?] = []
+    /// The machines, inline, indexed by slot: initialised exactly where ``ShellSlot/occupied`` is set. Raw storage
+    /// rather than `[Machine?]`: every access to an optional this size asked its tag through a call, and an array
+    /// added a uniqueness and a bounds check, on every packet. Growing moves them, so a machine is never added while
+    /// one runs: owners add from the loop's tasks and timers, never from inside a machine's call.
+    @exclusivity(unchecked) @usableFromInline var machines: UnsafeMutablePointer<Machine>
+    @exclusivity(unchecked) @usableFromInline var capacity: Int
     @exclusivity(unchecked) @usableFromInline var slots: [ShellSlot] = []
     @usableFromInline var freeSlots: [UInt32] = []
     @exclusivity(unchecked) @usableFromInline var queue = WakeQueue(capacity: 1_024)
@@ -53,6 +58,25 @@ public final class Shell<Machine: ShellMachine> {
         datagrams = loop.datagrams
         self.environment = environment
         self.settings = settings
+        capacity = 16
+        machines = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        for slot in slots.indices where slots[slot].occupied { (machines + slot).deinitialize(count: 1) }
+        machines.deallocate()
+    }
+
+    /// Room for one more slot: the occupied machines move to storage twice the size.
+    @usableFromInline
+    func grow() {
+        let larger = UnsafeMutablePointer<Machine>.allocate(capacity: capacity * 2)
+        for slot in slots.indices where slots[slot].occupied {
+            (larger + slot).moveInitialize(from: machines + slot, count: 1)
+        }
+        machines.deallocate()
+        machines = larger
+        capacity *= 2
     }
 
     /// Registers the shell with its loop. Inlined where it is called, so that the closures the loop calls are made
@@ -94,14 +118,14 @@ public final class Shell<Machine: ShellMachine> {
             slot = free
         } else {
             slot = UInt32(slots.count)
+            if slots.count == capacity { grow() }
             slots.append(ShellSlot())
-            machines.append(nil)
         }
-        machines[Int(slot)] = machine
+        (machines + Int(slot)).initialize(to: machine)
         slots[Int(slot)].occupied = true
         live += 1
-        if let wake = machines[Int(slot)]!.nextWake, wake <= now {
-            machines[Int(slot)]!.wake(now: now, environment: environment, io: &io)
+        if let wake = machines[Int(slot)].nextWake, wake <= now {
+            machines[Int(slot)].wake(now: now, environment: environment, io: &io)
             execute(slot, now: now)
         }
         afterActivity(slot, now: now)
@@ -115,8 +139,8 @@ public final class Shell<Machine: ShellMachine> {
         _ slot: UInt32, now: Instant,
         _ body: (inout Machine, Machine.Environment, inout ShellIO<Machine.Connection>) -> Result
     ) -> Result? {
-        guard Int(slot) < machines.count, slots[Int(slot)].occupied else { return nil }
-        let result = body(&machines[Int(slot)]!, environment, &io)
+        guard Int(slot) < slots.count, slots[Int(slot)].occupied else { return nil }
+        let result = body(&machines[Int(slot)], environment, &io)
         execute(slot, now: now)
         afterActivity(slot, now: now)
         return result
@@ -125,8 +149,8 @@ public final class Shell<Machine: ShellMachine> {
     /// Reads the machine in `slot`, if one is there.
     @inlinable
     public func read<Result>(_ slot: UInt32, _ body: (Machine) -> Result) -> Result? {
-        guard Int(slot) < machines.count, let machine = machines[Int(slot)] else { return nil }
-        return body(machine)
+        guard Int(slot) < slots.count, slots[Int(slot)].occupied else { return nil }
+        return body(machines[Int(slot)])
     }
 
     /// Calls `body` on every machine, then executes what each asked for.
@@ -134,14 +158,14 @@ public final class Shell<Machine: ShellMachine> {
     public func updateAll(
         now: Instant, _ body: (inout Machine, Machine.Environment, inout ShellIO<Machine.Connection>) -> Void
     ) {
-        for slot in machines.indices where slots[slot].occupied {
+        for slot in slots.indices where slots[slot].occupied {
             update(UInt32(slot), now: now, body)
         }
     }
 
     /// Frees `slot` at once: its socket closes without another word.
     public func remove(_ slot: UInt32, now: Instant) {
-        guard Int(slot) < machines.count, slots[Int(slot)].occupied else { return }
+        guard Int(slot) < slots.count, slots[Int(slot)].occupied else { return }
         release(slot, now: now)
     }
 
@@ -151,8 +175,7 @@ public final class Shell<Machine: ShellMachine> {
         guard !stopped else { return }
         stopped = true
         let now = Instant.now()
-        for slot in machines.indices where slots[slot].occupied { release(UInt32(slot), now: now) }
-        machines.removeAll()
+        for slot in slots.indices where slots[slot].occupied { release(UInt32(slot), now: now) }
         slots.removeAll()
         freeSlots.removeAll()
         queue = WakeQueue()
@@ -203,9 +226,9 @@ public final class Shell<Machine: ShellMachine> {
             rounds += 1
             guard rounds < 16, slots[Int(slot)].occupied else { return }
             if let failure {
-                machines[Int(slot)]!.transportFailed(failure, now: now, environment: environment, io: &io)
+                machines[Int(slot)].transportFailed(failure, now: now, environment: environment, io: &io)
             } else if opened {
-                machines[Int(slot)]!.transportOpened(now: now, environment: environment, io: &io)
+                machines[Int(slot)].transportOpened(now: now, environment: environment, io: &io)
             } else {
                 return
             }
@@ -323,7 +346,7 @@ public final class Shell<Machine: ShellMachine> {
     @usableFromInline
     func release(_ slot: UInt32, now: Instant) {
         closeSocket(slot, now: now)
-        machines[Int(slot)] = nil
+        (machines + Int(slot)).deinitialize(count: 1)
         slots[Int(slot)].occupied = false
         slots[Int(slot)].outbound = nil
         slots[Int(slot)].inbound = nil
@@ -353,8 +376,8 @@ public final class Shell<Machine: ShellMachine> {
             else { continue }
             slots[Int(slot)].scheduled = .max
             if slots[Int(slot)].isHolding { runDelayed(slot, now: now) }
-            if let wake = machines[Int(slot)]!.nextWake, wake <= now {
-                machines[Int(slot)]!.wake(now: now, environment: environment, io: &io)
+            if let wake = machines[Int(slot)].nextWake, wake <= now {
+                machines[Int(slot)].wake(now: now, environment: environment, io: &io)
                 execute(slot, now: now)
             }
             afterActivity(slot, now: now)
@@ -378,7 +401,7 @@ public final class Shell<Machine: ShellMachine> {
         while let first = slots[Int(slot)].inbound?.held.first, first.due <= now, slots[Int(slot)].occupied {
             slots[Int(slot)].inbound!.held.removeFirst()
             first.bytes.withUnsafeBytes { bytes in
-                machines[Int(slot)]!.received(bytes, now: now, environment: environment, io: &io)
+                machines[Int(slot)].received(bytes, now: now, environment: environment, io: &io)
             }
             execute(slot, now: now)
         }
@@ -393,8 +416,8 @@ public final class Shell<Machine: ShellMachine> {
     @inlinable
     func afterActivity(_ slot: UInt32, now: Instant) {
         guard slots[Int(slot)].occupied else { return }
-        if machines[Int(slot)]!.isFinished { return release(slot, now: now) }
-        var wake = machines[Int(slot)]!.nextWake?.nanoseconds ?? .max
+        if machines[Int(slot)].isFinished { return release(slot, now: now) }
+        var wake = machines[Int(slot)].nextWake?.nanoseconds ?? .max
         if slots[Int(slot)].isHolding { wake = min(wake, slots[Int(slot)].heldDue) }
         guard wake != .max, wake < slots[Int(slot)].scheduled else { return }
         slots[Int(slot)].wakeGeneration &+= 1
@@ -427,7 +450,7 @@ public final class Shell<Machine: ShellMachine> {
         if slots[Int(slot)].inbound != nil {
             slots[Int(slot)].inbound!.hold(bytes, now: now)
         } else {
-            machines[Int(slot)]!.received(bytes, now: now, environment: environment, io: &io)
+            machines[Int(slot)].received(bytes, now: now, environment: environment, io: &io)
             execute(slot, now: now)
         }
     }
@@ -436,7 +459,7 @@ public final class Shell<Machine: ShellMachine> {
     func streamOpened(_ channel: any Channel, transport: Transport, slot: UInt32, generation: UInt32, now: Instant) {
         guard current(slot, generation) else { return channel.close(promise: nil) }
         slots[Int(slot)].socket = .stream(channel, transport)
-        machines[Int(slot)]!.transportOpened(now: now, environment: environment, io: &io)
+        machines[Int(slot)].transportOpened(now: now, environment: environment, io: &io)
         execute(slot, now: now)
         afterActivity(slot, now: now)
     }
@@ -452,7 +475,7 @@ public final class Shell<Machine: ShellMachine> {
     func streamFailed(_ reason: String, slot: UInt32, generation: UInt32, now: Instant) {
         guard current(slot, generation) else { return }
         slots[Int(slot)].socket = .none
-        machines[Int(slot)]!.transportFailed(reason, now: now, environment: environment, io: &io)
+        machines[Int(slot)].transportFailed(reason, now: now, environment: environment, io: &io)
         execute(slot, now: now)
         afterActivity(slot, now: now)
     }

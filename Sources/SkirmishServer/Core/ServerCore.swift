@@ -382,11 +382,13 @@ package struct ServerCore: Sendable {
             guard let index = matches.index(forKey: peer.match) else {
                 // An unreliable input that was in flight when its match ended (a player sends inputs until it hears
                 // the match is over) is late, as a reordered one is: counted as stale, not as a client out of state.
-                // One that arrives later than a round trip could explain is out of state (GameRules.md).
-                let ended = peek(slot) { $0.matchEndedAt }
+                // In flight means: the player has not yet acknowledged what the server sent it (the match's end among
+                // it), or the end is younger than a round trip could explain. After that it is out of state
+                // (GameRules.md).
+                let (ended, unacknowledged) = peek(slot) { ($0.matchEndedAt, $0.endpoint.pendingCount > 0) }
                 let late =
                     message.type.delivery == .unreliable
-                    && ended.map { now - $0 <= Self.lateInputGrace } ?? false
+                    && ended.map { unacknowledged || now - $0 <= Self.lateInputGrace } ?? false
                 return stats.reject(late ? .stale : .outOfState)
             }
             let verdict = matches.values[index].receive(message, from: peer.seat, now: now, into: &outputs)
