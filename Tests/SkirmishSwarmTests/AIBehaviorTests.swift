@@ -126,6 +126,7 @@ import Testing
         // those as stale (issue 19: every drop is counted). Nothing else is refused.
         #expect(
             run.server.totalRejected - run.server.rejections(.stale) - run.server.rejections(.duplicate) == 0,
-            "\(Rejection.allCases.filter { run.server.rejections($0) > 0 }.map { "\($0): \(run.server.rejections($0))" })")
+            "\(Rejection.allCases.filter { run.server.rejections($0) > 0 }.map { "\($0): \(run.server.rejections($0))" })"
+        )
     }
 }
