@@ -277,6 +277,37 @@ import Testing
         #expect(harness.core.stats.rejections(.stale) == 2)
     }
 
+    /// GameRules.md, Suns: tallies that disagree while a capture the server relayed to one of the players is still
+    /// unacknowledged were compared before they could agree (late delivery: unsettled, not a desync); once every
+    /// relayed capture is acknowledged, a disagreement is a desync.
+    @Test(arguments: [false, true])
+    func aTallySentBeforeItsCapturesArrivedIsUnsettledNotADesync(acknowledged: Bool) throws {
+        var harness = Harness()
+        let a = try Self.address(47_300)
+        let b = try Self.address(47_301)
+        _ = try harness.join(a, game: .suns)
+        _ = try harness.join(b, game: .suns)
+        let layout = [SunsStart.Sun(x: 0.5, y: 0.5)]
+        harness.send(Packet(number: 1, .sunsStart(SunsStart(coinToss: 1, suns: layout))), from: a)
+        harness.send(Packet(number: 1, .sunsStart(SunsStart(coinToss: 1, suns: layout))), from: b)
+        _ = harness.drain()
+        // b captures the only sun; the server relays its strike and capture to a.
+        harness.send(Packet(number: 2, .sunsStrike(SunsStrike(x: 0.5, y: 0.5, radius: 0.05, gameTime: 1))), from: b)
+        harness.send(Packet(number: 3, .sunsCapture(SunsCapture(sunIndex: 0, gameTime: 1))), from: b)
+        #expect(harness.drain().contains { $0.connection == a && $0.packet.message.type == .sunsCapture })
+        if acknowledged {
+            harness.send(Packet(.ack(Ack(cumulative: harness.newestReliable[a] ?? 0, bitfield: 0))), from: a)
+        }
+        // a's tally lacks b's capture (it never arrived, or a tallied too early); b's has it.
+        let unowned = SunsTally.Entry(owner: SunsTally.Entry.unowned, time: 0)
+        harness.send(Packet(number: 2, .sunsTally(SunsTally(entries: [unowned]))), from: a)
+        harness.send(Packet(number: 4, .sunsTally(SunsTally(entries: [.init(owner: 1, time: 1)]))), from: b)
+        _ = harness.drain()
+        #expect(harness.core.stats.compared(.suns) == 1)
+        #expect(harness.core.stats.desyncs(.suns) == (acknowledged ? 1 : 0))
+        #expect(harness.core.stats.unsettled(.suns) == (acknowledged ? 0 : 1))
+    }
+
     @Test func aSeatIsReleasedWhenTheResumeWindowPasses() throws {
         var harness = Harness()
         let a = try Self.address(44_000)

@@ -114,6 +114,11 @@ public struct ReliableEndpoint: Sendable {
     /// Reliable messages sent and not yet acknowledged.
     public var pendingCount: Int { pending.count }
 
+    /// Whether a reliable message of `type` was sent and is not yet acknowledged (the peer may not have it).
+    public func awaitsAcknowledgement(of type: MessageType) -> Bool {
+        pending.contains { $0.message.type == type }
+    }
+
     // MARK: Sending
 
     /// Numbers an outgoing message by its delivery class and remembers a reliable one for resending.

@@ -34,6 +34,9 @@ package struct ServerCore: Sendable {
     private var shuttingDown = false
     /// TCP and WebSocket connections without a seat yet, since when they opened.
     private var unseatedStreams: [ConnectionID: NIODeadline] = [:]
+    /// Matches a player sent its view of the end to (a Suns tally) while the server still awaited its acknowledgement
+    /// of a capture it had relayed to that player: if the views then disagree, that capture was still in flight.
+    private var unsettledMatches: Set<UInt32> = []
     /// Bytes per second of each running match, sampled once a second (``MatchTraffic``).
     package private(set) var traffic: MatchTraffic
 
@@ -391,6 +394,11 @@ package struct ServerCore: Sendable {
                     && ended.map { unacknowledged || now - $0 <= Self.lateInputGrace } ?? false
                 return stats.reject(late ? .stale : .outOfState)
             }
+            if case .sunsTally = message,
+                peek(slot, { $0.endpoint.awaitsAcknowledgement(of: .sunsCapture) })
+            {
+                unsettledMatches.insert(peer.match)
+            }
             let verdict = matches.values[index].receive(message, from: peer.seat, now: now, into: &outputs)
             switch verdict {
             case .accepted: break
@@ -471,6 +479,7 @@ package struct ServerCore: Sendable {
             if let game = gameOf(expired.match) { stats.games[game, default: .init()].abandoned &+= 1 }
             matches[expired.match] = nil
             seating[expired.match] = nil
+            unsettledMatches.remove(expired.match)
         }
         let window = configuration.resumeWindow
         if stats.detached > 0 {
@@ -507,6 +516,7 @@ package struct ServerCore: Sendable {
             if seating[peer.match]?.allSatisfy({ $0 == nil }) == true {
                 seating[peer.match] = nil
                 matches[peer.match] = nil
+                unsettledMatches.remove(peer.match)
             }
         } else if matches[peer.match] != nil {
             matches[peer.match]?.seatLeft(peer.seat, now: now, into: &outputs)
@@ -560,6 +570,7 @@ package struct ServerCore: Sendable {
         if outputs.messages.isEmpty { outputs.messages = messages }
         if let index = matches.index(forKey: match), isOver(index) {
             matches[match] = nil
+            unsettledMatches.remove(match)
             for case let id? in seating[match] ?? [] {
                 guard let slot = peers.index(forKey: id) else { continue }
                 peers.values[slot].match = 0
@@ -579,7 +590,15 @@ package struct ServerCore: Sendable {
         case .forfeited: stats.forfeits &+= 1
         case .compared(let agreed):
             stats.games[game, default: .init()].compared &+= 1
-            if !agreed { stats.games[game, default: .init()].desyncs &+= 1 }
+            // A view sent before its player heard everything (a capture relayed to it still unacknowledged) could
+            // not agree yet: late delivery, counted apart, not a desync (GameRules.md, Suns).
+            if !agreed {
+                if unsettledMatches.contains(match) {
+                    stats.games[game, default: .init()].unsettled &+= 1
+                } else {
+                    stats.games[game, default: .init()].desyncs &+= 1
+                }
+            }
         }
     }
 

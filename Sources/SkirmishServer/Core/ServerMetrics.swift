@@ -44,6 +44,7 @@ enum ServerMetrics {
             // Only games whose players' views the server compares (Suns' tallies) can count a desync here.
             if game.kind == .suns || counters.compared > 0 {
                 shard.add(shard.counter(SkirmishMetrics.serverDesyncs, labels), counters.desyncs)
+                shard.add(shard.counter(SkirmishMetrics.serverUnsettledTallies, labels), counters.unsettled)
             }
         }
         shard.set(shard.gauge(SkirmishMetrics.serverSessions, Labels([:])), Double(stats.sessions))

@@ -46,6 +46,8 @@ package struct ServerStats: Sendable, Hashable {
     /// Matches of `game` whose players' views were compared, and of those the ones that disagreed.
     package func compared(_ game: GameKind) -> UInt64 { games[game]?.compared ?? 0 }
     package func desyncs(_ game: GameKind) -> UInt64 { games[game]?.desyncs ?? 0 }
+    /// Matches of `game` whose views disagreed while a capture relayed to one of their players was unacknowledged.
+    package func unsettled(_ game: GameKind) -> UInt64 { games[game]?.unsettled ?? 0 }
 
     /// Matches started, over every game.
     package var totalMatchesStarted: UInt64 { games.values.reduce(0) { $0 &+ $1.started } }
@@ -61,6 +63,9 @@ package struct GameCounters: Sendable, Hashable {
     package var compared: UInt64 = 0
     /// Of those, the ones that disagreed.
     package var desyncs: UInt64 = 0
+    /// Disagreements not counted as desyncs: a view was sent before its player had acknowledged every message the
+    /// server had relayed to it that could change it (a Suns capture), so one was still on its way.
+    package var unsettled: UInt64 = 0
 
     package init() {}
 }

@@ -69,6 +69,13 @@ extension SkirmishMetrics {
     public static let serverDesyncs = MetricFamily(
         name: "skirmish_server_desyncs_total", help: "Tallies that disagreed, by game.", kind: .counter,
         labelNames: ["game"])
+    /// `skirmish_server_unsettled_tallies_total{game}`: tallies that disagreed while one of them was sent before its
+    /// player had acknowledged every capture the server had relayed to it (one still in flight): the views were
+    /// compared before they could agree, so the disagreement is late delivery, not a desync.
+    public static let serverUnsettledTallies = MetricFamily(
+        name: "skirmish_server_unsettled_tallies_total",
+        help: "Tallies that disagreed while a capture relayed to one of their players was unacknowledged, by game.",
+        kind: .counter, labelNames: ["game"])
     /// `skirmish_server_detached_sessions`: sessions whose connection dropped, held for a resume (a gauge).
     public static let serverDetachedSessions = MetricFamily(
         name: "skirmish_server_detached_sessions", help: "Sessions held for a resume.", kind: .gauge)
@@ -93,7 +100,8 @@ extension SkirmishMetrics {
     public static let runtime: [MetricFamily] = [
         handshakes, inputs, pings, roguePackets, protocolEvents, packetBytesSent, packetBytesReceived, snapshotInterval,
         reconnect, serverBytesReceived, serverBytesSent, serverChallenges, serverResumes, serverLateTicks,
-        serverForfeits, serverDesyncs, serverDetachedSessions, serverMatchesStarted, serverMatchesCompleted,
+        serverForfeits, serverDesyncs, serverUnsettledTallies, serverDetachedSessions, serverMatchesStarted,
+        serverMatchesCompleted,
         serverMatchesAbandoned,
     ]
 }
