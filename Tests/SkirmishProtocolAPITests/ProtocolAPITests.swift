@@ -7,7 +7,6 @@ import SkirmishSwarm
 import SkirmishTelemetry
 import SkirmishTestSupport
 import SkirmishWire
-import Synchronization
 import Testing
 
 /// A user's own protocol, written with the public API alone (this target has no `package` access): a plug-in, two
@@ -42,8 +41,9 @@ import Testing
         configuration.alternates = [.tcp: Target(transport: .tcp, host: "127.0.0.1", port: server.tcpPort)]
         configuration.catalogue = catalogue
         let swarm = try await Swarm(configuration: configuration, group: group)
-        let first = Mutex<MetricsSnapshot?>(nil)
-        let outcome = await swarm.run { progress in first.withLock { $0 = $0 ?? progress.snapshot } }
+        // What the first push would carry: the swarm's metrics before any bot started.
+        let early = await swarm.snapshot()
+        let outcome = await swarm.run()
         let snapshot = outcome.snapshot
 
         func sent(_ type: String) -> Int {
@@ -97,7 +97,6 @@ import Testing
         let readers = try #require(snapshot.histogram(SkirmishMetrics.rtt, where: ["persona": "readers"]))
         #expect(try #require(readers.quantile(0.5)) < (try #require(writers.quantile(0.5))))
         // Errors exist at 0 from the first sample on, for every kind the protocol declares.
-        let early = try #require(first.withLock { $0 })
         for kind in ["bad_packet", "unknown_reply", "closed_by_server", "silence_timeout", "transport"] {
             let series = early.series(of: SkirmishMetrics.errors, where: ["kind": kind, "persona": "writers"])
             #expect(series.count == 1, "errors{kind=\(kind)} exists at the first sample")
