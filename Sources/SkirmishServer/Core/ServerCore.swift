@@ -123,10 +123,19 @@ package struct ServerCore: Sendable {
     /// connection that has none by then is holding a place under the connection caps, not playing.
     package static let streamHandshakeLimit = TimeAmount.seconds(10)
 
-    /// How long after a match ends an unreliable input of one of its players counts as `stale` (it was in flight:
-    /// the player had not yet heard the match was over) rather than `out_of_state`: a round trip on any link a test
+    /// How long after a match ends a game message of one of its players counts as `stale` (it was in flight: the
+    /// player had not yet heard the match was over) rather than `out_of_state`: a round trip on any link a test
     /// emulates, with room for the client's next send.
     package static let lateInputGrace = TimeAmount.seconds(1)
+
+    /// Whether a game message from the player in `slot`, whose match is gone, was in flight when the match ended:
+    /// the player has not yet acknowledged what the server sent it (the match's end among it), or the end is younger
+    /// than a round trip could explain. Such a message is late, as a reordered one is, and counted `stale`; after
+    /// that, one is `out_of_state` (GameRules.md).
+    private mutating func wasInFlight(_ slot: Dictionary<UInt32, Peer>.Index, now: NIODeadline) -> Bool {
+        let (ended, unacknowledged) = peek(slot) { ($0.matchEndedAt, $0.endpoint.pendingCount > 0) }
+        return ended.map { unacknowledged || now - $0 <= Self.lateInputGrace } ?? false
+    }
 
     /// A TCP or WebSocket connection ended.
     package mutating func streamClosed(_ connection: ConnectionID, now: NIODeadline) {
@@ -379,20 +388,14 @@ package struct ServerCore: Sendable {
             acknowledgeNow(slot)
             leave(id, now: now)
         case .chat(let chat):
-            guard let seats = seating[peer.match] else { return stats.reject(.outOfState) }
+            guard let seats = seating[peer.match] else {
+                return stats.reject(wasInFlight(slot, now: now) ? .stale : .outOfState)
+            }
             for case let other? in seats where other != id { send(.chat(chat), to: other, now: now) }
         default:
             guard let index = matches.index(forKey: peer.match) else {
-                // An unreliable input that was in flight when its match ended (a player sends inputs until it hears
-                // the match is over) is late, as a reordered one is: counted as stale, not as a client out of state.
-                // In flight means: the player has not yet acknowledged what the server sent it (the match's end among
-                // it), or the end is younger than a round trip could explain. After that it is out of state
-                // (GameRules.md).
-                let (ended, unacknowledged) = peek(slot) { ($0.matchEndedAt, $0.endpoint.pendingCount > 0) }
-                let late =
-                    message.type.delivery == .unreliable
-                    && ended.map { unacknowledged || now - $0 <= Self.lateInputGrace } ?? false
-                return stats.reject(late ? .stale : .outOfState)
+                // A player plays until it hears the match is over: what it sent meanwhile is late, not wrong.
+                return stats.reject(wasInFlight(slot, now: now) ? .stale : .outOfState)
             }
             if case .sunsTally = message,
                 peek(slot, { $0.endpoint.awaitsAcknowledgement(of: .sunsCapture) })

@@ -49,7 +49,8 @@ struct SnapPlayer: Agent {
         }
         if let snap = snapAt, snap <= now {
             snapAt = nil
-            context.send(.playerShouldSnap)
+            // Cards may have moved since the call was planned: a player left without cards has no call to make.
+            if holdsCards { context.send(.playerShouldSnap) }
         }
     }
 
@@ -85,7 +86,7 @@ struct SnapPlayer: Agent {
             guard replica != nil else { return }
             let result = replica!.apply(turned)
             context.check(result, episode: &desyncEpisode, divergence: result.isOK ? nil : replica!.divergence)
-            if replica!.game.hasPair, snapAt == nil { snapAt = now + reaction(scale: 1, context: &context) }
+            if replica!.game.hasPair, holdsCards, snapAt == nil { snapAt = now + reaction(scale: 1, context: &context) }
         case .playerCalledSnap(let called):
             guard replica != nil else { return }
             let result = replica!.apply(called)
@@ -107,6 +108,13 @@ struct SnapPlayer: Agent {
         default:
             break
         }
+    }
+
+    /// Whether this player is still in the game (holds cards in hand or pile), as its replica sees it: one that is
+    /// out watches the rest play and calls nothing.
+    private var holdsCards: Bool {
+        guard let replica else { return false }
+        return replica.game.winner == nil && replica.game.isIn(replica.seat)
     }
 
     private mutating func finish() {
