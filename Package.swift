@@ -190,8 +190,9 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        // What several test targets share: a loopback collector stand-in that records pushes, and the readers of the
-        // byte vectors and code blocks of the DocC articles (not a product).
+        // What several test targets share: a loopback collector stand-in that records pushes, the readers of the byte
+        // vectors and code blocks of the DocC articles, and the trait that keeps blocking tests off the cooperative
+        // pool (not a product).
         .target(name: "SkirmishTestSupport", path: "Tests/Support"),
         .testTarget(name: "SkirmishWireTests", dependencies: ["SkirmishWire", "SkirmishTestSupport"]),
         .testTarget(
@@ -217,7 +218,9 @@ let package = Package(
             dependencies: ["SkirmishScript", "SkirmishWire", "SkirmishSwarm", "SkirmishNet", "SkirmishOpponent"]),
         .testTarget(
             name: "SkirmishEvaluationTests",
-            dependencies: ["SkirmishEvaluation", "SkirmishGames", "SkirmishOpponent", "SkirmishWire"]),
+            dependencies: [
+                "SkirmishEvaluation", "SkirmishGames", "SkirmishOpponent", "SkirmishWire", "SkirmishTestSupport",
+            ]),
         .testTarget(
             name: "SkirmishSwarmTests",
             dependencies: [
@@ -310,10 +313,11 @@ let package = Package(
             name: "SkirmishDDNetTests",
             dependencies: [
                 "SkirmishDDNet", "SkirmishNet", "SkirmishWire", "SkirmishSwarm", "SkirmishScript", "SkirmishTelemetry",
-                .product(name: "NIOPosix", package: "swift-nio"),
+                "SkirmishTestSupport", .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(
-            name: "SkirmishOpponentTests", dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire"]),
+            name: "SkirmishOpponentTests",
+            dependencies: ["SkirmishOpponent", "SkirmishGames", "SkirmishWire", "SkirmishTestSupport"]),
         .testTarget(
             name: "SkirmishPracticeTests",
             dependencies: [

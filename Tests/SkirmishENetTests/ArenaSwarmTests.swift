@@ -4,13 +4,14 @@ import SkirmishNet
 import SkirmishScript
 import SkirmishSwarm
 import SkirmishTelemetry
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
 /// "ENet + my messages" as a team would use it: the arena's codec registered as a protocol of its own (`arena`),
 /// its `mover` behaviour, and a swarm of movers against the libenet server, which relays their positions and
 /// broadcasts 30 Hz state on an unreliable channel and events on a reliable one.
-@Suite(.serialized) struct ArenaSwarmTests {
+@Suite(.serialized, .ownThread) struct ArenaSwarmTests {
     static let script = """
         name: arena
         protocol: {name: arena, channels: 2, relay: true}

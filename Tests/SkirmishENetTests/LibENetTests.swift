@@ -1,5 +1,6 @@
 import Foundation
 import SkirmishNet
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 /// The plug-in against the real libenet 1.3.17 (Debian's libenet-dev): a C server built by the test run, driven over
 /// loopback UDP by ``UDPDriver``. Every wait is on an event with a generous deadline (the machine is a busy 2-core
 /// one), never a sleep; conditions are exact.
-@Suite(.serialized) struct LibENetTests {
+@Suite(.serialized, .ownThread) struct LibENetTests {
     typealias Configuration = ENetConnection<ENetRawCodec>.Configuration
 
     /// A connection to a fresh libenet server.

@@ -1,12 +1,13 @@
 import SkirmishGames
 import SkirmishOpponent
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
 @testable import SkirmishEvaluation
 
 /// The attack's headroom: strikes played out against a copy of the rival and the table, in lock-step.
-@Suite struct AttackHeadroomTests {
+@Suite(.ownThread) struct AttackHeadroomTests {
     /// Every candidate strike is a different drive, in 24 directions a unit apart on the circle.
     @Test func theCandidatesAreDistinctDrivesAllAround() {
         let puck = TableSnapshot.Puck(x: 160, y: 300, vx: 3, vy: 4, angle: 0, spin: 0)

@@ -1,9 +1,10 @@
 import SkirmishGames
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
 /// A million ticks of random inputs, split across arguments so the parts can run in parallel.
-@Suite struct PuckInvariantTests {
+@Suite(.ownThread) struct PuckInvariantTests {
     typealias K = PuckConstants
 
     struct Tally {

@@ -1,4 +1,5 @@
 import SkirmishGames
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -155,7 +156,7 @@ import Testing
     }
 
     /// 2,000 short games (turn limit 60) and 100 at the full limit, with checks after every action.
-    @Test(arguments: [(0, 60), (1, 60), (2, 60), (3, 60), (4, 5_000)] as [(UInt64, Int)])
+    @Test(.ownThread, arguments: [(0, 60), (1, 60), (2, 60), (3, 60), (4, 5_000)] as [(UInt64, Int)])
     func thousandsOfSeededGamesConserveTheDeckAndEnd(part: UInt64, turnLimit: Int) {
         var rng = SeededRandom(seed: 0xC0FFEE + part)
         let games = turnLimit == SnapGame.turnLimit ? 100 : 500

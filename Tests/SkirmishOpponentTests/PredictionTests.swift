@@ -1,11 +1,12 @@
 import SkirmishGames
 import SkirmishOpponent
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
 /// The claims about prediction, in lock-step simulations over simulated links (no sockets, no clock;
 /// `skirmish ai-eval` measures the same over the real protocol).
-@Suite struct PredictionTests {
+@Suite(.ownThread) struct PredictionTests {
     @Test func interceptErrorAt100MillisecondsWithoutABounceIsBelowOnePuckRadiusAtP95() {
         let run = ShotRun.run(
             OpponentConfiguration(difficulty: .expert), link: .init(latency: 0.1, jitter: 0.02, loss: 0.02),

@@ -308,6 +308,30 @@ import Testing
         #expect(harness.core.stats.unsettled(.suns) == (acknowledged ? 0 : 1))
     }
 
+    /// The other way round: b's capture is still being resent to the server when a tallies, so a's tally cannot hold
+    /// it, whatever a acknowledged. The late capture makes the comparison unsettled, not a desync.
+    @Test func aCaptureThatReachedTheServerAfterATallyIsUnsettledNotADesync() throws {
+        var harness = Harness()
+        let a = try Self.address(47_310)
+        let b = try Self.address(47_311)
+        _ = try harness.join(a, game: .suns)
+        _ = try harness.join(b, game: .suns)
+        let layout = [SunsStart.Sun(x: 0.5, y: 0.5)]
+        harness.send(Packet(number: 1, .sunsStart(SunsStart(coinToss: 1, suns: layout))), from: a)
+        harness.send(Packet(number: 1, .sunsStart(SunsStart(coinToss: 1, suns: layout))), from: b)
+        _ = harness.drain()
+        // a has heard of no capture and tallies; only then do b's strike and capture get through.
+        let unowned = SunsTally.Entry(owner: SunsTally.Entry.unowned, time: 0)
+        harness.send(Packet(number: 2, .sunsTally(SunsTally(entries: [unowned]))), from: a)
+        harness.send(Packet(number: 2, .sunsStrike(SunsStrike(x: 0.5, y: 0.5, radius: 0.05, gameTime: 1))), from: b)
+        harness.send(Packet(number: 3, .sunsCapture(SunsCapture(sunIndex: 0, gameTime: 1))), from: b)
+        harness.send(Packet(number: 4, .sunsTally(SunsTally(entries: [.init(owner: 1, time: 1)]))), from: b)
+        _ = harness.drain()
+        #expect(harness.core.stats.compared(.suns) == 1)
+        #expect(harness.core.stats.desyncs(.suns) == 0)
+        #expect(harness.core.stats.unsettled(.suns) == 1)
+    }
+
     @Test func aSeatIsReleasedWhenTheResumeWindowPasses() throws {
         var harness = Harness()
         let a = try Self.address(44_000)

@@ -1,5 +1,6 @@
 import SkirmishGames
 import SkirmishOpponent
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 @testable import SkirmishSwarm
 
 /// The `ai` behaviour: the opponent against the swarm's own `chaser`, and AI personas in a real swarm run.
-@Suite(.serialized) struct AIBehaviorTests {
+@Suite(.serialized, .ownThread) struct AIBehaviorTests {
     /// Lock-step matches (pure simulation over a simulated 50 ms link) of the expert against the chaser bot's very
     /// aim and input rhythm.
     @Test func expertBeatsTheChaser() {

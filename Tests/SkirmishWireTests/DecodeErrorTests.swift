@@ -1,3 +1,4 @@
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -56,7 +57,7 @@ import Testing
 
     /// A million random and mutated byte strings: every one decodes to a packet or a typed error, every error kind
     /// is reached, and whatever decodes re-encodes to exactly the same bytes (the encoding is canonical).
-    @Test func aMillionRandomAndMutatedInputsNeverTrap() throws {
+    @Test(.ownThread) func aMillionRandomAndMutatedInputsNeverTrap() throws {
         var arbitrary = Arbitrary(seed: 0x5EED)
         var seen: [DecodeError: Int] = [:]
         var decoded = 0

@@ -35,8 +35,11 @@ package struct ServerCore: Sendable {
     /// TCP and WebSocket connections without a seat yet, since when they opened.
     private var unseatedStreams: [ConnectionID: NIODeadline] = [:]
     /// Matches a player sent its view of the end to (a Suns tally) while the server still awaited its acknowledgement
-    /// of a capture it had relayed to that player: if the views then disagree, that capture was still in flight.
+    /// of a capture it had relayed to that player, or in which a capture reached the server after a tally: if the
+    /// views then disagree, that capture was still in flight.
     private var unsettledMatches: Set<UInt32> = []
+    /// Matches from which the server has received at least one Suns tally (a capture arriving after one is late).
+    private var talliedMatches: Set<UInt32> = []
     /// Bytes per second of each running match, sampled once a second (``MatchTraffic``).
     package private(set) var traffic: MatchTraffic
 
@@ -397,10 +400,19 @@ package struct ServerCore: Sendable {
                 // A player plays until it hears the match is over: what it sent meanwhile is late, not wrong.
                 return stats.reject(wasInFlight(slot, now: now) ? .stale : .outOfState)
             }
-            if case .sunsTally = message,
-                peek(slot, { $0.endpoint.awaitsAcknowledgement(of: .sunsCapture) })
-            {
+            switch message {
+            case .sunsTally:
+                // The sender may not have heard every capture yet: one relayed to it is still unacknowledged.
+                if peek(slot, { $0.endpoint.awaitsAcknowledgement(of: .sunsCapture) }) {
+                    unsettledMatches.insert(peer.match)
+                }
+                talliedMatches.insert(peer.match)
+            case .sunsCapture where talliedMatches.contains(peer.match):
+                // A capture still on its way to the server (resends under loss) when a tally left: that tally
+                // cannot hold it.
                 unsettledMatches.insert(peer.match)
+            default:
+                break
             }
             let verdict = matches.values[index].receive(message, from: peer.seat, now: now, into: &outputs)
             switch verdict {
@@ -483,6 +495,7 @@ package struct ServerCore: Sendable {
             matches[expired.match] = nil
             seating[expired.match] = nil
             unsettledMatches.remove(expired.match)
+            talliedMatches.remove(expired.match)
         }
         let window = configuration.resumeWindow
         if stats.detached > 0 {
@@ -520,6 +533,7 @@ package struct ServerCore: Sendable {
                 seating[peer.match] = nil
                 matches[peer.match] = nil
                 unsettledMatches.remove(peer.match)
+                talliedMatches.remove(peer.match)
             }
         } else if matches[peer.match] != nil {
             matches[peer.match]?.seatLeft(peer.seat, now: now, into: &outputs)
@@ -574,6 +588,7 @@ package struct ServerCore: Sendable {
         if let index = matches.index(forKey: match), isOver(index) {
             matches[match] = nil
             unsettledMatches.remove(match)
+            talliedMatches.remove(match)
             for case let id? in seating[match] ?? [] {
                 guard let slot = peers.index(forKey: id) else { continue }
                 peers.values[slot].match = 0
