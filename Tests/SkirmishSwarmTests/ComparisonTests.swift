@@ -1,5 +1,6 @@
 import Foundation
 import SkirmishTelemetry
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 
 /// `skirmish compare`'s statistics on runs made by hand: a real change is flagged in the right direction, noise is
 /// not, and each test answers as its textbook does.
-@Suite struct ComparisonTests {
+@Suite(.ownThread) struct ComparisonTests {
     /// A run of `seconds` one-second blocks of persona `p`: RTTs drawn around `rtt`, `errors` a second at random.
     static func samples(
         seconds: Int, rtt: Double, jitter: Double = 0.3, packetsPerSecond: UInt64 = 600, errorsPerSecond: Double = 0,
