@@ -40,6 +40,26 @@ import Testing
         #expect(same.crc == next.crc && same.count == next.count)
     }
 
+    /// A buffer reserved for a size is rounded up to a power of two and then filled to that size without growing, so
+    /// the buffers that take turns decoding a game allocate only when the game outgrows them.
+    @Test func aReservedBufferFillsWithoutGrowing() throws {
+        var snapshot = Snapshot()
+        snapshot.reserve(items: 300, words: 3_000)
+        let capacity = (snapshot.keys.capacity, snapshot.data.capacity)
+        #expect(capacity.0 >= 512 && capacity.1 >= 4_096)
+        snapshot.reserve(items: 400, words: 4_000)
+        for key in 0..<400 {
+            let start = snapshot.append(key: Int32(key), words: 10)
+            #expect(start == key * 10)
+        }
+        #expect(snapshot.keys.capacity == capacity.0)
+        #expect(snapshot.data.capacity == capacity.1)
+        // Past the reference's limits nothing is reserved beyond them.
+        snapshot.reserve(items: 100_000, words: 1_000_000)
+        #expect(snapshot.keys.capacity < 2 * Snapshot.maxItems)
+        #expect(snapshot.data.capacity < 2 * Snapshot.maxWords)
+    }
+
     @Test func checksumWrapsLikeTheServers() throws {
         let snapshot = try apply([0, 1, 0, 0x4000, 1, 2, Int32.max, 2], to: Snapshot())
         #expect(snapshot.crc == UInt32(bitPattern: Int32.max) &+ 2)

@@ -46,6 +46,25 @@ struct Snapshot {
         data.reduce(0) { $0 &+ UInt32(bitPattern: $1) }
     }
 
+    /// Room for at least `items` items and `words` words of data (within the limits), so that filling it to that size
+    /// allocates nothing; storage already larger is kept. Sizes are rounded up to a power of two, so a game that
+    /// grows a little at a time makes a buffer grow seldom.
+    mutating func reserve(items: Int, words: Int) {
+        func rounded(_ count: Int, limit: Int) -> Int {
+            count <= 1 ? count : min(1 << (Int.bitWidth - (count - 1).leadingZeroBitCount), limit)
+        }
+        let items = rounded(items, limit: Self.maxItems)
+        if keys.capacity < items {
+            keys.reserveCapacity(items)
+            starts.reserveCapacity(items)
+        }
+        let words = rounded(words, limit: Self.maxWords)
+        if data.capacity < words { data.reserveCapacity(words) }
+    }
+
+    /// Words of item data it holds.
+    var wordCount: Int { data.count }
+
     /// Empties it, keeping its storage.
     mutating func removeAll() {
         tick = -1

@@ -53,6 +53,12 @@ extension DDNetConnection {
             }
         }
 
+        // The buffers take turns as `decoded`: each is made as large as the largest snapshot so far, with room to
+        // spare, before it is filled. A game that grows (players joining, projectiles) then costs each buffer one
+        // allocation in the next few snapshots, not one growth step per buffer whenever its turn comes (which kept
+        // allocating for seconds in a 48-bot game).
+        decoded.reserve(items: largestSnapshot.items * 5 / 4, words: largestSnapshot.words * 5 / 4)
+
         var scratch: [Int32] = []
         swap(&scratch, &words)
         defer { swap(&scratch, &words) }
@@ -84,6 +90,8 @@ extension DDNetConnection {
             return
         }
         decoded.tick = tick
+        largestSnapshot.items = max(largestSnapshot.items, decoded.count)
+        largestSnapshot.words = max(largestSnapshot.words, decoded.wordCount)
 
         let observed = UInt32(bitPattern: crc)
         let computed = decoded.crc

@@ -125,6 +125,8 @@ public struct DDNetConnection: ClientProtocol {
     // Snapshots.
     var snapshots: [Snapshot]
     var decoded = Snapshot(reservingItems: 256, words: 4_096)
+    /// The most items and words of item data a snapshot of this connection has had, for ``Snapshot/reserve(items:words:)``.
+    var largestSnapshot = (items: 0, words: 0)
     var delta = SnapshotDelta()
     var assembler = SnapshotAssembler()
     var words = [Int32](repeating: 0, count: Snapshot.maxWords)
