@@ -283,14 +283,7 @@ import Testing
     @Test(arguments: [false, true])
     func aTallySentBeforeItsCapturesArrivedIsUnsettledNotADesync(acknowledged: Bool) throws {
         var harness = Harness()
-        let a = try Self.address(47_300)
-        let b = try Self.address(47_301)
-        _ = try harness.join(a, game: .suns)
-        _ = try harness.join(b, game: .suns)
-        let layout = [SunsStart.Sun(x: 0.5, y: 0.5)]
-        harness.send(Packet(number: 1, .sunsStart(SunsStart(coinToss: 1, suns: layout))), from: a)
-        harness.send(Packet(number: 1, .sunsStart(SunsStart(coinToss: 1, suns: layout))), from: b)
-        _ = harness.drain()
+        let (a, b) = try Self.startSunsRace(&harness, port: 47_300)
         // b captures the only sun; the server relays its strike and capture to a.
         harness.send(Packet(number: 2, .sunsStrike(SunsStrike(x: 0.5, y: 0.5, radius: 0.05, gameTime: 1))), from: b)
         harness.send(Packet(number: 3, .sunsCapture(SunsCapture(sunIndex: 0, gameTime: 1))), from: b)
@@ -312,14 +305,7 @@ import Testing
     /// it, whatever a acknowledged. The late capture makes the comparison unsettled, not a desync.
     @Test func aCaptureThatReachedTheServerAfterATallyIsUnsettledNotADesync() throws {
         var harness = Harness()
-        let a = try Self.address(47_310)
-        let b = try Self.address(47_311)
-        _ = try harness.join(a, game: .suns)
-        _ = try harness.join(b, game: .suns)
-        let layout = [SunsStart.Sun(x: 0.5, y: 0.5)]
-        harness.send(Packet(number: 1, .sunsStart(SunsStart(coinToss: 1, suns: layout))), from: a)
-        harness.send(Packet(number: 1, .sunsStart(SunsStart(coinToss: 1, suns: layout))), from: b)
-        _ = harness.drain()
+        let (a, b) = try Self.startSunsRace(&harness, port: 47_310)
         // a has heard of no capture and tallies; only then do b's strike and capture get through.
         let unowned = SunsTally.Entry(owner: SunsTally.Entry.unowned, time: 0)
         harness.send(Packet(number: 2, .sunsTally(SunsTally(entries: [unowned]))), from: a)
@@ -330,6 +316,19 @@ import Testing
         #expect(harness.core.stats.compared(.suns) == 1)
         #expect(harness.core.stats.desyncs(.suns) == 0)
         #expect(harness.core.stats.unsettled(.suns) == 1)
+    }
+
+    /// Two players from ports `port` and `port + 1` seated at a Suns race over one sun, both started.
+    static func startSunsRace(_ harness: inout Harness, port: Int) throws -> (ConnectionID, ConnectionID) {
+        let a = try Self.address(port)
+        let b = try Self.address(port + 1)
+        _ = try harness.join(a, game: .suns)
+        _ = try harness.join(b, game: .suns)
+        let layout = [SunsStart.Sun(x: 0.5, y: 0.5)]
+        harness.send(Packet(number: 1, .sunsStart(SunsStart(coinToss: 1, suns: layout))), from: a)
+        harness.send(Packet(number: 1, .sunsStart(SunsStart(coinToss: 1, suns: layout))), from: b)
+        _ = harness.drain()
+        return (a, b)
     }
 
     @Test func aSeatIsReleasedWhenTheResumeWindowPasses() throws {
