@@ -247,7 +247,11 @@ import Testing
         let stats = try await settledStats(peer, within: .seconds(10)) {
             $0["received"]?["unreliable/ch1"].map(UInt64.init) == sent
         }
-        #expect(stats["received"]?["unreliable/ch1"].map(UInt64.init) == sent)
+        // Unreliable and sent until the end: libenet drops what it has received but not yet handed to the
+        // application when the disconnect is in the same batch (`enet_protocol_handle_disconnect` resets the peer's
+        // queues), which a peer starved of CPU sees for the last packet or two. None may be invented or doubled.
+        let received = try #require(stats["received"]?["unreliable/ch1"].map(UInt64.init))
+        #expect(received <= sent && sent - received <= 2, "received \(received) of \(sent)")
         // The bandwidth limit this side sent after connecting, as a libenet client does.
         #expect(summary.packets.sentByType["bandwidth_limit"] ?? 0 >= 1)
         // Every series exists, at 0 where nothing happened: ENet's events, error kinds (the disconnects by reason

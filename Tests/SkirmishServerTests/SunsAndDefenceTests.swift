@@ -13,7 +13,8 @@ import Testing
     static let layout = (0..<5).map { SunsStart.Sun(x: 0.1 + Float($0) * 0.18, y: 0.5) }
 
     /// Plays a Suns race in which both players strike every sun at the same game time (so every capture conflicts
-    /// and the tie rule decides), then sends its tally, corrupted when asked.
+    /// and the tie rule decides), then sends its tally, corrupted when asked, the tally delay after the last capture
+    /// as an honest client does (`SunsGame.tallyDelay`: a tally sooner after a capture's Ack is unsettled, not judged).
     static func race(_ session: AsyncClientSession, corruptTally: Bool) async throws -> SunsTally {
         var game = SunsGame(seat: 0)
         var seat = 0
@@ -41,6 +42,7 @@ import Testing
                 game.receiveCapture(capture, by: 1 - seat)
                 received += 1
                 if received == Self.layout.count {
+                    try await Task.sleep(for: .seconds(Double(SunsGame.tallyDelay)) + .milliseconds(100))
                     var tally = game.tally()
                     if corruptTally { tally.entries[0].owner = tally.entries[0].owner == 0 ? 1 : 0 }
                     session.send(.sunsTally(tally))

@@ -27,13 +27,20 @@ public struct OwnThread: TestTrait, SuiteTrait, TestScoping {
         testCase == nil ? nil : self
     }
 
-    /// Runs the test case with a task executor preference for a fresh ``ThreadExecutor``, finished afterwards.
+    /// Runs the test case in a task that starts on a fresh ``ThreadExecutor`` (and prefers it), finished afterwards.
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         let executor = ThreadExecutor(name: "test-\(test.name.prefix(10))")
         defer { executor.finish() }
-        try await withTaskExecutorPreference(executor) { try await function() }
+        // A child task that starts on the executor (and sees the test's task-locals, so its issues are the test's):
+        // `withTaskExecutorPreference` alone left a synchronous test on the pool in a whole-suite run under load.
+        try await withoutActuallyEscaping(function) { function in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask(executorPreference: executor) { try await function() }
+                try await group.waitForAll()
+            }
+        }
     }
 }
 

@@ -24,6 +24,9 @@ package struct Peer: Sendable {
     package var played = false
     /// When the player's last match ended (its seat freed); an input in flight then is late, not out of state.
     package var matchEndedAt: NIODeadline?
+    /// When the player last acknowledged a Suns capture relayed to it (Suns only): a tally that arrives soon after
+    /// may have left before that capture reached the player (ServerCore, unsettled tallies).
+    package var captureAcknowledgedAt: NIODeadline?
 
     package var isAttached: Bool { detachedAt == nil }
 }

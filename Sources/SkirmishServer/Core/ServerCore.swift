@@ -131,6 +131,9 @@ package struct ServerCore: Sendable {
     /// emulates, with room for the client's next send.
     package static let lateInputGrace = TimeAmount.seconds(1)
 
+    /// How long after the last capture it knows of a Suns client sends its tally (`SunsGame.tallyDelay`).
+    static let sunsTallyDelay = TimeAmount.nanoseconds(Int64(SunsGame.tallyDelay * 1e9))
+
     /// Whether a game message from the player in `slot`, whose match is gone, was in flight when the match ended:
     /// the player has not yet acknowledged what the server sent it (the match's end among it), or the end is younger
     /// than a round trip could explain. Such a message is late, as a reordered one is, and counted `stale`; after
@@ -187,6 +190,14 @@ package struct ServerCore: Sendable {
         var messages = delivered
         delivered = []
         messages.removeAll(keepingCapacity: true)
+        // A Suns player's Ack that settles the last capture relayed to it: when, for the tally that may follow.
+        let awaitedCapture =
+            peers.values[slot].game == .suns && peers.values[slot].endpoint.awaitsAcknowledgement(of: .sunsCapture)
+        defer {
+            if awaitedCapture, !peers.values[slot].endpoint.awaitsAcknowledgement(of: .sunsCapture) {
+                peers.values[slot].captureAcknowledgedAt = now
+            }
+        }
         switch peers.values[slot].endpoint.receive(packet, now: now, deliver: { messages.append($0) }) {
         case .delivered, .buffered, .acknowledged: break
         case .stale: stats.reject(.stale)
@@ -402,8 +413,14 @@ package struct ServerCore: Sendable {
             }
             switch message {
             case .sunsTally:
-                // The sender may not have heard every capture yet: one relayed to it is still unacknowledged.
-                if peek(slot, { $0.endpoint.awaitsAcknowledgement(of: .sunsCapture) }) {
+                // The sender may not have heard every capture yet: one relayed to it is still unacknowledged, or was
+                // acknowledged less than the tally delay ago. An up-to-date tally leaves at least that long after the
+                // last capture its sender heard of (GameRules.md), so one that comes sooner may have been sent before
+                // that capture arrived, and been resent after losses while the capture's Ack overtook it.
+                let (awaited, acknowledged) = peek(slot) {
+                    ($0.endpoint.awaitsAcknowledgement(of: .sunsCapture), $0.captureAcknowledgedAt)
+                }
+                if awaited || acknowledged.map({ now - $0 < Self.sunsTallyDelay }) ?? false {
                     unsettledMatches.insert(peer.match)
                 }
                 talliedMatches.insert(peer.match)
