@@ -193,17 +193,16 @@ package struct ServerCore: Sendable {
         // A Suns player's Ack that settles the last capture relayed to it: when, for the tally that may follow.
         let awaitedCapture =
             peers.values[slot].game == .suns && peers.values[slot].endpoint.awaitsAcknowledgement(of: .sunsCapture)
-        defer {
-            if awaitedCapture, !peers.values[slot].endpoint.awaitsAcknowledgement(of: .sunsCapture) {
-                peers.values[slot].captureAcknowledgedAt = now
-            }
-        }
         switch peers.values[slot].endpoint.receive(packet, now: now, deliver: { messages.append($0) }) {
         case .delivered, .buffered, .acknowledged: break
         case .stale: stats.reject(.stale)
         case .duplicate: stats.reject(.duplicate)
         case .farFuture: stats.reject(.farFuture)
         case .unsentAck: stats.reject(.unsentAck)
+        }
+        // Here, before the messages are delivered: delivering them may end the session and move the dictionary.
+        if awaitedCapture, !peers.values[slot].endpoint.awaitsAcknowledgement(of: .sunsCapture) {
+            peers.values[slot].captureAcknowledgedAt = now
         }
         // Played: it sent something of the game, not only the Ack and Pings every client sends after its Welcome.
         if !peers.values[slot].played, messages.contains(where: { $0.type != .ping && $0.type != .pong }) {
