@@ -21,6 +21,12 @@ final class DDNetServer {
     /// Starts a server with `settings` (console commands) besides the loopback ones; throws when it does not
     /// report a bound socket within `timeout`.
     init(settings: [String] = [], timeout: Duration = .seconds(30)) throws {
+        // Never skipped: `make test` installs the server (TEST_DEPS), so its absence is a failure that says so.
+        guard Self.isInstalled else {
+            throw ServerError(
+                message: "no DDNet-Server at \(Self.executable): run `make test-deps` "
+                    + "(or apt-get install ddnet-server ddnet-data)")
+        }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("ddnet-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // Keep every file it writes (logs, its SQLite file, teehistorian) in the temporary directory.
