@@ -43,7 +43,10 @@ import Testing
         let start = try #require(aborted["windowStartSeconds"] as? Double)
         let end = try #require(aborted["windowEndSeconds"] as? Double)
         #expect(abs(end - start - 2) < 0.001)
-        #expect(try #require(aborted["value"] as? Double) > 0.02)
+        // The round trips the window saw, over the limit; or none at all while bots were connected, a stall (a
+        // breach without a value, `ThresholdJudge.Breach.value`), which a starved CI machine can make of the first
+        // window. Either way the run aborted on rtt_p99, as the log line above says.
+        if let value = aborted["value"] as? Double { #expect(value > 0.02) }
         // It stopped at its first failing window, long before the plan's two minutes.
         #expect(try #require(summary["durationSeconds"] as? Double) < 60)
         #expect(summary["passed"] as? Bool == false)

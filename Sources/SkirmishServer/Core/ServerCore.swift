@@ -192,7 +192,8 @@ package struct ServerCore: Sendable {
         messages.removeAll(keepingCapacity: true)
         // A Suns player's Ack that settles the last capture relayed to it: when, for the tally that may follow.
         let awaitedCapture =
-            peers.values[slot].game == .suns && peers.values[slot].endpoint.awaitsAcknowledgement(of: .sunsCapture)
+            packet.message.type == .ack && peers.values[slot].game == .suns
+            && peers.values[slot].endpoint.awaitsAcknowledgement(of: .sunsCapture)
         switch peers.values[slot].endpoint.receive(packet, now: now, deliver: { messages.append($0) }) {
         case .delivered, .buffered, .acknowledged: break
         case .stale: stats.reject(.stale)
