@@ -11,7 +11,7 @@ import Testing
 /// Each run is bounded by its script's profile (at most 20 s); the server's log is read after the run, when every
 /// line it will write about the players' arrivals has long been written (a bot counts its handshake only once it has
 /// the first snapshot, which the server sends after logging the join).
-@Suite(.serialized, .ownThread)
+@Suite(.serialized)
 struct SwarmTests {
     /// The bot numbers of a run's names: `run-3` → 3.
     private func numbers(_ names: [String]) -> [Int] {

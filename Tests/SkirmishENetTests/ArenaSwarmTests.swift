@@ -11,7 +11,7 @@ import Testing
 /// "ENet + my messages" as a team would use it: the arena's codec registered as a protocol of its own (`arena`),
 /// its `mover` behaviour, and a swarm of movers against the libenet server, which relays their positions and
 /// broadcasts 30 Hz state on an unreliable channel and events on a reliable one.
-@Suite(.serialized, .ownThread) struct ArenaSwarmTests {
+@Suite(.serialized) struct ArenaSwarmTests {
     static let script = """
         name: arena
         protocol: {name: arena, channels: 2, relay: true}

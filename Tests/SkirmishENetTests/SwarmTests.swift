@@ -15,7 +15,7 @@ import Testing
 ///
 /// Plans are generous (a busy 2-core machine) and each test ends its run as soon as the figure it waits for is
 /// complete; every wait has a deadline.
-@Suite(.serialized, .ownThread) struct SwarmTests {
+@Suite(.serialized) struct SwarmTests {
     static func checks(_ name: String, _ snapshot: MetricsSnapshot) -> UInt64 {
         snapshot.counterTotal(SkirmishMetrics.checks, where: ["check": name])
     }

@@ -8,10 +8,10 @@ import Testing
 @testable import SkirmishSwarm
 
 /// The `ai` behaviour: the opponent against the swarm's own `chaser`, and AI personas in a real swarm run.
-@Suite(.serialized, .ownThread) struct AIBehaviorTests {
+@Suite(.serialized) struct AIBehaviorTests {
     /// Lock-step matches (pure simulation over a simulated 50 ms link) of the expert against the chaser bot's very
     /// aim and input rhythm.
-    @Test func expertBeatsTheChaser() {
+    @Test(.ownThread) func expertBeatsTheChaser() {
         var wins = 0
         var goalsFor = 0
         var goalsAgainst = 0
@@ -35,7 +35,7 @@ import Testing
     /// The expert reads how the swarm's players defend within a match: the chaser comes out for the puck (and is
     /// beaten wide), the defender keeps its goal (and is beaten late). At 150 ms the chaser is late to the puck and
     /// reads either way, and either style beats it there.
-    @Test(arguments: [0.0, 0.05, 0.15])
+    @Test(.ownThread, arguments: [0.0, 0.05, 0.15])
     func expertReadsTheChaserAsComingOutAndTheDefenderAsAKeeper(latency: Double) {
         let players = latency < 0.1 ? [(PuckStyle.chaser, AttackStyle.wide), (.defender, .late)] : [(.defender, .late)]
         for (style, expected) in players {
@@ -88,7 +88,7 @@ import Testing
 
     /// The AI attacks: at 0 ms, where the chaser is quickest, the expert still wins every match and most reach 7
     /// goals within 3 minutes.
-    @Test func expertBeatsTheChaserToSevenAtZeroLatency() {
+    @Test(.ownThread) func expertBeatsTheChaserToSevenAtZeroLatency() {
         let run = Self.matchesAgainstTheChaser(.expert, latency: 0, matches: 3, seconds: 180, seedBase: 1)
         #expect(run.wins == 3, "\(run)")
         #expect(run.toSeven >= 2, "\(run)")
@@ -96,7 +96,7 @@ import Testing
 
     /// Difficulty shows in attack as well as defence: against the same chaser the expert's goal difference is far
     /// better than the easy preset's.
-    @Test func expertOutscoresEasyAgainstTheChaser() {
+    @Test(.ownThread) func expertOutscoresEasyAgainstTheChaser() {
         let easy = Self.matchesAgainstTheChaser(.easy, latency: 0.15, matches: 4, seconds: 90, seedBase: 7)
         let expert = Self.matchesAgainstTheChaser(.expert, latency: 0.15, matches: 4, seconds: 90, seedBase: 7)
         #expect(

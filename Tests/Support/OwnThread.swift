@@ -17,7 +17,8 @@ import Testing
 /// the pool. Everything the test's task runs goes to the one thread, child tasks included: a test that blocks while work
 /// it started must make progress on that thread (a child task, or a server started inside the test that answers
 /// through tasks) waits for its own timeout, and does not belong under it (the reference server's `/metrics` fetched
-/// by a blocking client did exactly that).
+/// by a blocking client did exactly that). Unstructured tasks the test starts can land there too, so a suite that
+/// runs a swarm inside the test (ENet's and DDNet's swarm suites) is not put under it.
 public struct OwnThread: TestTrait, SuiteTrait, TestScoping {
     /// On a suite, the trait applies to each of its tests.
     public var isRecursive: Bool { true }
