@@ -11,14 +11,4 @@ import Testing
     @Test func aSynchronousTestRunsOnItsOwnThread() {
         #expect(Self.threadName().hasPrefix("test-"), "ran on \(Self.threadName())")
     }
-
-    /// An async test starts on the trait's thread too; a detached task (which does not inherit the preference) runs
-    /// on the pool meanwhile. Where it resumes after an await is not asserted: under load the runtime was seen to
-    /// resume it on a thread of the pool (see ``OwnThread``).
-    @Test func anAsyncTestStartsOnItsOwnThread() async {
-        let here = Self.threadName()
-        #expect(here.hasPrefix("test-"), "started on \(here)")
-        let elsewhere = await Task.detached { Self.threadName() }.value
-        #expect(!elsewhere.hasPrefix("test-"), "the detached task ran on \(elsewhere)")
-    }
 }

@@ -12,10 +12,9 @@ import Testing
 /// it blocks is that thread alone; the kernel shares the cores between it and the pool.
 ///
 /// For tests that block or compute in synchronous code: a synchronous test runs on the thread from start to end. An
-/// async test starts there, but after an await it may resume on a thread of the pool (seen under load with Swift 6.3,
-/// though the preference should hold), so in an async test only what comes before the first await is sure to be off
-/// the pool. Everything the test's task runs goes to the one thread, child tasks included: a test that blocks while work
-/// it started must make progress on that thread (a child task, or a server started inside the test that answers
+/// async test is not sure to run there at all (under load the runtime ran one on the pool, after an await and once
+/// from its start), so it gains nothing and does not belong under it. Everything the test's task runs goes to the
+/// one thread, child tasks included: a test that blocks while work it started must make progress on that thread (a child task, or a server started inside the test that answers
 /// through tasks) waits for its own timeout, and does not belong under it (the reference server's `/metrics` fetched
 /// by a blocking client did exactly that). Unstructured tasks the test starts can land there too, so a suite that
 /// runs a swarm inside the test (ENet's and DDNet's swarm suites) is not put under it.
