@@ -142,9 +142,9 @@ import Testing
             configuration.connection.reliability.keepaliveInterval = .seconds(60)
             configuration.streamLoops = group
             let session = try await AsyncClientSession.connect(configuration, on: loop)
-            _ = try await within(.seconds(10)) { try await connected(session) }
+            _ = try await within(.seconds(30)) { try await connected(session) }
             for message in messages { session.send(message) }
-            received[target.transport] = try await within(.seconds(10)) { () -> [Message] in
+            received[target.transport] = try await within(.seconds(30)) { () -> [Message] in
                 var echoes: [Message] = []
                 for await event in session.events {
                     if case .message(let message, _) = event { echoes.append(message) }
