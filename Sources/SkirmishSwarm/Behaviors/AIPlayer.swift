@@ -26,7 +26,7 @@ package struct AIPlayer: Agent {
     package init(context: inout AgentContext<SnapConnection>, difficulty: Opponent.Difficulty, inputRate: Double) {
         configuration = OpponentConfiguration(difficulty: difficulty)
         seed = context.random.next()
-        schedule = InputSchedule(rate: inputRate)
+        schedule = InputSchedule(rate: inputRate, random: &context.random)
     }
 
     package var isMatchOver: Bool { monitor.isMatchOver }

@@ -24,7 +24,7 @@ package struct PuckPlayer: Agent {
     package init(context: inout AgentContext<SnapConnection>, style: Style, inputRate: Double) {
         self.style = style
         phase = Int.random(in: 0..<24, using: &context.random)
-        schedule = InputSchedule(rate: inputRate)
+        schedule = InputSchedule(rate: inputRate, random: &context.random)
     }
 
     package var isMatchOver: Bool { monitor.isMatchOver }

@@ -133,20 +133,28 @@ struct PuckMonitor {
     }
 }
 
-/// Input times fixed when the seat is granted (input *k* at t₀ + k / rate), so a stalled loop shows as tick lateness
-/// instead of silently sending fewer inputs (no coordinated omission).
+/// Input times fixed when the seat is granted (input *k* at t₀ + φ + k / rate), so a stalled loop shows as tick
+/// lateness instead of silently sending fewer inputs (no coordinated omission).
+///
+/// φ, drawn once per bot in [0, 1 / rate), is the bot's own frame phase. A real client's frames are not aligned to
+/// the moment its seat was granted; without φ, bots seated in one burst (a ramp step, a server tick's Welcomes)
+/// would all send in the same instant, every period — a burst no crowd of players makes, which the generator then
+/// pays for as lateness.
 struct InputSchedule {
     let period: Int64
+    /// This bot's frame phase, φ.
+    private let phase: Int64
     private var start = Instant.distantFuture
     /// Inputs accounted for so far.
     private(set) var step: UInt32 = 0
 
-    init(rate: Double) {
+    init(rate: Double, random: inout SeededRandom) {
         period = Int64((1e9 / max(rate, 1)).rounded())
+        phase = Int64.random(in: 0..<period, using: &random)
     }
 
     mutating func begin(at now: Instant) {
-        start = now
+        start = now.advanced(byNanoseconds: phase)
         step = 0
     }
 
