@@ -45,14 +45,38 @@ final class RawProbe: Sendable {
         case .udp:
             let address = try SocketAddress.makeAddressResolvingHost(target.host, port: target.port)
             let local = address.protocol == .inet6 ? "::" : "0.0.0.0"
-            channel = try await DatagramBootstrap(group: group)
+            let bootstrap = DatagramBootstrap(group: group)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(DatagramReader(inbox: inbox))
                     }
                 }
-                .bind(host: local, port: 0).get()
-            try await channel.connect(to: address).get()
+            // A port from the process's pool, as every bot's: one a probe or bot of this process closed moments ago
+            // (a check before this one, against the same server) would bring the tail of that socket's stream with
+            // it, and a check that counts what the server sends would count it. A pooled port some other program
+            // holds is skipped for another (up to 8 tries); an exhausted pool falls back to the kernel's choice.
+            var bound: (channel: any Channel, port: Int?)?
+            var lastError: (any Error)?
+            for _ in 0..<8 where bound == nil {
+                let port = LocalPortPool.shared.take(now: .now())
+                do {
+                    bound = (try await bootstrap.bind(host: local, port: port ?? 0).get(), port)
+                } catch {
+                    lastError = error
+                    if let port { LocalPortPool.shared.giveBack(port, now: .now()) } else { break }
+                }
+            }
+            guard let bound else { throw lastError ?? ProbeError(text: "cannot bind a local UDP port") }
+            channel = bound.channel
+            if let port = bound.port {
+                channel.closeFuture.whenComplete { _ in LocalPortPool.shared.giveBack(port, now: .now()) }
+            }
+            do {
+                try await channel.connect(to: address).get()
+            } catch {
+                channel.close(promise: nil)
+                throw error
+            }
         case .tcp:
             channel = try await ClientBootstrap(group: group)
                 .connectTimeout(TimeAmount(timeout))
