@@ -30,8 +30,9 @@ final class ExporterCore: @unchecked Sendable {
     private var stats = ExporterStats()
     private var random: UInt64
     private let logger: Logger
-    /// Per target: when its current outage began (`nil` while pushes land) and the payloads collected since, which
-    /// the first push that lands again carries (values are cumulative).
+    /// Per target: when its current outage began (`nil` while pushes land) and the payloads held back since — the one
+    /// whose push failed first and those collected after it — whose totals the first push that lands again carries
+    /// (values are cumulative).
     private var outages: [(since: ContinuousClock.Instant, collected: Int)?]
 
     init(
@@ -241,7 +242,8 @@ final class ExporterCore: @unchecked Sendable {
                 failuresInARow += 1
                 stats.failing[target.name] = ExporterStats.Streak(attempts: failuresInARow, reason: reason)
                 if outages[index] == nil {
-                    outages[index] = (clock.now, 0)
+                    // The payload that just failed is the outage's first point held back.
+                    outages[index] = (clock.now, 1)
                     line = (
                         .warning, "collector unreachable: keeping the latest points and retrying with backoff",
                         ["target": "\(target.name)", "reason": "\(reason)", "error": "\(detail)"]
