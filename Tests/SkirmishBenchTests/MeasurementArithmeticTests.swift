@@ -159,6 +159,24 @@ import Testing
         #expect(SwarmBenchmark.nextCount(best: best, failed: failed, upTo: 8_000, step: 250) == next)
     }
 
+    /// A server whose socket overflowed while the swarm kept its schedule set the limit, however busy the swarm was.
+    @Test func aServerDroppingWhileTheSwarmKeptTimeSetTheLimit() {
+        #expect(
+            Trial.saturation(swarmCPU: 0.98, serverCPU: 0.96, serverSocketDrops: 91_219, swarmKeptSchedule: true)
+                == "the server (96 % of its core; its socket dropped 91219 datagrams while the swarm kept its "
+                + "schedule)")
+        // Late sends are the swarm's own failure, whatever the server dropped.
+        #expect(
+            Trial.saturation(swarmCPU: 0.98, serverCPU: 0.96, serverSocketDrops: 91_219, swarmKeptSchedule: false)
+                == "the swarm (98 % of its core)")
+        // A server with room to spare did not set it.
+        #expect(
+            Trial.saturation(swarmCPU: 0.98, serverCPU: 0.6, serverSocketDrops: 10, swarmKeptSchedule: true)
+                == "the swarm (98 % of its core)")
+        // Without a summary the swarm's schedule is unknown: busy CPU decides, as before.
+        #expect(trial(swarmCPU: 0.95, serverCPU: 0.95, serverSocketDrops: 5).saturated == "the swarm (95 % of its core)")
+    }
+
     @Test func theProcessAboveNinetyPercentSetTheLimit() {
         #expect(trial(swarmCPU: 0.95, serverCPU: 0.95).saturated == "the swarm (95 % of its core)")
         #expect(trial(swarmCPU: 0.5, serverCPU: 0.92).saturated == "the server (92 % of its core)")
@@ -215,10 +233,10 @@ import Testing
             generatorAllocationsPerPacket: 0, generatorOverloaded: overloaded, passed: passed)
     }
 
-    private func trial(swarmCPU: Double, serverCPU: Double) -> Trial {
+    private func trial(swarmCPU: Double, serverCPU: Double, serverSocketDrops: UInt64 = 0) -> Trial {
         Trial(
             kind: .sustained, bots: 2_000, summary: nil, finishedInTime: true, serverSent: 0, rateLimited: 0,
-            serverLateTicks: 0, serverSessionsPeak: 0, kernelDrops: 0, serverSocketDrops: 0, swarmCPU: swarmCPU,
-            serverCPU: serverCPU, peakKiB: 0, exitStatus: 0)
+            serverLateTicks: 0, serverSessionsPeak: 0, kernelDrops: serverSocketDrops,
+            serverSocketDrops: serverSocketDrops, swarmCPU: swarmCPU, serverCPU: serverCPU, peakKiB: 0, exitStatus: 0)
     }
 }

@@ -63,8 +63,23 @@ package struct Trial: Sendable {
         bots > 0 ? swarmKernelCPU * 1e6 / (Double(bots) * 30) : 0
     }
 
-    /// Which process ran out of CPU first: the one above 90 % of its core (the swarm when both are).
+    /// Which process ran out of CPU first: the one above 90 % of its core (the swarm when both are) — except that a
+    /// server near its core's limit whose socket overflowed while the swarm kept its schedule (sends on time, lateness
+    /// within bounds) set the limit, however busy the swarm was: the replies it lacked were never sent.
     package var saturated: String? {
+        Self.saturation(
+            swarmCPU: swarmCPU, serverCPU: serverCPU, serverSocketDrops: serverSocketDrops,
+            swarmKeptSchedule: (onTime ?? 0) >= 0.99 && (latenessP99 ?? 1) < 0.005)
+    }
+
+    /// ``saturated`` from its inputs.
+    package static func saturation(
+        swarmCPU: Double, serverCPU: Double, serverSocketDrops: UInt64, swarmKeptSchedule: Bool
+    ) -> String? {
+        if serverCPU >= 0.9, serverSocketDrops > 0, swarmKeptSchedule {
+            return "the server (\(Int((serverCPU * 100).rounded())) % of its core; its socket dropped "
+                + "\(serverSocketDrops) datagrams while the swarm kept its schedule)"
+        }
         if swarmCPU >= 0.9 { return "the swarm (\(Int((swarmCPU * 100).rounded())) % of its core)" }
         if serverCPU >= 0.9 { return "the server (\(Int((serverCPU * 100).rounded())) % of its core)" }
         return nil
