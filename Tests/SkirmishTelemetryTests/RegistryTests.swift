@@ -51,6 +51,53 @@ import Testing
         #expect(merged.counterTotal(SkirmishMetrics.bytesSent, where: ["game": "snap"]) == 0)
     }
 
+    /// Reads handed off the loop and finished elsewhere, in any order, add up to everything recorded: counts, the
+    /// exact running sum and the export buckets, with nothing counted twice.
+    @Test func handOffsFinishedInAnyOrderAddUpToEverythingRecordedOnce() throws {
+        let metrics = MetricsShard(constantLabels: [:])
+        let rtt = metrics.histogram(SkirmishMetrics.rtt)
+        let age = metrics.histogram(SkirmishMetrics.snapshotAge, visibleAtZero: false)
+        var exactSum = 0.0
+        func record(_ values: ClosedRange<Int>) {
+            for value in values {
+                let seconds = Double(value) / 7_000
+                metrics.record(rtt, seconds: seconds)
+                exactSum += seconds
+            }
+        }
+        record(1...30)
+        let first = metrics.handOff(at: 1)
+        record(31...70)
+        let second = metrics.handOff(at: 2)
+        // The second read finishes first: it holds its own part and what was finished before it (nothing).
+        let early = try #require(second.snapshot().histogram(SkirmishMetrics.rtt))
+        #expect(early.count == 40)
+        let late = try #require(first.snapshot().histogram(SkirmishMetrics.rtt))
+        #expect(late.count == 70)
+        // Finishing a read again adds nothing.
+        #expect(try #require(first.snapshot().histogram(SkirmishMetrics.rtt)).count == 70)
+        record(71...100)
+        let whole = try #require(metrics.snapshot(at: 3).histogram(SkirmishMetrics.rtt))
+        #expect(whole.count == 100)
+        #expect(whole.sum == exactSum)
+        #expect(whole.cumulativeBucketCounts().last == 100)
+        #expect(abs(try #require(whole.quantile(0.5)) - 50.0 / 7_000) < 0.0001)
+        // A series hidden until it holds a value stays hidden through hand-offs, and shows once it does.
+        #expect(metrics.snapshot(at: 4).histogram(SkirmishMetrics.snapshotAge) == nil)
+        metrics.record(age, seconds: 0.01)
+        #expect(metrics.snapshot(at: 5).histogram(SkirmishMetrics.snapshotAge)?.count == 1)
+    }
+
+    /// A read handed off and dropped unfinished loses nothing: its part reaches the totals when it goes.
+    @Test func aHandOffDroppedUnfinishedStillAddsItsPart() throws {
+        let metrics = MetricsShard(constantLabels: [:])
+        let rtt = metrics.histogram(SkirmishMetrics.rtt)
+        for value in 1...10 { metrics.record(rtt, seconds: Double(value) / 1_000) }
+        do { _ = metrics.handOff(at: 1) }
+        for value in 11...15 { metrics.record(rtt, seconds: Double(value) / 1_000) }
+        #expect(try #require(metrics.snapshot(at: 2).histogram(SkirmishMetrics.rtt)).count == 15)
+    }
+
     @Test func histogramIgnoresNaNAndClampsOutOfRangeValues() throws {
         let metrics = MetricsShard(constantLabels: [:])
         let id = metrics.histogram(SkirmishMetrics.handshake)

@@ -94,7 +94,7 @@ public final class AgentRunner: Sendable {
     /// The figures of every player so far (packets, round trips, desyncs, ...).
     public func snapshot() async -> MetricsSnapshot {
         let group = self.group
-        return (try? await loop.submit { group.value.shard.snapshot(at: WallTime.milliseconds()) }.get())
+        return (try? await loop.submit { group.value.shard.handOff(at: WallTime.milliseconds()) }.get())?.snapshot()
             ?? MetricsSnapshot()
     }
 }

@@ -215,8 +215,9 @@ public final class Swarm: Sendable {
     private func collect(at milliseconds: Int64) async -> MetricsSnapshot {
         var merged = MetricsSnapshot()
         for (group, loop) in zip(groups, loops) {
-            if let part = try? await loop.submit({ group.value.shard.snapshot(at: milliseconds) }).get() {
-                merged.merge(part)
+            // The loop only hands its figures off; they are put together here, off the bots' thread.
+            if let part = try? await loop.submit({ group.value.shard.handOff(at: milliseconds) }).get() {
+                merged.merge(part.snapshot())
             }
         }
         return merged
@@ -240,7 +241,9 @@ struct SwarmMetricsSource: MetricsSource {
         let now = WallTime.milliseconds()
         var merged = MetricsSnapshot()
         for (group, loop) in zip(groups, loops) {
-            if let part = try? loop.submit({ group.value.shard.snapshot(at: now) }).wait() { merged.merge(part) }
+            if let part = try? loop.submit({ group.value.shard.handOff(at: now) }).wait() {
+                merged.merge(part.snapshot())
+            }
         }
         return merged
     }

@@ -73,15 +73,19 @@ public struct HistogramValue: Sendable {
         buckets[scale.bucket(of: clamped)] &+= 1
     }
 
-    /// Gives this copy storage of its own, so that the value it was copied from owns its storage alone again.
-    ///
-    /// A snapshot taken on a loop copies every histogram; without this, the loop's own series would share their
-    /// storage with the snapshot, and the next value recorded into each would copy it (an allocation on the hot path,
-    /// per series, after every metric read). Here the copy is made by the read, where its cost belongs. Recording a
-    /// 0 zero times changes no count, minimum or maximum.
-    mutating func detachStorage() {
-        hdr.record(0, count: 0)
-        buckets[0] &+= 0
+    /// Adds the counts of `other`, a part of this series recorded later (a shard's hand-off), and takes its running
+    /// sum, which already includes everything this one holds: sums stay exactly as recorded, in recording order.
+    mutating func add(_ other: HistogramValue) {
+        hdr.add(other.hdr)
+        sum = max(sum, other.sum)
+        for slot in buckets.indices where slot < other.buckets.count { buckets[slot] &+= other.buckets[slot] }
+    }
+
+    /// Forgets every value; the storage stays, for the next values.
+    mutating func reset() {
+        hdr.reset()
+        sum = 0
+        for slot in buckets.indices { buckets[slot] = 0 }
     }
 
     /// The value at quantile `q` (0…1) in exported units, or `nil` when nothing was recorded.

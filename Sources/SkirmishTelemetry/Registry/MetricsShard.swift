@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The handle of a counter series in one ``MetricsShard``; resolve once, keep it, add through it.
 public struct CounterID: Sendable, Hashable {
     let index: Int
@@ -18,7 +20,13 @@ public struct HistogramID: Sendable, Hashable {
 /// Create one per event loop and use it only from that loop: it is deliberately not `Sendable`. Resolving a
 /// series (``counter(_:_:)`` and friends) hashes its labels and may allocate, so do it when a bot or match starts
 /// and keep the id; `add`, ``set(_:_:)`` and ``record(_:seconds:)`` are an index and an add.
-/// ``snapshot(at:)`` copies everything for the exporter, which merges the shards' snapshots off the loop.
+///
+/// A read takes two steps, so that the loop never stops for long: ``handOff(at:)``, on the loop, copies the counters
+/// and gauges and swaps each histogram recorded since the last hand-off for an empty one (a few hundred bytes moved,
+/// however large the histograms); ``MetricsHandOff/snapshot()``, on any thread, adds those histograms to the shard's
+/// totals and copies everything out. Copying the histograms on the loop instead (tens of thousands of HDR counts
+/// each) stopped a loop of 1,500 bots for about 1.2 ms per read, which its bots' sends paid for as lateness.
+/// ``snapshot(at:)`` does both steps at once, for code that reads where it records.
 public final class MetricsShard {
     /// Labels put first on every series (`run`, `shard`).
     public let constantLabels: Labels
@@ -115,23 +123,40 @@ public final class MetricsShard {
     /// The current value of a gauge.
     public func value(_ id: GaugeID) -> Double { gauges[id.index] }
 
-    /// A copy of every series, stamped with a wall-clock time in milliseconds since 1970.
+    /// A copy of every series, stamped with a wall-clock time in milliseconds since 1970: ``handOff(at:)`` and its
+    /// ``MetricsHandOff/snapshot()`` in one call, so all of its cost falls where it is called.
     public func snapshot(at timestampMs: Int64) -> MetricsSnapshot {
-        var snapshot = MetricsSnapshot(timestampMs: timestampMs, startTimeMs: startTimeMs)
-        for (slot, (family, labels)) in counterSeries.enumerated() where !counterHidden[slot] || counters[slot] > 0 {
-            snapshot.insert(MetricSeries(family: family, labels: labels, value: .counter(counters[slot])))
-        }
-        for (slot, (family, labels)) in gaugeSeries.enumerated() {
-            snapshot.insert(MetricSeries(family: family, labels: labels, value: .gauge(gauges[slot])))
-        }
-        for (slot, (family, labels)) in histogramSeries.enumerated()
-        where !histogramHidden[slot] || histograms[slot].count > 0 {
-            var copy = histograms[slot]
-            copy.detachStorage()
-            snapshot.insert(MetricSeries(family: family, labels: labels, value: .histogram(copy)))
-        }
-        return snapshot
+        handOff(at: timestampMs).snapshot()
     }
+
+    /// The loop's part of a read, cheap whatever the histograms hold: the counters and gauges as they are, and each
+    /// histogram recorded since the last hand-off, swapped for an emptied one a reader left for it (made new only
+    /// while there is none, as at a loop's first reads). Call on the shard's loop; finish the read anywhere with
+    /// ``MetricsHandOff/snapshot()``. A hand-off dropped unfinished still adds its histograms to the totals.
+    public func handOff(at timestampMs: Int64) -> MetricsHandOff {
+        var recorded: [(slot: Int, histogram: HistogramValue)] = []
+        recorded.reserveCapacity(histograms.count)
+        totals.withSpares { spares in
+            for slot in histograms.indices where histograms[slot].count > 0 {
+                var empty = spares.take(slot: slot) ?? HistogramValue(scale: histograms[slot].scale)
+                // The running sum stays on the loop, added to in the order values came; the totals take it as it is,
+                // so a sum read in parts is the same to the last bit as one read whole.
+                empty.sum = histograms[slot].sum
+                swap(&histograms[slot], &empty)
+                recorded.append((slot, empty))
+            }
+        }
+        // Copies, not shared buffers: the loop's next add would otherwise copy the whole array on the hot path.
+        return MetricsHandOff(
+            timestampMs: timestampMs, startTimeMs: startTimeMs,
+            counters: counters.withUnsafeBufferPointer { Array($0) }, counterSeries: counterSeries,
+            counterHidden: counterHidden, gauges: gauges.withUnsafeBufferPointer { Array($0) }, gaugeSeries: gaugeSeries,
+            histogramHidden: histogramHidden,
+            recorded: RecordedHistograms(recorded, series: histogramSeries, totals: totals))
+    }
+
+    /// The histograms' totals, kept by the readers off the loop (see ``handOff(at:)``).
+    private let totals = HistogramTotals()
 
     private func resolve(
         _ family: MetricFamily,
@@ -151,5 +176,131 @@ public final class MetricsShard {
     }
 }
 
-@available(*, unavailable, message: "A MetricsShard belongs to one event loop; send its snapshot(at:) instead.")
+@available(*, unavailable, message: "A MetricsShard belongs to one event loop; send its handOff(at:) instead.")
 extension MetricsShard: Sendable {}
+
+/// One read of a ``MetricsShard``, handed off its loop: finish it with ``snapshot()`` on any thread.
+public struct MetricsHandOff: Sendable {
+    let timestampMs: Int64
+    let startTimeMs: Int64
+    let counters: [UInt64]
+    let counterSeries: [(MetricFamily, Labels)]
+    let counterHidden: [Bool]
+    let gauges: [Double]
+    let gaugeSeries: [(MetricFamily, Labels)]
+    let histogramHidden: [Bool]
+    let recorded: RecordedHistograms
+
+    /// Every series, cumulative since the shard started. The histograms of this hand-off are added to the shard's
+    /// totals (once, however often this is called), then everything is copied out.
+    ///
+    /// Reads may be handed off and finished in any order: a snapshot holds everything of every hand-off finished
+    /// before it, so the snapshots of one reader never go back.
+    public func snapshot() -> MetricsSnapshot {
+        let histograms = recorded.addToTotals()
+        var snapshot = MetricsSnapshot(timestampMs: timestampMs, startTimeMs: startTimeMs)
+        for (slot, (family, labels)) in counterSeries.enumerated() where !counterHidden[slot] || counters[slot] > 0 {
+            snapshot.insert(MetricSeries(family: family, labels: labels, value: .counter(counters[slot])))
+        }
+        for (slot, (family, labels)) in gaugeSeries.enumerated() {
+            snapshot.insert(MetricSeries(family: family, labels: labels, value: .gauge(gauges[slot])))
+        }
+        for (slot, (family, labels)) in recorded.series.enumerated()
+        where !histogramHidden[slot] || histograms[slot].count > 0 {
+            snapshot.insert(MetricSeries(family: family, labels: labels, value: .histogram(histograms[slot])))
+        }
+        return snapshot
+    }
+}
+
+/// The histograms one hand-off took from its loop, added to the shard's totals exactly once: by the first
+/// ``MetricsHandOff/snapshot()`` of it, or when the last copy of an unfinished hand-off goes.
+final class RecordedHistograms: Sendable {
+    let series: [(MetricFamily, Labels)]
+    private let totals: HistogramTotals
+    private let pending: Mutex<[(slot: Int, histogram: HistogramValue)]?>
+
+    init(_ recorded: [(slot: Int, histogram: HistogramValue)], series: [(MetricFamily, Labels)], totals: HistogramTotals) {
+        self.series = series
+        self.totals = totals
+        pending = Mutex(recorded)
+    }
+
+    deinit { _ = addToTotals() }
+
+    /// Adds the histograms to the totals if nobody has yet; returns the totals of every series.
+    func addToTotals() -> [HistogramValue] {
+        var taken: [(slot: Int, histogram: HistogramValue)] =
+            pending.withLock { pending in
+                defer { pending = nil }
+                return pending
+            } ?? []
+        return totals.add(&taken, series: series)
+    }
+}
+
+/// A shard's histograms as totals since it started, and emptied histograms waiting for the loop to swap in. Shared
+/// by the shard's loop, which only takes spares (a lock held for moments), and its readers.
+final class HistogramTotals: Sendable {
+    struct Spares {
+        /// Emptied histograms by slot, at most ``limit`` each: a burst of readers leaves no pile behind.
+        var bySlot: [[HistogramValue]] = []
+        static let limit = 2
+
+        mutating func take(slot: Int) -> HistogramValue? {
+            slot < bySlot.count ? bySlot[slot].popLast() : nil
+        }
+    }
+
+    private struct State {
+        var totals: [HistogramValue] = []
+        var spares = Spares()
+    }
+
+    private let state = Mutex(State())
+
+    /// Runs `body` with the spares, under the lock (on the loop: keep it short).
+    func withSpares<R>(_ body: (inout Spares) -> R) -> R {
+        state.withLock { body(&$0.spares) }
+    }
+
+    /// Adds `recorded` to the totals and moves its histograms, emptied, to the spares for the loop's next hand-offs
+    /// (`recorded` is left empty); returns the totals of every series in `series`.
+    func add(_ recorded: inout [(slot: Int, histogram: HistogramValue)], series: [(MetricFamily, Labels)])
+        -> [HistogramValue]
+    {
+        let totals = state.withLock { state -> [HistogramValue] in
+            for (family, _) in series.dropFirst(state.totals.count) {
+                let scale: HistogramScale
+                if case .histogram(let familyScale) = family.kind { scale = familyScale } else { scale = .seconds }
+                state.totals.append(HistogramValue(scale: scale))
+            }
+            for (slot, histogram) in recorded where slot < state.totals.count {
+                state.totals[slot].add(histogram)
+            }
+            return state.totals
+        }
+        // Emptied outside the lock (a pass over every count), in place: each is its storage's only owner, so the
+        // loop records into it without a copy.
+        for index in recorded.indices { recorded[index].histogram.reset() }
+        // Every series gets its spares here, made new off the loop where none came back: two readers at once (the
+        // progress line and the exporter) take two.
+        let missing = state.withLock { state -> [Int] in
+            while state.spares.bySlot.count < state.totals.count { state.spares.bySlot.append([]) }
+            while let (slot, histogram) = recorded.popLast() {
+                if state.spares.bySlot[slot].count < Spares.limit { state.spares.bySlot[slot].append(histogram) }
+            }
+            return state.spares.bySlot.indices.flatMap { slot in
+                Array(repeating: slot, count: Spares.limit - state.spares.bySlot[slot].count)
+            }
+        }
+        guard !missing.isEmpty else { return totals }
+        let made = missing.map { (slot: $0, histogram: HistogramValue(scale: totals[$0].scale)) }
+        state.withLock { state in
+            for (slot, histogram) in made where state.spares.bySlot[slot].count < Spares.limit {
+                state.spares.bySlot[slot].append(histogram)
+            }
+        }
+        return totals
+    }
+}
