@@ -96,7 +96,6 @@ package struct EvalPlan: Sendable {
         let matchSessions = allMatches.filter { $0.1.played && $0.0.level == nil }
         let curveMatchSessions = allMatches.filter { $0.1.played && $0.0.level != nil }
         let shotSessions = allShots.filter { $0.0.kind == .ai }.map(\.1)
-        let curveSessions = allShots.filter { $0.0.kind == .curve }.map(\.1)
         let still = allShots.filter { $0.0.kind == .still }.map(\.1)
         for (row, latency) in latencies.enumerated() {
             func sessions(_ kind: ShotKind) -> [EvalRunner.ShotSession] {
