@@ -111,3 +111,21 @@ void skirmish_name_current_thread(const char *name) {
     shortened[sizeof shortened - 1] = 0;
     pthread_setname_np(pthread_self(), shortened);
 }
+
+int skirmish_current_thread_id(void) {
+    return (int)gettid();
+}
+
+int skirmish_thread_to_batch(int tid) {
+    int policy = sched_getscheduler(tid);
+    if (policy < 0) return -errno;
+    if (policy != SCHED_OTHER) return 0;
+    struct sched_param param;
+    memset(&param, 0, sizeof param);
+    return sched_setscheduler(tid, SCHED_BATCH, &param) == 0 ? 1 : -errno;
+}
+
+int skirmish_thread_is_batch(int tid) {
+    int policy = sched_getscheduler(tid);
+    return policy < 0 ? -errno : policy == SCHED_BATCH;
+}

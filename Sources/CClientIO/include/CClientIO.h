@@ -33,4 +33,15 @@ int skirmish_pin_current_thread(int cpu);
 /// Names the calling thread (the first 15 bytes of `name`) for top -H, perf and /proc.
 void skirmish_name_current_thread(const char *name);
 
+/// The calling thread's kernel id (its entry in /proc/self/task).
+int skirmish_current_thread_id(void);
+
+/// Moves thread `tid` from the default policy (SCHED_OTHER) to SCHED_BATCH: same share of the CPU, but a wakeup of
+/// it no longer preempts the thread running on its core. 1 when moved, 0 when it had another policy (left alone),
+/// or -errno.
+int skirmish_thread_to_batch(int tid);
+
+/// 1 when thread `tid` runs under SCHED_BATCH, 0 when under another policy, or -errno.
+int skirmish_thread_is_batch(int tid);
+
 #endif

@@ -64,6 +64,8 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
     private let name: String
     private var threadID = pthread_t()
     private var started = false
+    /// The loop thread's kernel id (its entry in /proc/self/task), set before the initialiser returns.
+    package private(set) var kernelThreadID: Int32 = 0
     // Loop-confined.
     private var timers: [Timer] = []
     private var cancelled: Set<UInt64> = []
@@ -104,6 +106,7 @@ package final class ClientLoop: EventLoop, @unchecked Sendable {
                 box.loop.threadID = pthread_self()
                 // Named for `top -H`, `perf` and /proc (the kernel keeps 15 bytes).
                 skirmish_name_current_thread(box.loop.name)
+                box.loop.kernelThreadID = skirmish_current_thread_id()
                 box.loop.started = true
                 box.ready.signal()
                 box.loop.run()

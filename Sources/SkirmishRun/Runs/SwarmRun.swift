@@ -197,6 +197,8 @@ package final class SwarmRun: Sendable {
             return configuration
         }
         swarmService.logger = settings.makeLogger("skirmish.swarm")
+        // With no server in the process, nothing else in it must keep a bot loop from its sends.
+        swarmService.loopsFirst = !embedded
         swarmService.onStart = { swarm in metrics.add(swarm.metricsSource) }
         swarmService.progress = { progress in console.progress(progress, exporter?.stats.liveStatus) }
         swarmService.onEnd = console.progressEnd

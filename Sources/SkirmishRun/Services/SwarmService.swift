@@ -18,6 +18,9 @@ package struct SwarmService: Service {
     package var onEnd: @Sendable () -> Void = {}
     /// Where the swarm logs its start and finish, desync episodes and failed resumes.
     package var logger = Logger(label: "skirmish.swarm")
+    /// Whether the process's other threads yield to the bot loops (``Swarm/yieldToLoops()``), checked every second
+    /// while the swarm runs: for a process that runs the swarm alone.
+    package var loopsFirst = false
 
     package init(
         group: any EventLoopGroup, started: Ready<Swarm> = Ready(), finished: Ready<Finish> = Ready(),
@@ -41,6 +44,16 @@ package struct SwarmService: Service {
         started.fulfil(swarm)
         onStart(swarm)
         let progress = self.progress
+        // Threads a pool starts later inherit from whichever thread started them: they are moved as they appear.
+        let yielding: Task<Void, Never>? =
+            loopsFirst
+            ? Task {
+                while !Task.isCancelled {
+                    swarm.yieldToLoops()
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            } : nil
+        defer { yielding?.cancel() }
         let plan = Task { await swarm.run(progress: progress) }
         let outcome = await withTaskCancellationHandler {
             await withGracefulShutdownHandler {

@@ -212,6 +212,11 @@ public final class Swarm: Sendable {
     /// The merged metrics of every loop now.
     public func snapshot() async -> MetricsSnapshot { await collect(at: WallTime.milliseconds()) }
 
+    /// Moves every other thread of this process out of the bot loops' way (see ``LoopPrecedence``); returns how many
+    /// moved. For a process that is the swarm alone: a server in the same process would yield to its bots too.
+    @discardableResult
+    package func yieldToLoops() -> Int { LoopPrecedence.yield(toLoops: loops) }
+
     private func collect(at milliseconds: Int64) async -> MetricsSnapshot {
         var merged = MetricsSnapshot()
         for (group, loop) in zip(groups, loops) {
