@@ -174,7 +174,8 @@ import Testing
             Trial.saturation(swarmCPU: 0.98, serverCPU: 0.6, serverSocketDrops: 10, swarmKeptSchedule: true)
                 == "the swarm (98 % of its core)")
         // Without a summary the swarm's schedule is unknown: busy CPU decides, as before.
-        #expect(trial(swarmCPU: 0.95, serverCPU: 0.95, serverSocketDrops: 5).saturated == "the swarm (95 % of its core)")
+        #expect(
+            trial(swarmCPU: 0.95, serverCPU: 0.95, serverSocketDrops: 5).saturated == "the swarm (95 % of its core)")
     }
 
     @Test func theProcessAboveNinetyPercentSetTheLimit() {

@@ -150,7 +150,8 @@ public final class MetricsShard {
         return MetricsHandOff(
             timestampMs: timestampMs, startTimeMs: startTimeMs,
             counters: counters.withUnsafeBufferPointer { Array($0) }, counterSeries: counterSeries,
-            counterHidden: counterHidden, gauges: gauges.withUnsafeBufferPointer { Array($0) }, gaugeSeries: gaugeSeries,
+            counterHidden: counterHidden, gauges: gauges.withUnsafeBufferPointer { Array($0) },
+            gaugeSeries: gaugeSeries,
             histogramHidden: histogramHidden,
             recorded: RecordedHistograms(recorded, series: histogramSeries, totals: totals))
     }
@@ -220,7 +221,9 @@ final class RecordedHistograms: Sendable {
     private let totals: HistogramTotals
     private let pending: Mutex<[(slot: Int, histogram: HistogramValue)]?>
 
-    init(_ recorded: [(slot: Int, histogram: HistogramValue)], series: [(MetricFamily, Labels)], totals: HistogramTotals) {
+    init(
+        _ recorded: [(slot: Int, histogram: HistogramValue)], series: [(MetricFamily, Labels)], totals: HistogramTotals
+    ) {
         self.series = series
         self.totals = totals
         pending = Mutex(recorded)
