@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -113,7 +114,7 @@ void skirmish_name_current_thread(const char *name) {
 }
 
 int skirmish_current_thread_id(void) {
-    return (int)gettid();
+    return (int)syscall(SYS_gettid);
 }
 
 int skirmish_thread_to_batch(int tid) {
@@ -123,6 +124,15 @@ int skirmish_thread_to_batch(int tid) {
     struct sched_param param;
     memset(&param, 0, sizeof param);
     return sched_setscheduler(tid, SCHED_BATCH, &param) == 0 ? 1 : -errno;
+}
+
+int skirmish_thread_to_default(int tid) {
+    int policy = sched_getscheduler(tid);
+    if (policy < 0) return -errno;
+    if (policy != SCHED_BATCH) return 0;
+    struct sched_param param;
+    memset(&param, 0, sizeof param);
+    return sched_setscheduler(tid, SCHED_OTHER, &param) == 0 ? 1 : -errno;
 }
 
 int skirmish_thread_is_batch(int tid) {

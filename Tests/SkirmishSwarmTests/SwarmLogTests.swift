@@ -35,6 +35,42 @@ import Testing
             """, file: "logs.yaml")
     }
 
+    /// The recovery line counts every point the outage held back: the one whose push failed first and each one
+    /// collected while the collector stayed down.
+    @Test(.timeLimit(.minutes(2)))
+    func aRecoveryCountsEveryPointTheOutageHeldBack() async throws {
+        let capture = LogCapture()
+        let reserved = try PushSink.start()
+        let port = reserved.port
+        reserved.close()
+        let collected = Mutex(0)
+        // Collections only on demand (the interval is an hour), so the test knows how many there were.
+        let exporter = Exporter(
+            targets: [try PushTarget(parsing: "http://127.0.0.1:\(port)/api/v1/import/prometheus", format: .vm)],
+            source: ClosureMetricsSource {
+                collected.withLock { $0 += 1 }
+                return MetricsSnapshot()
+            }, interval: .seconds(3_600), runID: "held", shard: "0",
+            configuration: ExporterConfiguration(
+                backoffBase: .milliseconds(20), backoffCap: .milliseconds(50), finalPushTimeout: .seconds(5)),
+            logger: capture.logger("skirmish.exporter"))
+        exporter.start()
+        exporter.pushNow()
+        #expect(await Self.eventually(within: .seconds(30)) { exporter.stats.totalFailures >= 1 })
+        for expected in 2...3 {
+            exporter.pushNow()
+            #expect(await Self.eventually(within: .seconds(30)) { collected.withLock { $0 } == expected })
+        }
+        let sink = try PushSink.start(port: port)
+        #expect(
+            await Self.eventually(within: .seconds(30)) { !capture.entries(startingWith: "collector reco").isEmpty })
+        await Task.detached { exporter.stop(finalPush: false) }.value
+        sink.close()
+        let recovery = try #require(capture.entries(startingWith: "collector recovered").first)
+        #expect(recovery.metadata["buffered.points"] == "3", "\(recovery)")
+        #expect((recovery.metadata["failed.attempts"].flatMap(Int.init) ?? 0) >= 1)
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func aCollectorOutageIsOneWarningAndItsRecoveryOneInfoLine() async throws {
         let capture = LogCapture()

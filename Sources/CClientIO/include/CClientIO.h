@@ -41,6 +41,10 @@ int skirmish_current_thread_id(void);
 /// or -errno.
 int skirmish_thread_to_batch(int tid);
 
+/// Moves thread `tid` from SCHED_BATCH back to the default policy: 1 when moved, 0 when it had another policy, or
+/// -errno.
+int skirmish_thread_to_default(int tid);
+
 /// 1 when thread `tid` runs under SCHED_BATCH, 0 when under another policy, or -errno.
 int skirmish_thread_is_batch(int tid);
 

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import SkirmishNet
 import Synchronization
 
 /// The event loop groups one command creates, shut down when its service group has ended, however it ended.
@@ -15,10 +16,7 @@ package final class LoopGroups: Sendable {
     package func make(threads count: Int) async -> MultiThreadedEventLoopGroup {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, count))
         groups.withLock { $0.append(group) }
-        var ids: [Int32] = []
-        for loop in group.makeIterator() {
-            if let id = (try? await loop.submit({ Self.threadID() }).get()) ?? nil { ids.append(id) }
-        }
+        let ids = await LoopPrecedence.threadIDs(of: group)
         threads.withLock { $0 += ids }
         return group
     }
@@ -37,11 +35,5 @@ package final class LoopGroups: Sendable {
         }
         for group in all { try? await group.shutdownGracefully() }
         down.withLock { $0 = true }
-    }
-
-    /// This thread's id from `/proc/thread-self` (`<pid>/task/<tid>`); `nil` where there is no procfs.
-    private static func threadID() -> Int32? {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))
-            .flatMap { $0.split(separator: "/").last }.flatMap { Int32($0) }
     }
 }

@@ -5,6 +5,7 @@ import SkirmishNet
 import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
+import Synchronization
 
 /// A run of a script: one ``BotGroup`` per client loop, a controller that follows the load plan, and the metrics.
 ///
@@ -69,6 +70,7 @@ public final class Swarm: Sendable {
         }
         self.groups = groups
         self.loops = loops
+        streamGroup = group
     }
 
     deinit {
@@ -212,10 +214,21 @@ public final class Swarm: Sendable {
     /// The merged metrics of every loop now.
     public func snapshot() async -> MetricsSnapshot { await collect(at: WallTime.milliseconds()) }
 
-    /// Moves every other thread of this process out of the bot loops' way (see ``LoopPrecedence``); returns how many
-    /// moved. For a process that is the swarm alone: a server in the same process would yield to its bots too.
+    /// Moves every other thread of this process out of the way of the threads that carry bots — the client loops and
+    /// the stream sessions' event loops (see ``LoopPrecedence``); returns how many moved. For a process that is the
+    /// swarm alone: a server in the same process would yield to its bots too.
     @discardableResult
-    package func yieldToLoops() -> Int { LoopPrecedence.yield(toLoops: loops) }
+    package func yieldToLoops() async -> Int {
+        if streamThreads.withLock({ $0 == nil }) {
+            let ids = await LoopPrecedence.threadIDs(of: streamGroup)
+            streamThreads.withLock { $0 = ids }
+        }
+        return LoopPrecedence.yield(toLoops: loops, threads: streamThreads.withLock { $0 ?? [] })
+    }
+
+    /// The event loops of the stream sessions (TCP and WebSocket bots), and their threads' kernel ids once known.
+    private let streamGroup: any EventLoopGroup
+    private let streamThreads = Mutex<[Int32]?>(nil)
 
     private func collect(at milliseconds: Int64) async -> MetricsSnapshot {
         var merged = MetricsSnapshot()
