@@ -117,22 +117,14 @@ int skirmish_current_thread_id(void) {
     return (int)syscall(SYS_gettid);
 }
 
-int skirmish_thread_to_batch(int tid) {
+int skirmish_thread_set_batch(int tid, int batch) {
+    int from = batch ? SCHED_OTHER : SCHED_BATCH;
     int policy = sched_getscheduler(tid);
     if (policy < 0) return -errno;
-    if (policy != SCHED_OTHER) return 0;
+    if (policy != from) return 0;
     struct sched_param param;
     memset(&param, 0, sizeof param);
-    return sched_setscheduler(tid, SCHED_BATCH, &param) == 0 ? 1 : -errno;
-}
-
-int skirmish_thread_to_default(int tid) {
-    int policy = sched_getscheduler(tid);
-    if (policy < 0) return -errno;
-    if (policy != SCHED_BATCH) return 0;
-    struct sched_param param;
-    memset(&param, 0, sizeof param);
-    return sched_setscheduler(tid, SCHED_OTHER, &param) == 0 ? 1 : -errno;
+    return sched_setscheduler(tid, batch ? SCHED_BATCH : SCHED_OTHER, &param) == 0 ? 1 : -errno;
 }
 
 int skirmish_thread_is_batch(int tid) {

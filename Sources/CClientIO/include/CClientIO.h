@@ -36,14 +36,10 @@ void skirmish_name_current_thread(const char *name);
 /// The calling thread's kernel id (its entry in /proc/self/task).
 int skirmish_current_thread_id(void);
 
-/// Moves thread `tid` from the default policy (SCHED_OTHER) to SCHED_BATCH: same share of the CPU, but a wakeup of
-/// it no longer preempts the thread running on its core. 1 when moved, 0 when it had another policy (left alone),
-/// or -errno.
-int skirmish_thread_to_batch(int tid);
-
-/// Moves thread `tid` from SCHED_BATCH back to the default policy: 1 when moved, 0 when it had another policy, or
-/// -errno.
-int skirmish_thread_to_default(int tid);
+/// With `batch` nonzero, moves thread `tid` from the default policy (SCHED_OTHER) to SCHED_BATCH: the same share of
+/// the CPU, but a wakeup of it no longer preempts the thread running on its core; with `batch` 0, moves it back. 1
+/// when moved, 0 when it had another policy (left alone), or -errno.
+int skirmish_thread_set_batch(int tid, int batch);
 
 /// 1 when thread `tid` runs under SCHED_BATCH, 0 when under another policy, or -errno.
 int skirmish_thread_is_batch(int tid);

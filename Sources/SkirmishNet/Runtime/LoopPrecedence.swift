@@ -24,9 +24,9 @@ package enum LoopPrecedence {
     @discardableResult
     package static func yield(toLoops loops: [ClientLoop], threads: [Int32] = []) -> Int {
         let keep = Set(loops.map(\.kernelThreadID) + threads)
-        for thread in keep { _ = skirmish_thread_to_default(thread) }
+        for thread in keep { _ = skirmish_thread_set_batch(thread, 0) }
         return threadIDs().filter { !keep.contains($0) }.reduce(0) { moved, thread in
-            moved + (skirmish_thread_to_batch(thread) == 1 ? 1 : 0)
+            moved + (skirmish_thread_set_batch(thread, 1) == 1 ? 1 : 0)
         }
     }
 
