@@ -126,8 +126,3 @@ int skirmish_thread_set_batch(int tid, int batch) {
     memset(&param, 0, sizeof param);
     return sched_setscheduler(tid, batch ? SCHED_BATCH : SCHED_OTHER, &param) == 0 ? 1 : -errno;
 }
-
-int skirmish_thread_is_batch(int tid) {
-    int policy = sched_getscheduler(tid);
-    return policy < 0 ? -errno : policy == SCHED_BATCH;
-}

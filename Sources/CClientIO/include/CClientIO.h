@@ -41,7 +41,4 @@ int skirmish_current_thread_id(void);
 /// when moved, 0 when it had another policy (left alone), or -errno.
 int skirmish_thread_set_batch(int tid, int batch);
 
-/// 1 when thread `tid` runs under SCHED_BATCH, 0 when under another policy, or -errno.
-int skirmish_thread_is_batch(int tid);
-
 #endif

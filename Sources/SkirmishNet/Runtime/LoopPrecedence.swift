@@ -44,9 +44,4 @@ package enum LoopPrecedence {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         return entries.compactMap { Int32($0) }
     }
-
-    /// Whether thread `id` runs under SCHED_BATCH (see ``yield(toLoops:threads:)``).
-    package static func isBatch(_ id: Int32) -> Bool {
-        skirmish_thread_is_batch(id) == 1
-    }
 }
