@@ -49,6 +49,9 @@ public struct PuckReplica: Sendable {
     /// An empty replica for the client sitting in `seat` (0 or 1, from `Welcome.seat`).
     public init(seat: Int) {
         self.seat = seat
+        // Room for a whole match's goals now, where a bot allocates anyway (its seat was granted): not at the match's
+        // first goal, in the middle of play.
+        goals.reserveCapacity(Self.maxGoals)
     }
 
     /// Adopts a newer authoritative snapshot (in this seat's frame) after checking it.
@@ -107,8 +110,6 @@ public struct PuckReplica: Sendable {
         if goals.contains(goal) { return .ok }
         let before = goals.last
         if goals.count >= Self.maxGoals { goals.removeFirst() }
-        // Room for a whole match at the first goal: one allocation per match, not one per goal as the array grows.
-        if goals.capacity < Self.maxGoals { goals.reserveCapacity(Self.maxGoals) }
         goals.append(goal)
         if let before {
             let grew = Int(goal.myScore) + Int(goal.theirScore) == Int(before.myScore) + Int(before.theirScore) + 1
