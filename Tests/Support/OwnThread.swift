@@ -11,14 +11,21 @@ import Testing
 /// tests expired in it). Under this trait the test's task prefers an executor backed by a dedicated thread, so what
 /// it blocks is that thread alone; the kernel shares the cores between it and the pool.
 ///
-/// For tests that block or compute in synchronous code: a synchronous test runs on the thread from start to end. An
-/// async test is not sure to run there at all (under load the runtime ran one on the pool, after an await and once
-/// from its start), so it gains nothing and does not belong under it. Everything the test's task runs goes to the
-/// one thread, child tasks included: a test that blocks while work it started must make progress on that thread (a child task, or a server started inside the test that answers
+/// For tests that block or compute in synchronous code: a synchronous test runs on the thread from start to end, as
+/// a rule but not a promise — in one of about fifteen whole-suite runs under load, one of the hundreds of test bodies
+/// under the trait started on the pool instead (its test still ran and passed; only the starvation it guards against
+/// is back for that one). An async test is not sure to run there at all (under load the runtime ran one on the pool,
+/// after an await and once from its start), so it gains nothing and does not belong under it.
+///
+/// Everything the test's task runs goes to the one thread, child tasks included: a test that blocks while work it
+/// started must make progress on that thread (a child task, or a server started inside the test that answers
 /// through tasks) waits for its own timeout, and does not belong under it (the reference server's `/metrics` fetched
 /// by a blocking client did exactly that). Unstructured tasks the test starts can land there too, so a suite that
 /// runs a swarm inside the test (ENet's and DDNet's swarm suites) is not put under it.
 public struct OwnThread: TestTrait, SuiteTrait, TestScoping {
+    /// The trait (see ``Trait/ownThread``).
+    public init() {}
+
     /// On a suite, the trait applies to each of its tests.
     public var isRecursive: Bool { true }
 
