@@ -49,7 +49,7 @@ package struct SwarmService: Service {
             loopsFirst
             ? Task {
                 while !Task.isCancelled {
-                    await swarm.yieldToLoops()
+                    swarm.yieldToLoops()
                     try? await Task.sleep(for: .seconds(1))
                 }
             } : nil

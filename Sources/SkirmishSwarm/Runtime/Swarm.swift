@@ -5,7 +5,6 @@ import SkirmishNet
 import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
-import Synchronization
 
 /// A run of a script: one ``BotGroup`` per client loop, a controller that follows the load plan, and the metrics.
 ///
@@ -70,7 +69,7 @@ public final class Swarm: Sendable {
         }
         self.groups = groups
         self.loops = loops
-        streamGroup = group
+        streamThreads = await LoopPrecedence.threadIDs(of: group)
     }
 
     deinit {
@@ -218,17 +217,12 @@ public final class Swarm: Sendable {
     /// the stream sessions' event loops (see ``LoopPrecedence``); returns how many moved. For a process that is the
     /// swarm alone: a server in the same process would yield to its bots too.
     @discardableResult
-    package func yieldToLoops() async -> Int {
-        if streamThreads.withLock({ $0 == nil }) {
-            let ids = await LoopPrecedence.threadIDs(of: streamGroup)
-            streamThreads.withLock { $0 = ids }
-        }
-        return LoopPrecedence.yield(toLoops: loops, threads: streamThreads.withLock { $0 ?? [] })
+    package func yieldToLoops() -> Int {
+        LoopPrecedence.yield(toLoops: loops, threads: streamThreads)
     }
 
-    /// The event loops of the stream sessions (TCP and WebSocket bots), and their threads' kernel ids once known.
-    private let streamGroup: any EventLoopGroup
-    private let streamThreads = Mutex<[Int32]?>(nil)
+    /// The kernel ids of the stream sessions' event loop threads (they carry the TCP and WebSocket bots).
+    private let streamThreads: [Int32]
 
     private func collect(at milliseconds: Int64) async -> MetricsSnapshot {
         var merged = MetricsSnapshot()

@@ -76,9 +76,9 @@ public struct HistogramValue: Sendable {
     /// Adds the counts of `other`, a part of this series recorded later (a shard's hand-off), and takes its running
     /// sum, which already includes everything this one holds: sums stay exactly as recorded, in recording order.
     mutating func add(_ other: HistogramValue) {
-        hdr.add(other.hdr)
-        sum = max(sum, other.sum)
-        for slot in buckets.indices where slot < other.buckets.count { buckets[slot] &+= other.buckets[slot] }
+        let running = max(sum, other.sum)
+        merge(other)
+        sum = running
     }
 
     /// Forgets every value; the storage stays, for the next values.

@@ -77,10 +77,8 @@ public final class MetricsShard {
     public func histogram(_ family: MetricFamily, _ labels: Labels = Labels(), visibleAtZero: Bool = true)
         -> HistogramID
     {
-        let scale: HistogramScale
-        if case .histogram(let familyScale) = family.kind { scale = familyScale } else { scale = .seconds }
         let index = resolve(family, labels, in: &histogramSeries, ids: &histogramIDs) {
-            histograms.append(HistogramValue(scale: scale))
+            histograms.append(HistogramValue(scale: family.histogramScale))
             histogramHidden.append(!visibleAtZero)
         }
         if visibleAtZero { histogramHidden[index] = false }
@@ -175,6 +173,13 @@ public final class MetricsShard {
         create()
         ids[key] = slot
         return slot
+    }
+}
+
+extension MetricFamily {
+    /// The scale a series of this family records on: its own for a histogram family, seconds for any other.
+    var histogramScale: HistogramScale {
+        if case .histogram(let scale) = kind { scale } else { .seconds }
     }
 }
 
@@ -277,9 +282,7 @@ final class HistogramTotals: Sendable {
     {
         let current = totals.withLock { totals -> [HistogramValue] in
             for (family, _) in series.dropFirst(totals.count) {
-                let scale: HistogramScale
-                if case .histogram(let familyScale) = family.kind { scale = familyScale } else { scale = .seconds }
-                totals.append(HistogramValue(scale: scale))
+                totals.append(HistogramValue(scale: family.histogramScale))
             }
             for (slot, histogram) in recorded where slot < totals.count {
                 totals[slot].add(histogram)
