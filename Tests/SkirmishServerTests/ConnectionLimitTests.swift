@@ -6,6 +6,10 @@ import Testing
 
 @testable import SkirmishServer
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Caps, timeouts and WebSocket framing rules on real loopback sockets (issue 19, items 4 and 5).
 @Suite(.serialized) struct ConnectionLimitTests {
     static let hello = Packet(
@@ -217,6 +221,63 @@ import Testing
         let stats = try await fixture.stats()
         await fixture.stop()
         #expect(stats.rejections(.oversizeFrame) == 1)
+    }
+
+    /// RFC 6455 §5.5: a control frame above 125 bytes is a protocol error (1002), even one that also claims more
+    /// than the message limit (NIO's decoder alone answers that with 1009 before it looks at the opcode).
+    @Test(arguments: [200, 100_000]) func anOversizeControlFrameIsClosedWith1002(length: Int) async throws {
+        let fixture = try await ServerFixture.start()
+        let stream = try await Self.webSocket(fixture)
+        // A masked ping's header with a 64-bit length and its mask; no payload follows.
+        let header: [UInt8] =
+            [0x89, 0x80 | 127] + (0..<8).reversed().map { UInt8(length >> ($0 * 8) & 0xFF) } + [1, 2, 3, 4]
+        try await stream.write(header)
+        let reply = try await stream.readUntilClosed(within: .seconds(20))
+        #expect(reply == Self.closeFrame(1002))
+        let stats = try await fixture.stats()
+        await fixture.stop()
+        #expect(stats.rejections(.badFrame) == 1)
+        #expect(stats.rejections(.oversizeFrame) == 0)
+    }
+
+    /// A connection reset before it sent a byte refused no frame: nothing is counted as one.
+    @Test func aResetConnectionIsNotCountedAsAnOversizeFrame() async throws {
+        let fixture = try await ServerFixture.start { $0.connections.maxConnections = 1 }
+        let port = try #require(fixture.server.addresses.tcp?.port)
+        try Self.connectAndReset(port: port)
+        // The only place is free again once the server has seen the reset: a player then gets its Welcome.
+        try await eventually(within: .seconds(20)) {
+            guard let next = try? await RawStream.connect(port: port, group: fixture.group) else { return false }
+            try? await next.write(RawStream.frame(Self.hello))
+            let reply = try? await next.read(within: .seconds(5), until: Self.holdsWelcome)
+            await next.close()
+            return reply.map(Self.holdsWelcome) ?? false
+        }
+        let stats = try await fixture.stats()
+        await fixture.stop()
+        #expect(stats.rejections(.oversizeFrame) == 0)
+        #expect(stats.rejections(.badFrame) == 0)
+    }
+
+    /// Connects a plain socket to `port` on 127.0.0.1 and closes it with `SO_LINGER` 0, which sends a reset.
+    static func connectAndReset(port: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw IOError(errnoCode: errno, reason: "connect") }
+        var hard = linger(l_onoff: 1, l_linger: 0)
+        guard setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, socklen_t(MemoryLayout<linger>.size)) == 0 else {
+            throw IOError(errnoCode: errno, reason: "setsockopt(SO_LINGER)")
+        }
     }
 
     @Test func manySocketsOnOneAddressAreLimitedTogether() async throws {

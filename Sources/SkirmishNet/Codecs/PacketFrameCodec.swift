@@ -1,4 +1,5 @@
 import NIOCore
+import NIOWebSocket
 import SkirmishWire
 
 /// TCP framing: each packet is preceded by its length as a u32, big-endian (DESIGN §2).
@@ -133,6 +134,21 @@ public enum FrameError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A WebSocket continuation frame with no message to continue, or a new message inside an unfinished one
     /// (RFC 6455 §5.4; closed with 1002).
     case badFragment
+    /// A WebSocket control frame that is fragmented or carries more than 125 bytes (RFC 6455 §5.5; closed with
+    /// 1002, whatever its length).
+    case badControlFrame
+
+    /// The framing error behind a stream pipeline's `error`, or `nil` for one that is not about framing (a reset,
+    /// a broken pipe): the codecs' own errors and NIO's WebSocket frame decoder's, each as the case it stands for.
+    public init?(classifying error: any Error) {
+        switch error {
+        case let error as FrameError: self = error
+        case NIOWebSocketError.invalidFrameLength: self = .oversize(WireLimits.maxFrame + 1)
+        case NIOWebSocketError.fragmentedControlFrame, NIOWebSocketError.multiByteControlFrameLength:
+            self = .badControlFrame
+        default: return nil
+        }
+    }
 
     /// What broke the stream and why the connection closes.
     public var description: String {
@@ -141,6 +157,7 @@ public enum FrameError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notBinary: "WebSocket message is not binary; every packet travels as one binary message"
         case .unmasked: "WebSocket frame from a client is not masked (RFC 6455 §5.1)"
         case .badFragment: "WebSocket continuation frame out of place (RFC 6455 §5.4)"
+        case .badControlFrame: "WebSocket control frame fragmented or above 125 bytes (RFC 6455 §5.5)"
         }
     }
 }

@@ -60,7 +60,12 @@ public struct HTTPServer: Sendable {
                         },
                         upgradePipelineHandler: { channel, _ in
                             channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.addHandler(WebSocketPacketCodec(isClient: false))
+                                let pipeline = channel.pipeline.syncOperations
+                                let decoder = try pipeline.handler(
+                                    type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
+                                try pipeline.addHandler(
+                                    WebSocketControlFrameGuard(isClient: false), position: .before(decoder))
+                                try pipeline.addHandler(WebSocketPacketCodec(isClient: false))
                                 onWebSocket?(channel)
                             }
                         })

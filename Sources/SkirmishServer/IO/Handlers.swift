@@ -75,17 +75,24 @@ final class StreamHandler: ChannelInboundHandler {
         case let error as DecodeError:
             // The frame was whole, so the stream is still in step: count the packet and keep reading.
             server.value.core.streamError(Rejection(error))
-        case FrameError.notBinary:
-            // The WebSocket codec refused it and is closing with its status code (1003 or 1002).
-            server.value.core.streamError(.textFrame)
-        case FrameError.unmasked:
-            server.value.core.streamError(.unmaskedFrame)
-        case FrameError.badFragment:
-            server.value.core.streamError(.badFrame)
         default:
-            // An oversized frame (TCP length prefix, WebSocket message or frame): the stream is out of step.
-            server.value.core.streamError(.oversizeFrame)
-            context.close(promise: nil)
+            switch FrameError(classifying: error) {
+            case .notBinary:
+                // The WebSocket codec refused it and is closing with 1003.
+                server.value.core.streamError(.textFrame)
+            case .unmasked:
+                server.value.core.streamError(.unmaskedFrame)
+            case .badFragment, .badControlFrame:
+                // Closing with 1002 (the codec, the control-frame guard or NIO's protocol error handler).
+                server.value.core.streamError(.badFrame)
+            case .oversize:
+                // A TCP length prefix, WebSocket message or frame above the limit: the stream is out of step.
+                server.value.core.streamError(.oversizeFrame)
+                context.close(promise: nil)
+            case nil:
+                // A reset or another transport error: the connection is gone, but no frame was refused.
+                context.close(promise: nil)
+            }
         }
     }
 
