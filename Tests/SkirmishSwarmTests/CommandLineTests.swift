@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import SkirmishTelemetry
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -123,6 +125,78 @@ import Testing
         #expect(finished.stdout.contains("stopped early"))
         // The shell's convention for a process a signal stopped, after everything was written.
         #expect(finished.status == (signal == SIGINT ? 130 : 143))
+    }
+
+    /// A stderr nobody reads (a pipe already full) never stops a run or its stop: SIGTERM still ends it with the
+    /// summary written and 143. A swarm whose log blocked on such a pipe ignored SIGTERM and wrote no summary.
+    @Test(.timeLimit(.minutes(3))) func aStderrNobodyReadsNeverBlocksTheRunOrItsStop() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let port = try Self.freePort()
+        let process = Process()
+        process.executableURL = try Self.executable()
+        process.arguments = [
+            "swarm", root.appendingPathComponent("bots/quickstart.yaml").path, "--duration", "60s", "--out",
+            directory.appendingPathComponent("out").path, "--plain-progress", "--log-level", "debug",
+            "--metrics", "127.0.0.1:\(port)", "--metrics-linger", "0",
+        ]
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("stdout").path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: directory.appendingPathComponent("stdout"))
+        // Stderr: a one-page pipe, filled before the process starts and never read.
+        let err = Pipe()
+        let end = err.fileHandleForWriting.fileDescriptor
+        _ = fcntl(end, 1031, 4096) // F_SETPIPE_SZ
+        let flags = fcntl(end, F_GETFL)
+        _ = fcntl(end, F_SETFL, flags | O_NONBLOCK)
+        let filler = [UInt8](repeating: 0x2E, count: 4096)
+        while filler.withUnsafeBytes({ write(end, $0.baseAddress, $0.count) }) > 0 {}
+        _ = fcntl(end, F_SETFL, flags)
+        process.standardError = err
+        try process.run()
+        // The bots are playing once their series are on the run's /metrics.
+        let deadline = ContinuousClock.now + .seconds(60)
+        var playing = false
+        while !playing, process.isRunning, ContinuousClock.now < deadline {
+            playing =
+                HTTPClient().get("http://127.0.0.1:\(port)/metrics").map {
+                    String(decoding: $0.body, as: UTF8.self).contains("persona=\"chaser\"")
+                } ?? false
+            if !playing { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(playing, "the run started although nothing read its stderr")
+        kill(process.processIdentifier, SIGTERM)
+        let stop = ContinuousClock.now + .seconds(60)
+        while process.isRunning, ContinuousClock.now < stop { try await Task.sleep(for: .milliseconds(50)) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            Issue.record("the swarm did not stop on SIGTERM with its stderr full")
+        }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 143)
+        let summary = directory.appendingPathComponent("out/summary.json")
+        #expect(FileManager.default.fileExists(atPath: summary.path), "the summary is written")
+        let stdout = (try? String(contentsOf: directory.appendingPathComponent("stdout"), encoding: .utf8)) ?? ""
+        #expect(stdout.contains("stopped early"), "\(stdout)")
+    }
+
+    /// A TCP port nobody listens on right now: bind 127.0.0.1:0, read the port, close.
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Every kind of bad input exits 2 with a message naming the input: flags argument-parser refuses, flags the

@@ -26,6 +26,42 @@ import Testing
         return condition()
     }
 
+    /// A server that disagrees with every bot: the run's first 100 episodes get a line each (as `summary.json` keeps
+    /// them), the rest one line per part per 10 s with their count, and the lines owed at the end are written then;
+    /// every episode is in exactly one line's count (a hostile server made 869 lines in 8 s without this).
+    @Test func desyncLinesPastTheFirstHundredAreRateLimitedPerPartAndAddUp() {
+        let capture = LogCapture()
+        let clock = Mutex(Duration.zero)
+        let episodes = DesyncEpisodeLog { clock.withLock { $0 } }
+        let persona = Persona(name: "chaser", gameName: "puck", behavior: BehaviorName(rawValue: "chaser"))
+        let meters = Meters(
+            shard: MetricsShard(constantLabels: Labels([:])), spec: persona,
+            plan: Meters.Plan(description: SnapConnection.description), logger: capture.logger("skirmish.swarm"),
+            episodes: episodes)
+        // 869 episodes over 8 s, two parts, then 3 more at 12 s.
+        for index in 0..<869 {
+            clock.withLock { $0 = .milliseconds(index * 8_000 / 869) }
+            meters.desync(
+                Desync(part: index % 3 == 0 ? "puck" : "paddles", tick: UInt32(index)), detectionSeconds: 0.01,
+                bot: index % 24, match: 1, rttSeconds: 0.02)
+        }
+        let early = capture.entries(startingWith: "desync")
+        #expect(early.count == 102, "100 in full, then the first of each part at once")
+        clock.withLock { $0 = .seconds(12) }
+        for part in ["puck", "paddles", "paddles"] {
+            meters.desync(Desync(part: part, tick: 9_999), detectionSeconds: 0.01, bot: 1, match: 1, rttSeconds: 0.02)
+        }
+        let lines = capture.entries(startingWith: "desync")
+        #expect(lines.count == 104, "one more line per part after the interval, none for the third episode")
+        let owed = episodes.owed()
+        #expect(owed.map(\.count) == [1], "the third is owed at the end")
+        let counted =
+            lines.reduce(0) { $0 + (Int($1.metadata["count"] ?? "1") ?? 0) } + owed.reduce(0) { $0 + $1.count }
+        #expect(counted == 872)
+        #expect(lines.prefix(100).allSatisfy { $0.metadata["count"] == nil && $0.metadata["tick"] != nil })
+        #expect(episodes.kept.count == DesyncEpisodeLog.capacity)
+    }
+
     static func script(bots: Int) throws -> Script {
         try Catalogue.builtIn.scriptLoader.parse(
             """

@@ -1,4 +1,5 @@
 import SkirmishGames
+import SkirmishTelemetry
 import Synchronization
 
 /// One desync episode as the run's outputs record it: which bot saw which part of which match diverge, from which
@@ -51,21 +52,63 @@ public struct DesyncEpisode: Sendable, Hashable, Codable {
     }
 }
 
-/// The first episodes of a run, shared by every loop of a swarm; the rest are only counted (`skirmish_desyncs_total`).
+/// The first episodes of a run, shared by every loop of a swarm, and how many log lines the episodes get.
+///
+/// The first ``capacity`` episodes are kept in full for `summary.json`, and each gets a warning line of its own. Past
+/// that, a server that disagrees with every bot would write a line per episode without end (a hostile one made 869
+/// lines in 8 s from 24 bots), so the rest are rate-limited as the server's rejections are: at most one line per
+/// part per ``interval``, each with the `count` of episodes it stands for; ``owed()`` gives the lines still owed when
+/// the run ends, so every episode is in exactly one line's count.
 ///
 /// Touched only when a desync happens, so the lock is off the hot path.
 final class DesyncEpisodeLog: Sendable {
-    /// Episodes kept in full for `summary.json`.
+    /// Episodes kept in full for `summary.json`, and episodes logged one line each.
     static let capacity = 100
-    private let state = Mutex<[DesyncEpisode]>([])
+    /// The shortest time between two rate-limited lines of one part.
+    static let interval = Duration.seconds(10)
 
-    /// Keeps `episode` if fewer than ``capacity`` are kept already.
-    func record(_ episode: DesyncEpisode) {
-        state.withLock { kept in
-            if kept.count < Self.capacity { kept.append(episode) }
+    private struct State {
+        var kept: [DesyncEpisode] = []
+        var linesInFull = 0
+        var limiter = LogRateLimiter<String>(interval: DesyncEpisodeLog.interval)
+    }
+
+    private let state = Mutex(State())
+    private let clock: @Sendable () -> Duration
+
+    /// - Parameter clock: the time for the rate limit, from any fixed origin (the monotonic clock unless a test
+    ///   drives it).
+    init(clock: @escaping @Sendable () -> Duration = DesyncEpisodeLog.monotonic) {
+        self.clock = clock
+    }
+
+    /// Keeps `episode` (when `keep` and fewer than ``capacity`` are kept already) and says how to log it: `1` for a
+    /// line of its own, a larger count for a line that also stands for episodes of its part suppressed before it, or
+    /// `nil` for no line now (it is counted in a later one).
+    func record(_ episode: DesyncEpisode, keep: Bool = true) -> Int? {
+        let now = clock()
+        return state.withLock { state in
+            if keep, state.kept.count < Self.capacity { state.kept.append(episode) }
+            guard state.linesInFull >= Self.capacity else {
+                state.linesInFull += 1
+                return 1
+            }
+            return state.limiter.record(episode.part, now: now)
+        }
+    }
+
+    /// The lines owed at the end of a run: each part with episodes no line has counted yet, and how many.
+    func owed() -> [(part: String, count: Int)] {
+        let now = clock()
+        return state.withLock { state in
+            state.limiter.due(now: now + Self.interval).map { (part: $0.key, count: $0.count) }
         }
     }
 
     /// The episodes kept, in the order they were recorded.
-    var kept: [DesyncEpisode] { state.withLock { $0 } }
+    var kept: [DesyncEpisode] { state.withLock { $0.kept } }
+
+    /// Time on the monotonic clock since the first call.
+    @Sendable static func monotonic() -> Duration { origin.duration(to: .now) }
+    private static let origin = ContinuousClock.now
 }

@@ -201,7 +201,8 @@ final class Meters {
         if isLegit { shard.record(id, value: value) }
     }
 
-    /// Counts one desync episode: its series, its detection delay, the run's episode log and one warning line.
+    /// Counts one desync episode: its series, its detection delay, the run's episode log and its warning line (one
+    /// per episode for the run's first ``DesyncEpisodeLog/capacity``, rate-limited per part after that).
     func desync(
         _ desync: Desync, since: UInt32? = nil, detectionSeconds: Double?, bot: Int, match: UInt32, rttSeconds: Double
     ) {
@@ -214,7 +215,7 @@ final class Meters {
             bot: bot, persona: persona, game: spec.gameName, match: match, part: desync.part, tick: desync.tick,
             since: since, detectionSeconds: detectionSeconds, rttSeconds: rttSeconds, expected: desync.expected,
             observed: desync.observed)
-        if isLegit { episodes.record(episode) }
+        guard let count = episodes.record(episode, keep: isLegit) else { return }
         var metadata: Logger.Metadata = [
             "bot.id": "\(episode.bot)", "match.id": "\(episode.match)",
             "tick": "\(episode.tick.map { "\($0)" } ?? "none")", "part": "\(episode.part)",
@@ -226,6 +227,11 @@ final class Meters {
         }
         if let delay = episode.detectionSeconds { metadata["detection.seconds"] = "\(delay)" }
         metadata["rtt.seconds"] = "\(episode.rttSeconds)"
+        if count > 1 {
+            // Past the run's first episodes: this line also stands for those of its part since the previous one.
+            metadata["count"] = "\(count)"
+            metadata["suppressed"] = "\(count - 1)"
+        }
         logger.warning("desync: the replica disagrees with the server", metadata: metadata)
     }
 

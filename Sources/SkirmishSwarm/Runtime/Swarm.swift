@@ -27,7 +27,8 @@ public final class Swarm: Sendable {
     /// and WebSocket sessions.
     ///
     /// `logger` receives the run's start and end with its settings, threshold aborts, desync episodes (one line per
-    /// episode, with `bot.id`, `match.id`, `tick` and `part`) and failed resumes and handshakes (at most one line per
+    /// episode, with `bot.id`, `match.id`, `tick` and `part`, for the run's first 100; then at most one line per part
+    /// every 10 s, with the `count` of episodes it stands for) and failed resumes and handshakes (at most one line per
     /// kind per loop every 10 s); its lines carry `run` and `shard`, and the bots' lines `persona` too.
     public init(
         configuration: SwarmConfiguration, group: any EventLoopGroup,
@@ -172,6 +173,11 @@ public final class Swarm: Sendable {
         judge.finish(final, at: elapsed.seconds)
         samples.record(final, at: elapsed.seconds, personas: legit)
         samples.finish()
+        for (part, count) in episodes.owed() {
+            logger.warning(
+                "desync episodes since the last line",
+                metadata: ["part": "\(part)", "count": "\(count)", "suppressed": "\(count)"])
+        }
         logger.info(
             "swarm finished",
             metadata: [

@@ -16,11 +16,12 @@ package struct LogOutput: Sendable {
         self.write = write
     }
 
-    /// Unbuffered `write(2)` calls on stderr, so lines from several threads never interleave mid-line (each line is
-    /// one call unless the kernel takes it in parts) and nothing is lost in a buffer when the process ends.
+    /// Stderr through ``LogWriter/standardError``: lines from several threads are queued whole and in order, and
+    /// written by the writer's own thread, so a reader who stops reading never blocks a logging thread.
     ///
-    /// A line that cannot be written (stderr closed, a full disk) is dropped: a log must never stop the program.
-    package static let standardError = LogOutput { line in writeAll(line, to: STDERR_FILENO) }
+    /// A line that cannot be written (stderr closed, a full disk) or finds the queue full is dropped: a log must
+    /// never stop the program.
+    package static let standardError = LogOutput { line in LogWriter.standardError.write(line) }
 
     /// Writes every byte of `text` to `descriptor`, retrying after a signal; gives up quietly on any other error.
     package static func writeAll(_ text: String, to descriptor: Int32) {

@@ -108,7 +108,7 @@ struct SwarmBench: AsyncParsableCommand {
                 BenchProcess.terminateAll()
                 if let temporary { try? FileManager.default.removeItem(at: temporary) }
                 Console.note("\(signal == .sigint ? "SIGINT" : "SIGTERM"): stopped the benchmark and its processes")
-                Self.exit(withError: ExitCode(signal == .sigint ? 130 : 143))
+                Skirmish.exit(afterLogs: ExitCode(signal == .sigint ? 130 : 143))
             }
         }
         defer { watcher.cancel() }

@@ -44,17 +44,15 @@ enum Console {
         return logger
     }
 
-    /// Writes to stderr unbuffered (a `write(2)`: safe from any thread, in order).
+    /// Writes to stderr through the log writer: queued in order from any thread, written by the writer's own thread,
+    /// so a stderr nobody reads costs lines, never the run (its stop, its summary).
     static func error(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                if written <= 0 { return }
-                offset += written
-            }
-        }
+        LogWriter.standardError.write(text)
+    }
+
+    /// Gives stderr up to two seconds to take what is queued; called before the process exits.
+    static func finish() {
+        LogWriter.standardError.drain(within: .seconds(2))
     }
 
     /// The progress line drawn in place on the terminal, while there is one.
@@ -89,8 +87,8 @@ enum Console {
     /// written, the progress line drawn again), so a log line never lands in the middle of the progress line.
     static let logOutput = LogOutput { text in
         liveLine.withLock { live in
-            guard let live else { return LogOutput.writeAll(text, to: STDERR_FILENO) }
-            LogOutput.writeAll("\r\u{1B}[2K" + text + live, to: STDERR_FILENO)
+            guard let live else { return error(text) }
+            error("\r\u{1B}[2K" + text + live)
         }
     }
 

@@ -17,15 +17,22 @@ extension Skirmish {
             } else {
                 try command.run()
             }
+            Console.finish()
         } catch let error as ListenError {
             // A port someone else holds is bad input too: the message names the listener and the flag to change.
             Console.error("Error: \(error)\n")
-            exit(withError: ExitCode(2))
+            exit(afterLogs: ExitCode(2))
         } catch {
-            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            guard exitCode(for: error) == .validationFailure else { exit(afterLogs: error) }
             let message = fullMessage(for: error)
             if !message.isEmpty { Console.error(message + "\n") }
-            exit(withError: ExitCode(2))
+            exit(afterLogs: ExitCode(2))
         }
+    }
+
+    /// Exits as `exit(withError:)` does, once stderr has taken what is queued for it (at most two seconds).
+    static func exit(afterLogs error: any Error) -> Never {
+        Console.finish()
+        exit(withError: error)
     }
 }
