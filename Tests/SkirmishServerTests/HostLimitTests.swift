@@ -167,6 +167,42 @@ import Testing
         #expect(stats.sessions == 16)
     }
 
+    /// A spoofer forging a host's address (other ports) and its prefix's floods the unverified budgets of both, and
+    /// a new player of that host still joins every time: its first Hello is charged to its own port alone (it only
+    /// asks for a Challenge), and its second proves the address with the cookie, so it is counted with verified
+    /// traffic, which no spoofer reaches (issue 24, item 6).
+    @Test func aHostUnderASpoofedFloodStillJoins() throws {
+        var harness = Self.harness()
+        var random = SeededRandom(seed: 24)
+        let victim = Self.loopback(0, 3, 1)
+        var joined = 0
+        for packet in 0..<50_000 {
+            // 50,000 packets in one second, a third each: garbage from the victim's own address on random ports,
+            // cookie-less Hellos from there, and garbage from the rest of its /24.
+            let bits = random.next()
+            let port = 1_024 + Int((bits >> 16) % 60_000)
+            switch packet % 3 {
+            case 0: harness.sendRaw([0x53], from: Self.address(victim, port: port))
+            case 1:
+                harness.send(
+                    Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2))), from: Self.address(victim, port: port)
+                )
+            default:
+                harness.sendRaw([0x53], from: Self.address(Self.loopback(0, 3, UInt32(2 + bits % 250)), port: port))
+            }
+            _ = harness.drain()
+            // Ten new players of the victim's host arrive in the middle of the flood, from ports it did not forge.
+            if packet % 5_000 == 4_999, (try? harness.join(Self.address(victim, port: 2 + packet / 5_000))) != nil {
+                joined += 1
+            }
+        }
+        #expect(joined == 10, "every new player of the flooded host was seated")
+        let stats = harness.core.stats
+        #expect(
+            stats.rejections(.hostRateLimited) + stats.rejections(.prefixRateLimited) > 10_000, "the flood was held")
+        #expect(stats.sessions == 10)
+    }
+
     @Test func oneHostsTenThousandHandshakesCannotTakeAllMatches() throws {
         var harness = Self.harness { $0.maxMatches = 200 }
         let attacker = Self.loopback(0, 0, 9)

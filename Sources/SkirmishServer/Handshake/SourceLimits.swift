@@ -50,35 +50,51 @@ package struct SourceLimits: Sendable {
 
     // MARK: Rates
 
+    /// What a packet proved about its sender, which decides the budgets it is counted in.
+    package enum Proof: Sendable, Hashable {
+        /// Nothing: counted in the unverified budgets of its sender, host and prefix, which a spoofer forging that
+        /// address (or one of its host or prefix) can use up.
+        case none
+        /// A `Hello` without a cookie, from an address that holds no session: answered only with a `Challenge` (smaller
+        /// than the padded Hello, and nothing kept), so it is counted against its sender alone. Counted in its host's
+        /// unverified budget, it would be the one packet of an honest join that a spoofer flooding that host (or its
+        /// prefix) from other ports could keep from ever being answered.
+        case cookieRequest
+        /// Its address or its session: a `Hello` carrying a valid cookie, a datagram whose trailer verified, or a
+        /// packet on a stream. Counted in budgets of their own, which no spoofer can reach.
+        case verified
+    }
+
     /// Counts one packet from `connection` at `now` (nanoseconds) unless a limit refuses it: the reason, or `nil`.
     ///
     /// A packet is counted against its sender, host and prefix only when all three admit it, so a refused packet
     /// uses up nothing.
     ///
-    /// `verified` says the packet proved its session (its trailer verified under the session key, or it came on a
-    /// stream connection): verified and unverified packets are counted in budgets of their own, so a spoofer who
-    /// forges a player's address (or its host, or its prefix) uses up only the unverified budget — new handshakes
-    /// from there — never the player's own.
-    package mutating func admitPacket(from connection: ConnectionID, verified: Bool, now: UInt64) -> Rejection? {
-        let proof: UInt64 = verified ? 0 : 1 << 8
+    /// `proof` says what the packet proved (``Proof``): verified and unverified packets are counted in budgets of
+    /// their own, so a spoofer who forges a player's address (or its host, or its prefix) uses up only the unverified
+    /// budget — never the player's own, nor what a new player of that host needs once it holds a cookie.
+    package mutating func admitPacket(from connection: ConnectionID, proof: Proof, now: UInt64) -> Rejection? {
+        let proofBits: UInt64 = proof == .verified ? 0 : 1 << 8
         let sender: UInt64
         switch connection {
         case .datagram(let address):
             sender = packets.hash(
                 address.high, address.low,
-                Kind.sender.rawValue << 56 | proof << 32 | UInt64(address.scope) << 24 | UInt64(address.version) << 16
-                    | UInt64(address.port))
+                Kind.sender.rawValue << 56 | proofBits << 32 | UInt64(address.scope) << 24
+                    | UInt64(address.version) << 16 | UInt64(address.port))
         case .stream(let id):
             sender = packets.hash(id, 0, Kind.sender.rawValue << 56 | 1 << 32)
         }
         guard packets.estimate(sender, now: now) + 1 <= packetRate else { return .rateLimited }
-        guard limits.packetsPerHost != nil || limits.packetsPerPrefix != nil, let host = host(of: connection) else {
+        guard proof != .cookieRequest, limits.packetsPerHost != nil || limits.packetsPerPrefix != nil,
+            let host = host(of: connection)
+        else {
             packets.record(sender)
             return nil
         }
-        let hostKey = host.sketchHash(packets, kind: Kind.host.rawValue | proof)
+        let hostKey = host.sketchHash(packets, kind: Kind.host.rawValue | proofBits)
         if let rate = limits.packetsPerHost, packets.estimate(hostKey, now: now) + 1 > rate { return .hostRateLimited }
-        let prefixKey = prefix(of: host).sketchHash(packets, kind: Kind.prefix.rawValue | proof)
+        let prefixKey = prefix(of: host).sketchHash(packets, kind: Kind.prefix.rawValue | proofBits)
         if let rate = limits.packetsPerPrefix, packets.estimate(prefixKey, now: now) + 1 > rate {
             return .prefixRateLimited
         }
