@@ -84,8 +84,9 @@ extension ServerConfiguration {
     public struct HostLimits: Sendable, Hashable {
         /// Leading bits of an IPv4 address that make its prefix.
         public var ipv4Prefix = 24
-        /// Leading bits of an IPv6 address that make its prefix.
-        public var ipv6Prefix = 64
+        /// Leading bits of an IPv6 address that make its prefix: 56, what a provider usually hands one customer
+        /// (RIPE-690 recommends a /56 or a /48), so a home's 256 /64 networks count as one.
+        public var ipv6Prefix = 56
         /// Sessions one host may hold at once (attached or awaiting resume).
         public var sessionsPerHost: Int?
         /// Sessions one prefix may hold at once.
@@ -98,6 +99,12 @@ extension ServerConfiguration {
         public var packetsPerHost: Double?
         /// Packets per second one prefix may send.
         public var packetsPerPrefix: Double?
+        /// The largest fraction of the server's sessions (``ServerConfiguration/maxSessions``) and of its matches
+        /// (``ServerConfiguration/maxMatches``) one prefix may hold, so that at least 1 ÷ share networks are needed to
+        /// fill the server however many hosts each has. A prefix counts the matches its players opened (a player
+        /// who joins a forming match opens none); one at its share is refused a seat that would open another
+        /// (`prefix_matches_full`), and a session beyond its share of sessions is `prefix_sessions_full`.
+        public var prefixShare: Double?
 
         /// No limit per host or prefix; set the fields you want.
         public init() {}
@@ -106,7 +113,9 @@ extension ServerConfiguration {
         public static let none = HostLimits()
 
         /// Room for a household or a small office behind one address (64 players at 30 Hz inputs plus acks), a
-        /// few times that per prefix, and far less than a whole server for either.
+        /// few times that per prefix, and far less than a whole server for either: one prefix holds at most 1/128 of
+        /// the sessions and of the matches (156 and 39 of the default 20,000 and 5,000), so filling the server takes
+        /// 128 networks.
         public static let standard: HostLimits = {
             var limits = HostLimits()
             limits.sessionsPerHost = 64
@@ -115,6 +124,7 @@ extension ServerConfiguration {
             limits.handshakesPerPrefix = 80
             limits.packetsPerHost = 4_000
             limits.packetsPerPrefix = 16_000
+            limits.prefixShare = 1.0 / 128
             return limits
         }()
     }

@@ -302,6 +302,10 @@ package struct ServerCore: Sendable {
             stats.reject(.serverFull)
             return reject(.serverFull, "server runs its maximum number of matches", to: connection)
         }
+        if hello.match == 0, matchmaker.opensMatch(at: table), let refusal = limits.admitMatch(from: connection) {
+            stats.reject(refusal)
+            return reject(.serverFull, "your network holds its share of this server's matches", to: connection)
+        }
         let id = nextPeerID()
         let seated: Matchmaker.Seating
         switch matchmaker.seat(peer: id, at: table, requested: hello.match, now: now.uptimeNanoseconds) {
@@ -333,6 +337,7 @@ package struct ServerCore: Sendable {
         if seated.isNew {
             seating[seated.match] = Array(repeating: nil, count: table.seats)
             matches[seated.match] = newMatch(table, id: seated.match)
+            limits.matchOpened(seated.match, from: connection)
         }
         seating[seated.match]?[seated.seat] = id
         matches[seated.match]?.seatFilled(seated.seat, peer: id, now: now, into: &outputs)
@@ -546,6 +551,7 @@ package struct ServerCore: Sendable {
             }
             if let game = gameOf(expired.match) { stats.games[game, default: .init()].abandoned &+= 1 }
             matches[expired.match] = nil
+            limits.matchClosed(expired.match)
             seating[expired.match] = nil
             unsettledMatches.remove(expired.match)
             talliedMatches.remove(expired.match)
@@ -585,6 +591,7 @@ package struct ServerCore: Sendable {
             if seating[peer.match]?.allSatisfy({ $0 == nil }) == true {
                 seating[peer.match] = nil
                 matches[peer.match] = nil
+                limits.matchClosed(peer.match)
                 unsettledMatches.remove(peer.match)
                 talliedMatches.remove(peer.match)
             }
@@ -640,6 +647,7 @@ package struct ServerCore: Sendable {
         if outputs.messages.isEmpty { outputs.messages = messages }
         if let index = matches.index(forKey: match), isOver(index) {
             matches[match] = nil
+            limits.matchClosed(match)
             unsettledMatches.remove(match)
             talliedMatches.remove(match)
             for case let id? in seating[match] ?? [] {

@@ -1,6 +1,7 @@
 import SkirmishNet
 
-/// The server's limits per sender, per host and per prefix: packets and handshakes per second, sessions held.
+/// The server's limits per sender, per host and per prefix: packets and handshakes per second, sessions and matches
+/// held.
 ///
 /// Rates are kept in ``RateSketch``es of fixed size, so no flood of new (spoofed) sources can fill a table or evict
 /// an honest sender's count; sessions are counted per host and prefix in tables that hold one entry per source that
@@ -20,6 +21,12 @@ package struct SourceLimits: Sendable {
     private var sessionHosts: [UInt32: SourceHost] = [:]
     private var sessionsByHost: [SourceHost: Int] = [:]
     private var sessionsByPrefix: [SourceHost: Int] = [:]
+    /// Sessions and matches one prefix may hold: its ``ServerConfiguration/HostLimits/prefixShare`` of the server's.
+    private let sessionsPerPrefix: Int?
+    private let matchesPerPrefix: Int?
+    /// The prefix whose player opened each match that counts against a share, and how many each prefix opened.
+    private var matchPrefixes: [UInt32: SourceHost] = [:]
+    private var matchesByPrefix: [SourceHost: Int] = [:]
 
     /// Counters per row of the packet sketch: 2 × 4 × 32,768 × 4 bytes = 1 MiB.
     package static let packetSketchWidth = 1 << 15
@@ -31,6 +38,10 @@ package struct SourceLimits: Sendable {
         limits = configuration.hostLimits
         packets = RateSketch(width: Self.packetSketchWidth)
         handshakes = RateSketch(width: Self.handshakeSketchWidth)
+        let share = configuration.hostLimits.prefixShare
+        let sessionShare = share.map { max(1, Int(Double(configuration.maxSessions) * $0)) }
+        sessionsPerPrefix = [limits.sessionsPerPrefix, sessionShare].compactMap { $0 }.min()
+        matchesPerPrefix = share.map { max(1, Int(Double(configuration.maxMatches) * $0)) }
     }
 
     // MARK: Streams
@@ -127,14 +138,14 @@ package struct SourceLimits: Sendable {
     package func admitSession(from connection: ConnectionID) -> Rejection? {
         guard let host = host(of: connection) else { return nil }
         if let most = limits.sessionsPerHost, sessionsByHost[host, default: 0] >= most { return .hostSessionsFull }
-        if let most = limits.sessionsPerPrefix, sessionsByPrefix[prefix(of: host), default: 0] >= most {
+        if let most = sessionsPerPrefix, sessionsByPrefix[prefix(of: host), default: 0] >= most {
             return .prefixSessionsFull
         }
         return nil
     }
 
     package mutating func sessionOpened(_ id: UInt32, from connection: ConnectionID) {
-        guard limits.sessionsPerHost != nil || limits.sessionsPerPrefix != nil, let host = host(of: connection) else {
+        guard limits.sessionsPerHost != nil || sessionsPerPrefix != nil, let host = host(of: connection) else {
             return
         }
         sessionHosts[id] = host
@@ -150,6 +161,27 @@ package struct SourceLimits: Sendable {
 
     /// Sessions held by `host`'s address.
     package func sessions(ofHost host: SourceHost) -> Int { sessionsByHost[host, default: 0] }
+
+    // MARK: Matches
+
+    /// Whether `connection`'s prefix may open one more match: ``Rejection/prefixMatchesFull`` once it holds its share.
+    package func admitMatch(from connection: ConnectionID) -> Rejection? {
+        guard let most = matchesPerPrefix, let host = host(of: connection) else { return nil }
+        return matchesByPrefix[prefix(of: host), default: 0] >= most ? .prefixMatchesFull : nil
+    }
+
+    /// `match` was opened by a player on `connection`: it counts against that player's prefix until it closes.
+    package mutating func matchOpened(_ match: UInt32, from connection: ConnectionID) {
+        guard matchesPerPrefix != nil, let host = host(of: connection) else { return }
+        let prefix = prefix(of: host)
+        matchPrefixes[match] = prefix
+        matchesByPrefix[prefix, default: 0] += 1
+    }
+
+    package mutating func matchClosed(_ match: UInt32) {
+        guard let prefix = matchPrefixes.removeValue(forKey: match) else { return }
+        Self.decrement(&matchesByPrefix, prefix)
+    }
 
     // MARK: Keys
 
