@@ -137,20 +137,52 @@ extension ServerConfiguration {
         /// server whose clients are the tool's own bots on 127.0.0.1; ``standard`` (what `skirmish serve` applies)
         /// holds one host to 1,024.
         public var maxConnectionsPerHost = 16_384
+        /// Connections one prefix (``HostLimits/ipv4Prefix``, ``HostLimits/ipv6Prefix``) may hold open at once: as many
+        /// as ``maxConnections`` by default; ``standard`` holds one prefix to 2,048, so filling the server takes eight
+        /// networks, not 17 hosts of one.
+        public var maxConnectionsPerPrefix = 16_384
         /// A connection that sends nothing for this long is closed (a half-open or abandoned one).
         public var idleTimeout: TimeAmount = .seconds(30)
         /// A started frame (or an HTTP request head) must be complete within this long, or the connection closes:
         /// a sender that stops half-way holds no buffer past it.
         public var frameTimeout: TimeAmount = .seconds(10)
+        /// The open-file limit to fit the caps under instead of the process's own (tests); `nil` reads the process's.
+        package var descriptorLimit: Int?
 
-        /// The in-process defaults: 16,384 connections, as many per host, a 30 s idle timeout and a 10 s frame timeout.
+        /// The in-process defaults: 16,384 connections, as many per host and per prefix, a 30 s idle timeout and a
+        /// 10 s frame timeout.
         public init() {}
 
-        /// The caps `skirmish serve` applies: no host holds more than 1,024 connections.
+        /// The caps `skirmish serve` applies: no host holds more than 1,024 connections, no prefix more than 2,048.
         public static let standard: ConnectionLimits = {
             var limits = ConnectionLimits()
             limits.maxConnectionsPerHost = 1_024
+            limits.maxConnectionsPerPrefix = 2_048
             return limits
         }()
+
+        /// Descriptors kept out of the caps under an open-file limit of `descriptors`: the listeners, the event
+        /// loops' own descriptors, log files, the metrics exporter, and the one a refused connection takes between
+        /// its `accept` and its close — 64, plus 1/16 of the limit.
+        package static func reserved(under descriptors: Int) -> Int { 64 + descriptors / 16 }
+
+        /// These caps fitted under an open-file limit of `descriptors`: at most the limit less ``reserved(under:)``
+        /// connections, and the caps per host and per prefix scaled down in the same proportion, so that a host
+        /// still holds the same share of the server. Beyond the limit `accept` fails and every new connection
+        /// (a player, a WebSocket, a `/metrics` scrape) waits in the backlog; under the fitted caps it is refused or
+        /// admitted at once.
+        package func fitted(toDescriptors descriptors: Int) -> ConnectionLimits {
+            let room = max(1, descriptors - Self.reserved(under: descriptors))
+            guard room < maxConnections else { return self }
+            var fitted = self
+            fitted.maxConnections = room
+            fitted.maxConnectionsPerHost = Self.scaled(maxConnectionsPerHost, from: maxConnections, to: room)
+            fitted.maxConnectionsPerPrefix = Self.scaled(maxConnectionsPerPrefix, from: maxConnections, to: room)
+            return fitted
+        }
+
+        private static func scaled(_ cap: Int, from total: Int, to room: Int) -> Int {
+            max(1, min(room, Int((Double(cap) * Double(room) / Double(total)).rounded(.down))))
+        }
     }
 }

@@ -119,6 +119,7 @@ struct Serve: AsyncParsableCommand {
         configuration.connections = connectionLimits.limits
         if hostLimits.noHostLimits {
             configuration.connections.maxConnectionsPerHost = configuration.connections.maxConnections
+            configuration.connections.maxConnectionsPerPrefix = configuration.connections.maxConnections
         }
         Console.note(OpenFileLimit.raiseToHard())
         let runID = RunID.make(script: "serve", at: Date())
@@ -218,6 +219,9 @@ struct ConnectionLimitOptions: ParsableArguments {
     @Option(help: "Most connections one host may hold open at once (lifted by --no-host-limits).")
     var maxConnectionsPerHost = ServerConfiguration.ConnectionLimits.standard.maxConnectionsPerHost
 
+    @Option(help: "Most connections one prefix may hold open at once (lifted by --no-host-limits).")
+    var maxConnectionsPerPrefix = ServerConfiguration.ConnectionLimits.standard.maxConnectionsPerPrefix
+
     @Option(help: "Seconds a connection may send nothing before it is closed (half-open connections).")
     var idleTimeout = Int(ServerConfiguration.ConnectionLimits().idleTimeout.seconds)
 
@@ -227,6 +231,7 @@ struct ConnectionLimitOptions: ParsableArguments {
     func check() throws {
         for (name, value) in [
             ("--max-connections", maxConnections), ("--max-connections-per-host", maxConnectionsPerHost),
+            ("--max-connections-per-prefix", maxConnectionsPerPrefix),
             ("--idle-timeout", idleTimeout), ("--frame-timeout", frameTimeout),
         ] where value < 1 {
             throw ValidationError("\(name) must be at least 1; got \(value).")
@@ -237,6 +242,7 @@ struct ConnectionLimitOptions: ParsableArguments {
         var limits = ServerConfiguration.ConnectionLimits()
         limits.maxConnections = maxConnections
         limits.maxConnectionsPerHost = maxConnectionsPerHost
+        limits.maxConnectionsPerPrefix = maxConnectionsPerPrefix
         limits.idleTimeout = .seconds(Int64(idleTimeout))
         limits.frameTimeout = .seconds(Int64(frameTimeout))
         return limits
