@@ -131,7 +131,8 @@ import Testing
     }
 
     @Test func handshakesPerPrefixAreRateLimited() throws {
-        var harness = Self.harness()
+        // The prefix's share of the matches (39 of 5,000) would bind before its handshake rate.
+        var harness = Self.harness { $0.hostLimits.prefixShare = nil }
         var welcomed = 0
         for host in 1...100 where (try? harness.join(Self.address(Self.loopback(0, 8, UInt32(host)), port: 1))) != nil {
             welcomed += 1
@@ -167,6 +168,42 @@ import Testing
         #expect(stats.sessions == 16)
     }
 
+    /// A spoofer forging a host's address (other ports) and its prefix's floods the unverified budgets of both, and
+    /// a new player of that host still joins every time: its first Hello is charged to its own port alone (it only
+    /// asks for a Challenge), and its second proves the address with the cookie, so it is counted with verified
+    /// traffic, which no spoofer reaches (issue 24, item 6).
+    @Test func aHostUnderASpoofedFloodStillJoins() throws {
+        var harness = Self.harness()
+        var random = SeededRandom(seed: 24)
+        let victim = Self.loopback(0, 3, 1)
+        var joined = 0
+        for packet in 0..<50_000 {
+            // 50,000 packets in one second, a third each: garbage from the victim's own address on random ports,
+            // cookie-less Hellos from there, and garbage from the rest of its /24.
+            let bits = random.next()
+            let port = 1_024 + Int((bits >> 16) % 60_000)
+            switch packet % 3 {
+            case 0: harness.sendRaw([0x53], from: Self.address(victim, port: port))
+            case 1:
+                harness.send(
+                    Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2))), from: Self.address(victim, port: port)
+                )
+            default:
+                harness.sendRaw([0x53], from: Self.address(Self.loopback(0, 3, UInt32(2 + bits % 250)), port: port))
+            }
+            _ = harness.drain()
+            // Ten new players of the victim's host arrive in the middle of the flood, from ports it did not forge.
+            if packet % 5_000 == 4_999, (try? harness.join(Self.address(victim, port: 2 + packet / 5_000))) != nil {
+                joined += 1
+            }
+        }
+        #expect(joined == 10, "every new player of the flooded host was seated")
+        let stats = harness.core.stats
+        #expect(
+            stats.rejections(.hostRateLimited) + stats.rejections(.prefixRateLimited) > 10_000, "the flood was held")
+        #expect(stats.sessions == 10)
+    }
+
     @Test func oneHostsTenThousandHandshakesCannotTakeAllMatches() throws {
         var harness = Self.harness { $0.maxMatches = 200 }
         let attacker = Self.loopback(0, 0, 9)
@@ -192,6 +229,49 @@ import Testing
         }
         #expect(seated == 32)
         #expect(harness.core.stats.rejections(.serverFull) == 0)
+    }
+
+    /// Sixteen hosts of one /24 under their own limits cannot take the server's matches: the prefix holds at most its
+    /// share, and other networks are seated beside it (issue 24, item 7).
+    @Test func onePrefixHoldsAtMostItsShareOfTheMatches() throws {
+        var harness = Self.harness {
+            $0.maxMatches = 1_000
+            $0.hostLimits.prefixShare = 1.0 / 100
+        }
+        var seated = 0
+        for attempt in 0..<640 {
+            // 16 hosts of 127.0.10.0/24, 40 Puck players each, 40 handshakes a second (under every rate limit).
+            let player = Self.address(Self.loopback(0, 10, UInt32(1 + attempt % 16)), port: 10_000 + attempt)
+            if (try? harness.join(player)) != nil { seated += 1 }
+            harness.now = harness.now + .milliseconds(25)
+            _ = harness.drain()
+        }
+        let stats = harness.core.stats
+        #expect(stats.matches == 10, "1/100 of 1,000 matches, whatever the hosts")
+        #expect(seated == 20, "two players to each of its ten matches")
+        #expect(stats.rejections(.prefixMatchesFull) == 640 - 20)
+        // Another network still opens matches, and a player of the full prefix may still join one it did not open.
+        let other = Self.address(Self.loopback(0, 11, 1), port: 10_000)
+        _ = try harness.join(other)
+        _ = try harness.join(Self.address(Self.loopback(0, 10, 1), port: 20_000))
+        #expect(harness.core.stats.matches == 11)
+        #expect(harness.core.stats.sessions == 22)
+    }
+
+    @Test func aPrefixHoldsAtMostItsShareOfTheSessions() throws {
+        var harness = Self.harness {
+            $0.maxSessions = 1_000
+            $0.hostLimits.prefixShare = 1.0 / 100
+        }
+        var welcomed = 0
+        for attempt in 0..<30 {
+            // Snap tables of four from five hosts: ten sessions fill the prefix's share, no match share binds first.
+            let player = Self.address(Self.loopback(0, 12, UInt32(1 + attempt % 5)), port: 10_000 + attempt)
+            if (try? harness.join(player, game: .snap, seats: 4)) != nil { welcomed += 1 }
+            harness.now = harness.now + .milliseconds(100)
+        }
+        #expect(welcomed == 10)
+        #expect(harness.core.stats.rejections(.prefixSessionsFull) == 20)
     }
 
     @Test func handshakesPerHostAreRateLimitedAndAnswered() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import SkirmishWire
+import Synchronization
 import Testing
 
 @testable import SkirmishServer
@@ -160,6 +161,116 @@ import Testing
         // The server read the flood (the kernel may drop part of a burst this size) and refused it as garbage.
         #expect(stats.rejected.reduce(0, +) > 1_000)
         #expect(stats.sessionsOpened == 16)
+        await fixture.stop()
+    }
+
+    /// A flood running on its own thread: told to stop, it reports how many datagrams it sent.
+    final class Flood: Sendable {
+        let stopped = Atomic<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<Int, any Error>>(.success(0))
+    }
+
+    /// Forges one-byte datagrams to the server from the honest players' own host (127.0.0.1, random ports) and the
+    /// rest of its /24, `perSecond` of them, until `stop` is set; returns how many the kernel took. Paced in batches
+    /// every millisecond (the attack's rate, not a wait for the server), so that a debug build reads them all and the
+    /// kernel drops none of the players' datagrams.
+    static func floodHost(serverPort: Int, perSecond: Int, until flood: Flood) throws -> Int {
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_RAW.rawValue), Int32(IPPROTO_RAW))
+        guard fd >= 0 else { throw SpoofingLoopbackTests.Failure("raw socket: errno \(errno)") }
+        defer { close(fd) }
+        var datagram = [UInt8](repeating: 0, count: 20 + 8 + 1)
+        datagram[0] = 0x45
+        datagram[3] = UInt8(datagram.count)
+        datagram[8] = 64
+        datagram[9] = UInt8(IPPROTO_UDP)
+        datagram.replaceSubrange(16..<20, with: [127, 0, 0, 1])
+        datagram[22] = UInt8(serverPort >> 8)
+        datagram[23] = UInt8(serverPort & 0xFF)
+        datagram[25] = 9
+        datagram[28] = 0x53
+        var server = SpoofingLoopbackTests.loopback(port: UInt16(serverPort))
+        var random = SeededRandom(seed: 24)
+        var sent = 0
+        var due = ContinuousClock.now
+        while !flood.stopped.load(ordering: .relaxed) {
+            for _ in 0..<max(1, perSecond / 1_000) {
+                let bits = random.next()
+                // Half from 127.0.0.1 itself, half from 127.0.0.2–254.
+                let host = bits & 1 == 0 ? 1 : 2 + UInt8(truncatingIfNeeded: bits >> 8) % 253
+                datagram.replaceSubrange(12..<16, with: [127, 0, 0, host])
+                let port = 1_024 + Int(bits >> 40) % 64_000
+                datagram[20] = UInt8(port >> 8)
+                datagram[21] = UInt8(port & 0xFF)
+                if SpoofingLoopbackTests.sendRaw(fd, datagram, to: &server) { sent += 1 }
+            }
+            due = due + .milliseconds(1)
+            let ahead = due - ContinuousClock.now
+            if ahead > .zero { Thread.sleep(forTimeInterval: Double(ahead.components.attoseconds) / 1e18) }
+        }
+        return sent
+    }
+
+    /// Issue 24, item 6: a flood forged from a host's address and its /24 uses up their unverified budgets, and new
+    /// players of that host are still seated, every one: the first Hello only asks for a Challenge and is charged to
+    /// its own port, and the second proves the address with its cookie.
+    @Test(.enabled(if: geteuid() == 0, "forging source addresses with a raw socket needs root"))
+    func newPlayersOfAHostUnderAForgedFloodAreSeated() async throws {
+        let fixture = try await ServerFixture.start {
+            $0.hostLimits = .standard
+            // Budgets that a paced flood, which a debug build reads in full, overruns 200- and 100-fold: before the
+            // fix a Hello got through by luck, and 6 of 8 players were seated within 15 s (a reference client gives up
+            // after 5 s).
+            $0.hostLimits.packetsPerHost = 10
+            $0.hostLimits.packetsPerPrefix = 40
+        }
+        let port = try #require(fixture.server.addresses.udp?.port)
+        let flood = Flood()
+        Thread {
+            let result = Result { try Self.floodHost(serverPort: port, perSecond: 4_000, until: flood) }
+            flood.result.withLock { $0 = result }
+            flood.done.signal()
+        }.start()
+        // The players come once the flood holds both budgets.
+        let held: Result<Void, any Error>
+        do {
+            try await eventually(within: .seconds(20)) {
+                let stats = try await fixture.stats()
+                return stats.rejections(.hostRateLimited) > 0 && stats.rejections(.prefixRateLimited) > 0
+            }
+            held = .success(())
+        } catch {
+            held = .failure(error)
+        }
+        let answers: Result<(sent: Int, joins: [Join]), any Error> = await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    returning: Result {
+                        defer { flood.stopped.store(true, ordering: .relaxed) }
+                        try held.get()
+                        var sockets: [Int32] = []
+                        defer { for fd in sockets { close(fd) } }
+                        var joins: [Join] = []
+                        for _ in 0..<10 {
+                            let fd = try Self.playerSocket(serverPort: port)
+                            sockets.append(fd)
+                            // The reference client's own patience: it gives up after 5 s without a Welcome.
+                            joins.append(try Self.join(on: fd, limit: .seconds(5)))
+                        }
+                        flood.stopped.store(true, ordering: .relaxed)
+                        guard flood.done.wait(timeout: .now() + 30) == .success else {
+                            throw SpoofingLoopbackTests.Failure("the flood did not stop")
+                        }
+                        return (try flood.result.withLock { try $0.get() }, joins)
+                    })
+            }.start()
+        }
+        let (sent, joins) = try answers.get()
+        print("forged flood on the players' /24: \(sent) datagrams at 4,000/s")
+        let welcomes = joins.filter { $0 == .welcomed }.count
+        #expect(welcomes == 10, "\(welcomes) of 10 new players of the flooded host were seated: \(joins)")
+        let stats = try await fixture.stats()
+        #expect(stats.sessionsOpened == 10)
         await fixture.stop()
     }
 }

@@ -35,9 +35,13 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
     case handshakeRateLimited
     case hostSessionsFull
     case prefixSessionsFull
+    /// A seat that would open a match for a prefix that holds its share of the matches (issue 24, item 7).
+    case prefixMatchesFull
     // Connections (issue 19, items 4 and 5): refused at accept, closed for idleness, refused WebSocket frames.
     case tooManyConnections
     case hostConnectionsFull
+    /// A connection from a prefix that holds its cap of connections (issue 24, item 4).
+    case prefixConnectionsFull
     case idleTimeout
     case frameTimeout
     case textFrame
@@ -48,6 +52,9 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
     case slowReader
     /// A TCP or WebSocket connection that took no seat within ``ServerCore/streamHandshakeLimit``.
     case handshakeTimeout
+    /// An HTTP connection that did not upgrade to a WebSocket within ``ServerCore/streamHandshakeLimit``: closed once
+    /// its current response is written (issue 24, item 4).
+    case httpTimeout
     /// A `Hello` for a game number the server's ``SkirmishGames/GameRegistry`` does not hold.
     case unknownGame
 
@@ -99,8 +106,10 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
         case .handshakeRateLimited: "handshake_rate_limited"
         case .hostSessionsFull: "host_sessions_full"
         case .prefixSessionsFull: "prefix_sessions_full"
+        case .prefixMatchesFull: "prefix_matches_full"
         case .tooManyConnections: "too_many_connections"
         case .hostConnectionsFull: "host_connections_full"
+        case .prefixConnectionsFull: "prefix_connections_full"
         case .idleTimeout: "idle_timeout"
         case .frameTimeout: "frame_timeout"
         case .textFrame: "text_frame"
@@ -109,6 +118,7 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
         case .acceptBackoff: "accept_backoff"
         case .slowReader: "slow_reader"
         case .handshakeTimeout: "handshake_timeout"
+        case .httpTimeout: "http_timeout"
         case .unknownGame: "unknown_game"
         }
     }

@@ -84,8 +84,9 @@ extension ServerConfiguration {
     public struct HostLimits: Sendable, Hashable {
         /// Leading bits of an IPv4 address that make its prefix.
         public var ipv4Prefix = 24
-        /// Leading bits of an IPv6 address that make its prefix.
-        public var ipv6Prefix = 64
+        /// Leading bits of an IPv6 address that make its prefix: 56, what a provider usually hands one customer
+        /// (RIPE-690 recommends a /56 or a /48), so a home's 256 /64 networks count as one.
+        public var ipv6Prefix = 56
         /// Sessions one host may hold at once (attached or awaiting resume).
         public var sessionsPerHost: Int?
         /// Sessions one prefix may hold at once.
@@ -98,6 +99,12 @@ extension ServerConfiguration {
         public var packetsPerHost: Double?
         /// Packets per second one prefix may send.
         public var packetsPerPrefix: Double?
+        /// The largest fraction of the server's sessions (``ServerConfiguration/maxSessions``) and of its matches
+        /// (``ServerConfiguration/maxMatches``) one prefix may hold, so that at least 1 ÷ share networks are needed to
+        /// fill the server however many hosts each has. A prefix counts the matches its players opened (a player
+        /// who joins a forming match opens none); one at its share is refused a seat that would open another
+        /// (`prefix_matches_full`), and a session beyond its share of sessions is `prefix_sessions_full`.
+        public var prefixShare: Double?
 
         /// No limit per host or prefix; set the fields you want.
         public init() {}
@@ -106,7 +113,9 @@ extension ServerConfiguration {
         public static let none = HostLimits()
 
         /// Room for a household or a small office behind one address (64 players at 30 Hz inputs plus acks), a
-        /// few times that per prefix, and far less than a whole server for either.
+        /// few times that per prefix, and far less than a whole server for either: one prefix holds at most 1/128 of
+        /// the sessions and of the matches (156 and 39 of the default 20,000 and 5,000), so filling the server takes
+        /// 128 networks.
         public static let standard: HostLimits = {
             var limits = HostLimits()
             limits.sessionsPerHost = 64
@@ -115,6 +124,7 @@ extension ServerConfiguration {
             limits.handshakesPerPrefix = 80
             limits.packetsPerHost = 4_000
             limits.packetsPerPrefix = 16_000
+            limits.prefixShare = 1.0 / 128
             return limits
         }()
     }
@@ -127,20 +137,52 @@ extension ServerConfiguration {
         /// server whose clients are the tool's own bots on 127.0.0.1; ``standard`` (what `skirmish serve` applies)
         /// holds one host to 1,024.
         public var maxConnectionsPerHost = 16_384
+        /// Connections one prefix (``HostLimits/ipv4Prefix``, ``HostLimits/ipv6Prefix``) may hold open at once: as many
+        /// as ``maxConnections`` by default; ``standard`` holds one prefix to 2,048, so filling the server takes eight
+        /// networks, not 17 hosts of one.
+        public var maxConnectionsPerPrefix = 16_384
         /// A connection that sends nothing for this long is closed (a half-open or abandoned one).
         public var idleTimeout: TimeAmount = .seconds(30)
         /// A started frame (or an HTTP request head) must be complete within this long, or the connection closes:
         /// a sender that stops half-way holds no buffer past it.
         public var frameTimeout: TimeAmount = .seconds(10)
+        /// The open-file limit to fit the caps under instead of the process's own (tests); `nil` reads the process's.
+        package var descriptorLimit: Int?
 
-        /// The in-process defaults: 16,384 connections, as many per host, a 30 s idle timeout and a 10 s frame timeout.
+        /// The in-process defaults: 16,384 connections, as many per host and per prefix, a 30 s idle timeout and a
+        /// 10 s frame timeout.
         public init() {}
 
-        /// The caps `skirmish serve` applies: no host holds more than 1,024 connections.
+        /// The caps `skirmish serve` applies: no host holds more than 1,024 connections, no prefix more than 2,048.
         public static let standard: ConnectionLimits = {
             var limits = ConnectionLimits()
             limits.maxConnectionsPerHost = 1_024
+            limits.maxConnectionsPerPrefix = 2_048
             return limits
         }()
+
+        /// Descriptors kept out of the caps under an open-file limit of `descriptors`: the listeners, the event
+        /// loops' own descriptors, log files, the metrics exporter, and the one a refused connection takes between
+        /// its `accept` and its close — 64, plus 1/16 of the limit.
+        package static func reserved(under descriptors: Int) -> Int { 64 + descriptors / 16 }
+
+        /// These caps fitted under an open-file limit of `descriptors`: at most the limit less ``reserved(under:)``
+        /// connections, and the caps per host and per prefix scaled down in the same proportion, so that a host
+        /// still holds the same share of the server. Beyond the limit `accept` fails and every new connection
+        /// (a player, a WebSocket, a `/metrics` scrape) waits in the backlog; under the fitted caps it is refused or
+        /// admitted at once.
+        package func fitted(toDescriptors descriptors: Int) -> ConnectionLimits {
+            let room = max(1, descriptors - Self.reserved(under: descriptors))
+            guard room < maxConnections else { return self }
+            var fitted = self
+            fitted.maxConnections = room
+            fitted.maxConnectionsPerHost = Self.scaled(maxConnectionsPerHost, from: maxConnections, to: room)
+            fitted.maxConnectionsPerPrefix = Self.scaled(maxConnectionsPerPrefix, from: maxConnections, to: room)
+            return fitted
+        }
+
+        private static func scaled(_ cap: Int, from total: Int, to room: Int) -> Int {
+            max(1, min(room, Int((Double(cap) * Double(room) / Double(total)).rounded(.down))))
+        }
     }
 }

@@ -67,36 +67,33 @@ package struct ServerCore: Sendable {
         // The trailer is checked before the limits are charged: a packet that proves its session is counted in the
         // session's own budgets, so a spoofer forging the player's address cannot use them up (`admitPacket`).
         guard bytes.count <= WireLimits.maxDatagram + SessionKey.trailerSize else {
-            guard admit(connection, verified: false, now: now) else { return }
+            guard admit(connection, proof: .none, now: now) else { return }
             return stats.reject(.tooLarge)
         }
         let session = byConnection[connection]
+        let isHello = (try? PacketHeader.peek(bytes))?.type == .hello
+        // A Hello from a new address is read before it is charged: what its cookie proves decides the budget.
+        if session == nil, isHello { return receiveHello(bytes, from: connection, now: now) }
         var body = bytes
         var verified = false
-        if let session, let slot = peers.index(forKey: session), let key = peek(slot, { $0.key }),
-            (try? PacketHeader.peek(bytes))?.type != .hello
-        {
+        if let session, let slot = peers.index(forKey: session), let key = peek(slot, { $0.key }), !isHello {
             guard let opened = key.open(bytes, from: .client) else {
-                guard admit(connection, verified: false, now: now) else { return }
+                guard admit(connection, proof: .none, now: now) else { return }
                 return stats.reject(.badMAC)
             }
             body = opened
             verified = true
         }
-        guard admit(connection, verified: verified, now: now) else { return }
+        guard admit(connection, proof: verified ? .verified : .none, now: now) else { return }
         guard body.count <= WireLimits.maxDatagram else { return stats.reject(.tooLarge) }
         let packet: Packet
         do throws(DecodeError) {
             packet = try Packet.decode(body, maxSize: WireLimits.maxDatagram)
         } catch .trailingBytes where session == nil && bytes.count > SessionKey.trailerSize {
-            // A resume's Hello may carry a trailer under the session key it wants back: proof of the key.
+            // Sealed, from an address without a session, and not a Hello: a session's that moved on or ended.
             let stripped = UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - SessionKey.trailerSize)])
-            guard let keyed = try? Packet.decode(stripped, maxSize: WireLimits.maxDatagram) else {
-                return stats.reject(.trailingBytes)
-            }
-            // Anything else sealed from an address without a session: a session's that moved on or ended.
-            guard case .hello = keyed.message else { return stats.reject(.unknownPeer) }
-            return handle(keyed, size: bytes.count, from: connection, session: nil, proof: bytes, now: now)
+            return stats.reject(
+                (try? Packet.decode(stripped, maxSize: WireLimits.maxDatagram)) == nil ? .trailingBytes : .unknownPeer)
         } catch {
             stats.reject(Rejection(error))
             return
@@ -104,12 +101,51 @@ package struct ServerCore: Sendable {
         handle(packet, size: bytes.count, from: connection, session: session, proof: nil, now: now)
     }
 
+    /// A datagram whose header says `Hello`, from an address that holds no session.
+    ///
+    /// It is decoded before it is charged, because its cookie decides which budget pays (``SourceLimits/Proof``): a
+    /// valid cookie proved the address, so the Hello is counted with verified traffic, where a spoofer flooding that
+    /// host cannot crowd it out; a zero cookie asks only for a `Challenge` and is counted against its sender alone;
+    /// anything else (a stale or foreign cookie, bytes that do not decode) is unverified. A resume's Hello may carry a
+    /// trailer under the session key it wants back: proof of the key.
+    private mutating func receiveHello(_ bytes: UnsafeRawBufferPointer, from connection: ConnectionID, now: NIODeadline)
+    {
+        var hello: Packet?
+        var sealedProof: UnsafeRawBufferPointer?
+        var failure: Rejection?
+        if bytes.count > WireLimits.maxDatagram {
+            failure = .tooLarge
+        } else {
+            do throws(DecodeError) {
+                hello = try Packet.decode(bytes, maxSize: WireLimits.maxDatagram)
+            } catch .trailingBytes where bytes.count > SessionKey.trailerSize {
+                let stripped = UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - SessionKey.trailerSize)])
+                hello = try? Packet.decode(stripped, maxSize: WireLimits.maxDatagram)
+                if hello == nil { failure = .trailingBytes } else { sealedProof = bytes }
+            } catch {
+                failure = Rejection(error)
+            }
+        }
+        guard admit(connection, proof: proof(of: hello, from: connection, now: now), now: now) else { return }
+        guard let hello else { return stats.reject(failure ?? .badValue) }
+        handle(hello, size: bytes.count, from: connection, session: nil, proof: sealedProof, now: now)
+    }
+
+    /// What a decoded Hello from `connection` proves about its address.
+    private func proof(of packet: Packet?, from connection: ConnectionID, now: NIODeadline) -> SourceLimits.Proof {
+        guard case .hello(let hello)? = packet?.message else { return .none }
+        guard case .datagram(let address) = connection else { return .verified }
+        if hello.cookie == .zero { return .cookieRequest }
+        return cookies.isValid(hello.cookie, for: Self.cookieKey(address), now: now.uptimeNanoseconds)
+            ? .verified : .none
+    }
+
     /// A packet a stream transport (TCP or WebSocket) already framed and decoded.
     ///
     /// Its bytes were counted as they were read (``read(bytes:)``); a match's bandwidth is sampled only when all its
     /// players are on UDP, so the packet adds no size to it.
     package mutating func receive(_ packet: Packet, from connection: ConnectionID, now: NIODeadline) {
-        guard admit(connection, verified: true, now: now) else { return }
+        guard admit(connection, proof: .verified, now: now) else { return }
         handle(packet, size: 0, from: connection, session: byConnection[connection], proof: nil, now: now)
     }
 
@@ -154,8 +190,8 @@ package struct ServerCore: Sendable {
     /// Counts a connection the IO layer refused or closed (caps, timeouts, refused WebSocket frames).
     package mutating func connectionRefused(_ reason: Rejection) { stats.reject(reason) }
 
-    private mutating func admit(_ connection: ConnectionID, verified: Bool, now: NIODeadline) -> Bool {
-        guard let refusal = limits.admitPacket(from: connection, verified: verified, now: now.uptimeNanoseconds) else {
+    private mutating func admit(_ connection: ConnectionID, proof: SourceLimits.Proof, now: NIODeadline) -> Bool {
+        guard let refusal = limits.admitPacket(from: connection, proof: proof, now: now.uptimeNanoseconds) else {
             return true
         }
         stats.reject(refusal)
@@ -266,6 +302,10 @@ package struct ServerCore: Sendable {
             stats.reject(.serverFull)
             return reject(.serverFull, "server runs its maximum number of matches", to: connection)
         }
+        if hello.match == 0, matchmaker.opensMatch(at: table), let refusal = limits.admitMatch(from: connection) {
+            stats.reject(refusal)
+            return reject(.serverFull, "your network holds its share of this server's matches", to: connection)
+        }
         let id = nextPeerID()
         let seated: Matchmaker.Seating
         switch matchmaker.seat(peer: id, at: table, requested: hello.match, now: now.uptimeNanoseconds) {
@@ -297,6 +337,7 @@ package struct ServerCore: Sendable {
         if seated.isNew {
             seating[seated.match] = Array(repeating: nil, count: table.seats)
             matches[seated.match] = newMatch(table, id: seated.match)
+            limits.matchOpened(seated.match, from: connection)
         }
         seating[seated.match]?[seated.seat] = id
         matches[seated.match]?.seatFilled(seated.seat, peer: id, now: now, into: &outputs)
@@ -510,6 +551,7 @@ package struct ServerCore: Sendable {
             }
             if let game = gameOf(expired.match) { stats.games[game, default: .init()].abandoned &+= 1 }
             matches[expired.match] = nil
+            limits.matchClosed(expired.match)
             seating[expired.match] = nil
             unsettledMatches.remove(expired.match)
             talliedMatches.remove(expired.match)
@@ -549,6 +591,7 @@ package struct ServerCore: Sendable {
             if seating[peer.match]?.allSatisfy({ $0 == nil }) == true {
                 seating[peer.match] = nil
                 matches[peer.match] = nil
+                limits.matchClosed(peer.match)
                 unsettledMatches.remove(peer.match)
                 talliedMatches.remove(peer.match)
             }
@@ -604,6 +647,7 @@ package struct ServerCore: Sendable {
         if outputs.messages.isEmpty { outputs.messages = messages }
         if let index = matches.index(forKey: match), isOver(index) {
             matches[match] = nil
+            limits.matchClosed(match)
             unsettledMatches.remove(match)
             talliedMatches.remove(match)
             for case let id? in seating[match] ?? [] {

@@ -4,7 +4,7 @@ import SkirmishNet
 ///
 /// Limits keyed on address and port let one machine multiply them by opening sockets (40 sockets on one IP sent
 /// 16,000 packets/s against a limit of 400); keyed on the host they hold against one machine, and keyed on the
-/// prefix (/24 of IPv4, /64 of IPv6 by default — what one customer of a provider usually holds) against one network.
+/// prefix (/24 of IPv4, /56 of IPv6 by default — what one customer of a provider usually holds) against one network.
 /// An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, what a dual-stack socket reports) counts as its IPv4 address.
 package struct SourceHost: Hashable, Sendable, CustomStringConvertible {
     /// 4 or 6.

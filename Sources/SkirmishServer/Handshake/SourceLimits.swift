@@ -1,6 +1,7 @@
 import SkirmishNet
 
-/// The server's limits per sender, per host and per prefix: packets and handshakes per second, sessions held.
+/// The server's limits per sender, per host and per prefix: packets and handshakes per second, sessions and matches
+/// held.
 ///
 /// Rates are kept in ``RateSketch``es of fixed size, so no flood of new (spoofed) sources can fill a table or evict
 /// an honest sender's count; sessions are counted per host and prefix in tables that hold one entry per source that
@@ -20,6 +21,12 @@ package struct SourceLimits: Sendable {
     private var sessionHosts: [UInt32: SourceHost] = [:]
     private var sessionsByHost: [SourceHost: Int] = [:]
     private var sessionsByPrefix: [SourceHost: Int] = [:]
+    /// Sessions and matches one prefix may hold: its ``ServerConfiguration/HostLimits/prefixShare`` of the server's.
+    private let sessionsPerPrefix: Int?
+    private let matchesPerPrefix: Int?
+    /// The prefix whose player opened each match that counts against a share, and how many each prefix opened.
+    private var matchPrefixes: [UInt32: SourceHost] = [:]
+    private var matchesByPrefix: [SourceHost: Int] = [:]
 
     /// Counters per row of the packet sketch: 2 × 4 × 32,768 × 4 bytes = 1 MiB.
     package static let packetSketchWidth = 1 << 15
@@ -31,6 +38,10 @@ package struct SourceLimits: Sendable {
         limits = configuration.hostLimits
         packets = RateSketch(width: Self.packetSketchWidth)
         handshakes = RateSketch(width: Self.handshakeSketchWidth)
+        let share = configuration.hostLimits.prefixShare
+        let sessionShare = share.map { max(1, Int(Double(configuration.maxSessions) * $0)) }
+        sessionsPerPrefix = [limits.sessionsPerPrefix, sessionShare].compactMap { $0 }.min()
+        matchesPerPrefix = share.map { max(1, Int(Double(configuration.maxMatches) * $0)) }
     }
 
     // MARK: Streams
@@ -50,35 +61,51 @@ package struct SourceLimits: Sendable {
 
     // MARK: Rates
 
+    /// What a packet proved about its sender, which decides the budgets it is counted in.
+    package enum Proof: Sendable, Hashable {
+        /// Nothing: counted in the unverified budgets of its sender, host and prefix, which a spoofer forging that
+        /// address (or one of its host or prefix) can use up.
+        case none
+        /// A `Hello` without a cookie, from an address that holds no session: answered only with a `Challenge` (smaller
+        /// than the padded Hello, and nothing kept), so it is counted against its sender alone. Counted in its host's
+        /// unverified budget, it would be the one packet of an honest join that a spoofer flooding that host (or its
+        /// prefix) from other ports could keep from ever being answered.
+        case cookieRequest
+        /// Its address or its session: a `Hello` carrying a valid cookie, a datagram whose trailer verified, or a
+        /// packet on a stream. Counted in budgets of their own, which no spoofer can reach.
+        case verified
+    }
+
     /// Counts one packet from `connection` at `now` (nanoseconds) unless a limit refuses it: the reason, or `nil`.
     ///
     /// A packet is counted against its sender, host and prefix only when all three admit it, so a refused packet
     /// uses up nothing.
     ///
-    /// `verified` says the packet proved its session (its trailer verified under the session key, or it came on a
-    /// stream connection): verified and unverified packets are counted in budgets of their own, so a spoofer who
-    /// forges a player's address (or its host, or its prefix) uses up only the unverified budget — new handshakes
-    /// from there — never the player's own.
-    package mutating func admitPacket(from connection: ConnectionID, verified: Bool, now: UInt64) -> Rejection? {
-        let proof: UInt64 = verified ? 0 : 1 << 8
+    /// `proof` says what the packet proved (``Proof``): verified and unverified packets are counted in budgets of
+    /// their own, so a spoofer who forges a player's address (or its host, or its prefix) uses up only the unverified
+    /// budget — never the player's own, nor what a new player of that host needs once it holds a cookie.
+    package mutating func admitPacket(from connection: ConnectionID, proof: Proof, now: UInt64) -> Rejection? {
+        let proofBits: UInt64 = proof == .verified ? 0 : 1 << 8
         let sender: UInt64
         switch connection {
         case .datagram(let address):
             sender = packets.hash(
                 address.high, address.low,
-                Kind.sender.rawValue << 56 | proof << 32 | UInt64(address.scope) << 24 | UInt64(address.version) << 16
-                    | UInt64(address.port))
+                Kind.sender.rawValue << 56 | proofBits << 32 | UInt64(address.scope) << 24
+                    | UInt64(address.version) << 16 | UInt64(address.port))
         case .stream(let id):
             sender = packets.hash(id, 0, Kind.sender.rawValue << 56 | 1 << 32)
         }
         guard packets.estimate(sender, now: now) + 1 <= packetRate else { return .rateLimited }
-        guard limits.packetsPerHost != nil || limits.packetsPerPrefix != nil, let host = host(of: connection) else {
+        guard proof != .cookieRequest, limits.packetsPerHost != nil || limits.packetsPerPrefix != nil,
+            let host = host(of: connection)
+        else {
             packets.record(sender)
             return nil
         }
-        let hostKey = host.sketchHash(packets, kind: Kind.host.rawValue | proof)
+        let hostKey = host.sketchHash(packets, kind: Kind.host.rawValue | proofBits)
         if let rate = limits.packetsPerHost, packets.estimate(hostKey, now: now) + 1 > rate { return .hostRateLimited }
-        let prefixKey = prefix(of: host).sketchHash(packets, kind: Kind.prefix.rawValue | proof)
+        let prefixKey = prefix(of: host).sketchHash(packets, kind: Kind.prefix.rawValue | proofBits)
         if let rate = limits.packetsPerPrefix, packets.estimate(prefixKey, now: now) + 1 > rate {
             return .prefixRateLimited
         }
@@ -111,14 +138,14 @@ package struct SourceLimits: Sendable {
     package func admitSession(from connection: ConnectionID) -> Rejection? {
         guard let host = host(of: connection) else { return nil }
         if let most = limits.sessionsPerHost, sessionsByHost[host, default: 0] >= most { return .hostSessionsFull }
-        if let most = limits.sessionsPerPrefix, sessionsByPrefix[prefix(of: host), default: 0] >= most {
+        if let most = sessionsPerPrefix, sessionsByPrefix[prefix(of: host), default: 0] >= most {
             return .prefixSessionsFull
         }
         return nil
     }
 
     package mutating func sessionOpened(_ id: UInt32, from connection: ConnectionID) {
-        guard limits.sessionsPerHost != nil || limits.sessionsPerPrefix != nil, let host = host(of: connection) else {
+        guard limits.sessionsPerHost != nil || sessionsPerPrefix != nil, let host = host(of: connection) else {
             return
         }
         sessionHosts[id] = host
@@ -134,6 +161,27 @@ package struct SourceLimits: Sendable {
 
     /// Sessions held by `host`'s address.
     package func sessions(ofHost host: SourceHost) -> Int { sessionsByHost[host, default: 0] }
+
+    // MARK: Matches
+
+    /// Whether `connection`'s prefix may open one more match: ``Rejection/prefixMatchesFull`` once it holds its share.
+    package func admitMatch(from connection: ConnectionID) -> Rejection? {
+        guard let most = matchesPerPrefix, let host = host(of: connection) else { return nil }
+        return matchesByPrefix[prefix(of: host), default: 0] >= most ? .prefixMatchesFull : nil
+    }
+
+    /// `match` was opened by a player on `connection`: it counts against that player's prefix until it closes.
+    package mutating func matchOpened(_ match: UInt32, from connection: ConnectionID) {
+        guard matchesPerPrefix != nil, let host = host(of: connection) else { return }
+        let prefix = prefix(of: host)
+        matchPrefixes[match] = prefix
+        matchesByPrefix[prefix, default: 0] += 1
+    }
+
+    package mutating func matchClosed(_ match: UInt32) {
+        guard let prefix = matchPrefixes.removeValue(forKey: match) else { return }
+        Self.decrement(&matchesByPrefix, prefix)
+    }
 
     // MARK: Keys
 

@@ -9,6 +9,11 @@ import SkirmishNet
 /// complete within ``ServerConfiguration/ConnectionLimits/frameTimeout`` — the decoders report each whole unit with a
 /// ``SkirmishNet/StreamProgress`` event. One timer per connection fires at most once per frame timeout and reads cost
 /// no timer work, so a half-sent unit is closed between one and two frame timeouts after its first byte.
+///
+/// No seat: an HTTP connection that has not upgraded to a WebSocket by its `seatLimit` is asked to quiesce (NIO's
+/// `HTTPServerPipelineHandler` closes it once the response in progress is written, at once when none is) and closed
+/// outright one frame timeout later. Keep-alive requests, each well within the idle timeout, no longer hold a place
+/// under the caps for ever; a `/metrics` scraper opens a new connection for a later scrape.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -22,16 +27,23 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// When the first byte of an unfinished unit arrived; `nil` between units.
     private var pendingSince: NIODeadline?
     private var timer: Scheduled<Void>?
+    /// When an HTTP connection without an upgrade is asked to close; `nil` for TCP, and once it upgraded.
+    private var seatDeadline: NIODeadline?
+    private let seatLimit: TimeAmount?
+    /// When an HTTP connection asked to close is closed whatever it is doing.
+    private var closeDeadline: NIODeadline?
 
-    init(server: NIOLoopBound<ServerLoop>, limits: ServerConfiguration.ConnectionLimits) {
+    init(server: NIOLoopBound<ServerLoop>, limits: ServerConfiguration.ConnectionLimits, seatLimit: TimeAmount?) {
         self.server = server
         idleTimeout = limits.idleTimeout
         frameTimeout = limits.frameTimeout
+        self.seatLimit = seatLimit
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         lastRead = .now()
-        arm(context, at: lastRead + min(idleTimeout, frameTimeout))
+        seatDeadline = seatLimit.map { lastRead + $0 }
+        arm(context, at: min(lastRead + min(idleTimeout, frameTimeout), seatDeadline ?? .distantFuture))
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -78,11 +90,23 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return close(context, .frameTimeout)
         }
         if now - lastRead >= idleTimeout { return close(context, .idleTimeout) }
-        arm(context, at: min(lastRead + idleTimeout, now + frameTimeout))
+        if let closeDeadline, now >= closeDeadline { return close(context, .httpTimeout, counted: false) }
+        if let deadline = seatDeadline, now >= deadline {
+            seatDeadline = nil
+            // Upgraded: a WebSocket, which the core closes if it takes no seat in time.
+            if (try? context.pipeline.syncOperations.handler(type: StreamHandler.self)) == nil {
+                server.value.core.connectionRefused(.httpTimeout)
+                closeDeadline = now + frameTimeout
+                context.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+                guard context.channel.isActive else { return }
+            }
+        }
+        let next = min(lastRead + idleTimeout, now + frameTimeout)
+        arm(context, at: min(next, seatDeadline ?? .distantFuture, closeDeadline ?? .distantFuture))
     }
 
-    private func close(_ context: ChannelHandlerContext, _ reason: Rejection) {
-        server.value.core.connectionRefused(reason)
+    private func close(_ context: ChannelHandlerContext, _ reason: Rejection, counted: Bool = true) {
+        if counted { server.value.core.connectionRefused(reason) }
         server.value.flush()
         context.close(promise: nil)
     }

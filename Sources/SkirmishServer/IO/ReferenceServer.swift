@@ -77,6 +77,13 @@ public final class ReferenceServer: Sendable {
         rejectionLogInterval: TimeAmount = .seconds(10)
     ) async throws -> ReferenceServer {
         let loop = group.next()
+        // Every connection takes a descriptor: caps above the open-file limit would let `accept` fail first, and new
+        // players and scrapes would wait in the backlog instead of being admitted or refused at once.
+        var configuration = configuration
+        let descriptors = configuration.connections.descriptorLimit ?? DescriptorLimit.raisedToHard()
+        if let descriptors {
+            configuration.connections = configuration.connections.fitted(toDescriptors: descriptors)
+        }
         let state = try await loop.submit {
             NIOLoopBound(
                 ServerLoop(
@@ -153,7 +160,7 @@ public final class ReferenceServer: Sendable {
                                 _ = try? channel.pipeline.syncOperations.addHandler(StreamHandler(server: state))
                             }
                         },
-                        admit: { channel in try state.value.admit(channel) },
+                        admit: { channel in try state.value.admit(channel, http: true) },
                         onAcceptBackoff: { _ in state.value.acceptBackedOff() })
                 }
                 http = server
@@ -166,7 +173,9 @@ public final class ReferenceServer: Sendable {
             throw error
         }
         try await loop.submit { state.value.startTicking() }.get()
-        logger.info("server started", metadata: Self.settings(configuration, addresses: addresses))
+        var settings = Self.settings(configuration, addresses: addresses)
+        settings["open.files"] = "\(descriptors.map { "\($0)" } ?? "unlimited")"
+        logger.info("server started", metadata: settings)
         return ReferenceServer(
             addresses: addresses, loop: loop, state: state, listeners: listeners, http: http)
     }
@@ -186,6 +195,7 @@ public final class ReferenceServer: Sendable {
             "max.sessions": "\(configuration.maxSessions)", "max.matches": "\(configuration.maxMatches)",
             "max.connections": "\(configuration.connections.maxConnections)",
             "max.connections.per.host": "\(configuration.connections.maxConnectionsPerHost)",
+            "max.connections.per.prefix": "\(configuration.connections.maxConnectionsPerPrefix)",
             "host.limits": "\(configuration.hostLimits == ServerConfiguration.HostLimits.none ? "off" : "on")",
             "matchmaking.timeout.seconds": "\(Int(configuration.matchmakingTimeout.seconds))",
         ]

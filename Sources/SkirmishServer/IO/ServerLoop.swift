@@ -18,9 +18,8 @@ final class ServerLoop {
     /// The UDP socket, while it is open.
     var datagrams: DatagramListener?
     private var streams: [UInt64: any Channel] = [:]
-    /// Connections open over the TCP and HTTP listeners, in all and per host (bounded by the caps).
-    private(set) var openConnections = 0
-    private var connectionsByHost: [SourceHost: Int] = [:]
+    /// Connections open over the TCP and HTTP listeners, in all, per host and per prefix.
+    private(set) var connections: ConnectionCaps
     /// Connections closed since the allocator last gave free memory back (see ``release(_:)``).
     private var closedSinceTrim = 0
     private var trim: Scheduled<Void>?
@@ -59,6 +58,7 @@ final class ServerLoop {
     ) {
         self.loop = loop
         self.core = core
+        connections = ConnectionCaps(core.configuration.connections, hosts: core.configuration.hostLimits)
         self.logger = logger
         rejectionLog = LogRateLimiter(interval: .nanoseconds(rejectionLogInterval.nanoseconds))
         loggedRejections = core.stats.rejected
@@ -81,30 +81,27 @@ final class ServerLoop {
     // MARK: Connection caps
 
     /// A connection was accepted: admits it under the caps (and guards it) or counts and throws why not.
-    func admit(_ channel: any Channel) throws {
-        let limits = core.configuration.connections
+    ///
+    /// `http` says it came to the HTTP listener: unless it upgrades to a WebSocket, it is closed once it has been
+    /// open ``ServerCore/streamHandshakeLimit`` (as a TCP connection without a seat is), after its current response.
+    func admit(_ channel: any Channel, http: Bool = false) throws {
         let host = channel.remoteAddress.flatMap(DatagramAddress.init).map(SourceHost.init)
-        guard openConnections < limits.maxConnections else {
-            core.connectionRefused(.tooManyConnections)
-            throw ConnectionRefused(reason: .tooManyConnections)
+        if let refusal = connections.admit(host) {
+            core.connectionRefused(refusal)
+            throw ConnectionRefused(reason: refusal)
         }
-        if let host {
-            guard connectionsByHost[host, default: 0] < limits.maxConnectionsPerHost else {
-                core.connectionRefused(.hostConnectionsFull)
-                throw ConnectionRefused(reason: .hostConnectionsFull)
-            }
-            connectionsByHost[host, default: 0] += 1
-        }
-        openConnections += 1
         // Released when the channel closes, registered before anything that can throw: a failed admission closes
         // the channel too, and its place must come back.
         channel.closeFuture.hop(to: loop).assumeIsolated().whenComplete { [self] _ in release(host) }
         try channel.pipeline.syncOperations.addHandler(
-            ConnectionGuard(server: NIOLoopBound(self, eventLoop: loop), limits: limits), position: .first)
+            ConnectionGuard(
+                server: NIOLoopBound(self, eventLoop: loop), limits: connections.limits,
+                seatLimit: http ? ServerCore.streamHandshakeLimit : nil),
+            position: .first)
     }
 
     private func release(_ host: SourceHost?) {
-        openConnections -= 1
+        connections.release(host)
         closedSinceTrim += 1
         if closedSinceTrim >= Self.trimAfterClosing, trim == nil {
             // Half a second later, when a wave of closes (a flood timed out, a swarm left) is over.
@@ -114,8 +111,6 @@ final class ServerLoop {
                 Self.returnFreeMemory()
             }
         }
-        guard let host, let count = connectionsByHost[host] else { return }
-        connectionsByHost[host] = count > 1 ? count - 1 : nil
     }
 
     /// Closed connections after which the allocator is asked to give back what they freed.

@@ -74,6 +74,13 @@ package struct Matchmaker: Sendable {
     /// Matches still waiting for players.
     package var formingCount: Int { forming.count }
 
+    /// Whether a player for `table` who asks for no match in particular would open a new one: no forming match of
+    /// that table has a free seat.
+    package func opensMatch(at table: Table) -> Bool {
+        guard let id = queues[table]?.first else { return true }
+        return forming[id] == nil
+    }
+
     /// Seats `peer` at a table of `table`, in `requested` when non-zero (a friend's match), or where a seat is open.
     package mutating func seat(peer: UInt32, at table: Table, requested: UInt32 = 0, now: UInt64) -> Result<
         Seating, RejectReason

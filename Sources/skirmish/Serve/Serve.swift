@@ -119,6 +119,7 @@ struct Serve: AsyncParsableCommand {
         configuration.connections = connectionLimits.limits
         if hostLimits.noHostLimits {
             configuration.connections.maxConnectionsPerHost = configuration.connections.maxConnections
+            configuration.connections.maxConnectionsPerPrefix = configuration.connections.maxConnections
         }
         Console.note(OpenFileLimit.raiseToHard())
         let runID = RunID.make(script: "serve", at: Date())
@@ -149,7 +150,7 @@ struct HostLimitOptions: ParsableArguments {
     var ipv4Prefix = 24
 
     @Option(help: "Leading bits of an IPv6 address that make its prefix (0–128).")
-    var ipv6Prefix = 64
+    var ipv6Prefix = ServerConfiguration.HostLimits.standard.ipv6Prefix
 
     @Option(help: "Most sessions one host may hold at once; 0 for no limit.")
     var sessionsPerHost = ServerConfiguration.HostLimits.standard.sessionsPerHost ?? 0
@@ -169,6 +170,13 @@ struct HostLimitOptions: ParsableArguments {
     @Option(help: "Packets per second one prefix may send; 0 for no limit.")
     var packetsPerPrefix = ServerConfiguration.HostLimits.standard.packetsPerPrefix ?? 0
 
+    @Option(
+        help: """
+            How many prefixes it takes to fill the server: one prefix may hold 1/N of --max-sessions and of \
+            --max-matches; 0 for no share.
+            """)
+    var prefixShares = Int((1 / (ServerConfiguration.HostLimits.standard.prefixShare ?? 1)).rounded())
+
     func check() throws {
         guard (0...32).contains(ipv4Prefix) else {
             throw ValidationError("--ipv4-prefix must be 0 to 32 bits; got \(ipv4Prefix).")
@@ -180,6 +188,7 @@ struct HostLimitOptions: ParsableArguments {
             ("--sessions-per-host", Double(sessionsPerHost)), ("--sessions-per-prefix", Double(sessionsPerPrefix)),
             ("--handshakes-per-host", handshakesPerHost), ("--handshakes-per-prefix", handshakesPerPrefix),
             ("--packets-per-host", packetsPerHost), ("--packets-per-prefix", packetsPerPrefix),
+            ("--prefix-shares", Double(prefixShares)),
         ].first { !($0.1 >= 0) }
         if let (name, value) = negative {
             throw ValidationError("\(name) must be 0 (no limit) or more; got \(value).")
@@ -197,6 +206,7 @@ struct HostLimitOptions: ParsableArguments {
         limits.handshakesPerPrefix = handshakesPerPrefix > 0 ? handshakesPerPrefix : nil
         limits.packetsPerHost = packetsPerHost > 0 ? packetsPerHost : nil
         limits.packetsPerPrefix = packetsPerPrefix > 0 ? packetsPerPrefix : nil
+        limits.prefixShare = prefixShares > 0 ? 1 / Double(prefixShares) : nil
         return limits
     }
 }
@@ -209,6 +219,9 @@ struct ConnectionLimitOptions: ParsableArguments {
     @Option(help: "Most connections one host may hold open at once (lifted by --no-host-limits).")
     var maxConnectionsPerHost = ServerConfiguration.ConnectionLimits.standard.maxConnectionsPerHost
 
+    @Option(help: "Most connections one prefix may hold open at once (lifted by --no-host-limits).")
+    var maxConnectionsPerPrefix = ServerConfiguration.ConnectionLimits.standard.maxConnectionsPerPrefix
+
     @Option(help: "Seconds a connection may send nothing before it is closed (half-open connections).")
     var idleTimeout = Int(ServerConfiguration.ConnectionLimits().idleTimeout.seconds)
 
@@ -218,6 +231,7 @@ struct ConnectionLimitOptions: ParsableArguments {
     func check() throws {
         for (name, value) in [
             ("--max-connections", maxConnections), ("--max-connections-per-host", maxConnectionsPerHost),
+            ("--max-connections-per-prefix", maxConnectionsPerPrefix),
             ("--idle-timeout", idleTimeout), ("--frame-timeout", frameTimeout),
         ] where value < 1 {
             throw ValidationError("\(name) must be at least 1; got \(value).")
@@ -228,6 +242,7 @@ struct ConnectionLimitOptions: ParsableArguments {
         var limits = ServerConfiguration.ConnectionLimits()
         limits.maxConnections = maxConnections
         limits.maxConnectionsPerHost = maxConnectionsPerHost
+        limits.maxConnectionsPerPrefix = maxConnectionsPerPrefix
         limits.idleTimeout = .seconds(Int64(idleTimeout))
         limits.frameTimeout = .seconds(Int64(frameTimeout))
         return limits

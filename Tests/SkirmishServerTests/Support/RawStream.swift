@@ -31,12 +31,19 @@ final class RawStream: Sendable {
 
     /// Connects to `port` on 127.0.0.1; `first` (if any) is written on the channel's loop the moment the connection
     /// is up, so no stall of the test's own thread can come between the two (a timeout counted from the connect).
-    static func connect(port: Int, group: any EventLoopGroup, sending first: [UInt8] = []) async throws -> RawStream {
+    ///
+    /// `source` is the local address to connect from (any of 127.0.0.0/8 on loopback): another host, to the server.
+    static func connect(
+        port: Int, group: any EventLoopGroup, from source: String? = nil, sending first: [UInt8] = []
+    ) async throws -> RawStream {
         let inbox = Inbox()
-        let channel = try await ClientBootstrap(group: group)
+        var bootstrap = ClientBootstrap(group: group)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(inbox) }
             }
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        let channel =
+            try await bootstrap
             .connect(host: "127.0.0.1", port: port)
             .flatMap { channel in
                 guard !first.isEmpty else { return channel.eventLoop.makeSucceededFuture(channel) }
