@@ -44,18 +44,8 @@ import Testing
         let socket = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         try #require(socket >= 0)
         defer { Glibc.close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
-            }
-        }
-        try #require(bound)
+        let port = try #require(LoopbackPort.bind(socket))
         _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
-        let port = UInt16(bigEndian: address.sin_port)
         let client = try LibENetPeer(["--capture", String(port)], server: false)
         var buffer = [UInt8](repeating: 0, count: 4096)
         var received = 0

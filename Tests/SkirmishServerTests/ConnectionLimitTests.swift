@@ -109,16 +109,19 @@ import Testing
         #expect(stats.sessions == 3)
         // A closed connection frees its place.
         await players[0].close()
-        try await eventually(within: .seconds(20)) {
-            // Until the server has seen the close, a new connection is still refused (and its write may fail).
-            guard let next = try? await RawStream.connect(port: port, group: fixture.group) else { return false }
-            try? await next.write(RawStream.frame(Self.hello))
-            let reply = try? await next.read(within: .seconds(5), until: Self.holdsWelcome)
-            await next.close()
-            return reply.map(Self.holdsWelcome) ?? false
-        }
+        // Until the server has seen the close, a new connection is still refused (and its write may fail).
+        try await eventually(within: .seconds(20)) { await Self.newPlayerIsWelcomed(port: port, fixture: fixture) }
         for player in players { await player.close() }
         await fixture.stop()
+    }
+
+    /// Whether a new TCP player on `port` gets its Welcome (within 5 s); the connection is closed again.
+    static func newPlayerIsWelcomed(port: Int, fixture: ServerFixture) async -> Bool {
+        guard let next = try? await RawStream.connect(port: port, group: fixture.group) else { return false }
+        try? await next.write(RawStream.frame(Self.hello))
+        let reply = try? await next.read(within: .seconds(5), until: Self.holdsWelcome)
+        await next.close()
+        return reply.map(Self.holdsWelcome) ?? false
     }
 
     /// Upgrades a raw connection to a WebSocket and returns it.
@@ -246,13 +249,7 @@ import Testing
         let port = try #require(fixture.server.addresses.tcp?.port)
         try Self.connectAndReset(port: port)
         // The only place is free again once the server has seen the reset: a player then gets its Welcome.
-        try await eventually(within: .seconds(20)) {
-            guard let next = try? await RawStream.connect(port: port, group: fixture.group) else { return false }
-            try? await next.write(RawStream.frame(Self.hello))
-            let reply = try? await next.read(within: .seconds(5), until: Self.holdsWelcome)
-            await next.close()
-            return reply.map(Self.holdsWelcome) ?? false
-        }
+        try await eventually(within: .seconds(20)) { await Self.newPlayerIsWelcomed(port: port, fixture: fixture) }
         let stats = try await fixture.stats()
         await fixture.stop()
         #expect(stats.rejections(.oversizeFrame) == 0)

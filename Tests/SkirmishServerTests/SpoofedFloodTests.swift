@@ -14,12 +14,9 @@ import Testing
 /// sketch that keeps no per-source entry, so the flood cannot push anyone out. Forging sources takes a raw socket,
 /// hence root (CI runs as root; the core-harness test of the same finding runs everywhere).
 @Suite(.serialized) struct SpoofedFloodTests {
-    /// Sends `count` one-byte UDP datagrams to the server from forged sources: random addresses in 127.0.0.0/8
-    /// (never 127.0.0.1, the honest players' host) and random ports. Returns how many the kernel took.
-    static func flood(serverPort: Int, count: Int, seed: UInt64) throws -> Int {
-        let fd = Glibc.socket(AF_INET, Int32(SOCK_RAW.rawValue), Int32(IPPROTO_RAW))
-        guard fd >= 0 else { throw SpoofingLoopbackTests.Failure("raw socket: errno \(errno)") }
-        defer { close(fd) }
+    /// A one-byte UDP datagram to `serverPort` on 127.0.0.1 with its IP header, for a raw socket: the source address
+    /// (bytes 12–15) and port (20–21) are the forger's to fill in.
+    static func forgedDatagram(to serverPort: Int) -> [UInt8] {
         var datagram = [UInt8](repeating: 0, count: 20 + 8 + 1)
         datagram[0] = 0x45
         datagram[3] = UInt8(datagram.count)
@@ -30,6 +27,16 @@ import Testing
         datagram[23] = UInt8(serverPort & 0xFF)
         datagram[25] = 9
         datagram[28] = 0x53
+        return datagram
+    }
+
+    /// Sends `count` one-byte UDP datagrams to the server from forged sources: random addresses in 127.0.0.0/8
+    /// (never 127.0.0.1, the honest players' host) and random ports. Returns how many the kernel took.
+    static func flood(serverPort: Int, count: Int, seed: UInt64) throws -> Int {
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_RAW.rawValue), Int32(IPPROTO_RAW))
+        guard fd >= 0 else { throw SpoofingLoopbackTests.Failure("raw socket: errno \(errno)") }
+        defer { close(fd) }
+        var datagram = Self.forgedDatagram(to: serverPort)
         var server = SpoofingLoopbackTests.loopback(port: UInt16(serverPort))
         var random = SeededRandom(seed: seed)
         var sent = 0
@@ -179,16 +186,7 @@ import Testing
         let fd = Glibc.socket(AF_INET, Int32(SOCK_RAW.rawValue), Int32(IPPROTO_RAW))
         guard fd >= 0 else { throw SpoofingLoopbackTests.Failure("raw socket: errno \(errno)") }
         defer { close(fd) }
-        var datagram = [UInt8](repeating: 0, count: 20 + 8 + 1)
-        datagram[0] = 0x45
-        datagram[3] = UInt8(datagram.count)
-        datagram[8] = 64
-        datagram[9] = UInt8(IPPROTO_UDP)
-        datagram.replaceSubrange(16..<20, with: [127, 0, 0, 1])
-        datagram[22] = UInt8(serverPort >> 8)
-        datagram[23] = UInt8(serverPort & 0xFF)
-        datagram[25] = 9
-        datagram[28] = 0x53
+        var datagram = Self.forgedDatagram(to: serverPort)
         var server = SpoofingLoopbackTests.loopback(port: UInt16(serverPort))
         var random = SeededRandom(seed: 24)
         var sent = 0

@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishTestSupport
 import Testing
 
 @testable import SkirmishTelemetry
@@ -134,7 +135,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let port = try Self.freePort()
+        let port = try #require(LoopbackPort.free())
         let process = Process()
         process.executableURL = try Self.executable()
         process.arguments = [
@@ -179,24 +180,6 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: summary.path), "the summary is written")
         let stdout = (try? String(contentsOf: directory.appendingPathComponent("stdout"), encoding: .utf8)) ?? ""
         #expect(stdout.contains("stopped early"), "\(stdout)")
-    }
-
-    /// A TCP port nobody listens on right now: bind 127.0.0.1:0, read the port, close.
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Every kind of bad input exits 2 with a message naming the input: flags argument-parser refuses, flags the
