@@ -39,7 +39,7 @@ final class RawProbe: Sendable {
     static func open(_ target: Target, group: any EventLoopGroup, timeout: Duration = .seconds(5)) async throws
         -> RawProbe
     {
-        let inbox = Inbox()
+        let inbox = Inbox(timers: group.next())
         let channel: any Channel
         switch target.transport {
         case .udp:
@@ -356,36 +356,80 @@ final class RawProbe: Sendable {
     }
 }
 
-/// What a probe's channel read, waiting to be taken; polled by the checks with a deadline.
+/// What a probe's channel read, waiting to be taken by the checks, each wait with a deadline.
+///
+/// A check that waits is resumed once, by the datagram it waits for or by its deadline on an event loop's timer,
+/// never by polling: a suite of checks that each polled every 2 ms kept a busy machine's cooperative threads
+/// waking for nothing, and its own waits then outlasted their limits (`handshake.amplification` under load).
 final class Inbox: Sendable {
+    private struct Waiter {
+        var id: UInt64
+        var continuation: CheckedContinuation<[UInt8]?, Never>
+    }
+
     private struct State {
         var queue: [[UInt8]] = []
         var closed = false
+        var waiters: [Waiter] = []
+        var nextWaiter: UInt64 = 0
     }
 
     private let state = Mutex(State())
+    /// The loop whose timers end the waits.
+    private let timers: any EventLoop
     /// At most this many unread packets are kept (the oldest go): a server that floods cannot grow a probe.
     private static let capacity = 4_096
 
+    init(timers: any EventLoop) {
+        self.timers = timers
+    }
+
     func put(_ bytes: [UInt8]) {
-        state.withLock { state in
+        let waiter = state.withLock { state -> Waiter? in
+            guard state.waiters.isEmpty else { return state.waiters.removeFirst() }
             if state.queue.count >= Self.capacity { state.queue.removeFirst() }
             state.queue.append(bytes)
+            return nil
         }
+        waiter?.continuation.resume(returning: bytes)
     }
 
     func close() { state.withLock { $0.closed = true } }
 
     var closed: Bool { state.withLock { $0.closed } }
 
+    /// The next packet read, at once if one waits, else the first to arrive within `limit`; `nil` after it, or when
+    /// the task is cancelled.
     func next(within limit: Duration) async -> [UInt8]? {
-        let deadline = ContinuousClock.now + limit
-        while true {
-            let taken = state.withLock { state -> [UInt8]? in state.queue.isEmpty ? nil : state.queue.removeFirst() }
-            if let taken { return taken }
-            if ContinuousClock.now >= deadline || Task.isCancelled { return nil }
-            try? await Task.sleep(for: .milliseconds(2))
+        if let taken = state.withLock({ $0.queue.isEmpty ? nil : $0.queue.removeFirst() }) { return taken }
+        guard limit > .zero, !Task.isCancelled else { return nil }
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiter &+= 1
+            return state.nextWaiter
         }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let waiting = state.withLock { state -> [UInt8]?? in
+                    // A packet that came between the first look and now is taken at once.
+                    if !state.queue.isEmpty { return .some(state.queue.removeFirst()) }
+                    state.waiters.append(Waiter(id: id, continuation: continuation))
+                    return .none
+                }
+                if case .some(let bytes) = waiting { return continuation.resume(returning: bytes) }
+                timers.scheduleTask(in: .nanoseconds(Int64(limit.nanoseconds))) { self.expire(id) }
+            }
+        } onCancel: {
+            expire(id)
+        }
+    }
+
+    /// Ends wait `id` with nothing, if it is still waiting.
+    private func expire(_ id: UInt64) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index)
+        }
+        waiter?.continuation.resume(returning: nil)
     }
 }
 
