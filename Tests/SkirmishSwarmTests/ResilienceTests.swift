@@ -64,10 +64,13 @@ import Testing
             $0.counterTotal(SkirmishMetrics.handshakes, where: ["outcome": "ok"]) >= 64
         }
         #expect(before.counterTotal(SkirmishMetrics.handshakes, where: ["outcome": "ok"]) >= 64)
+        let outage = ContinuousClock.now
         await first.shutdown()
         // Down for a second, as a restart is; then the same port again.
         try await Task.sleep(for: .seconds(1))
         let second = try await ReferenceServer.start(configuration: Self.udpOnly(port: port), group: serverGroup)
+        // How long the server was really gone: a busy machine stops and starts it slower than the second above.
+        let down = (ContinuousClock.now - outage).seconds
         #expect(second.addresses.udp?.port == port)
 
         let lost = { (snapshot: MetricsSnapshot) -> UInt64 in
@@ -104,7 +107,9 @@ import Testing
         let q75 = try #require(times.quantile(0.75))
         #expect(q75 - q25 >= 0.1, "reconnect p25 \(q25) s, p75 \(q75) s")
         #expect(try #require(times.quantile(0)) >= 0.5)
-        #expect(try #require(times.quantile(1)) < 15)
+        // And every bot was back within 15 s of the server's return (the backoff's waits stay short while the outage
+        // is short), however long a busy machine took to bring it back.
+        #expect(try #require(times.quantile(1)) < down + 15, "server down for \(down) s")
     }
 
     /// Scaled for CI (120 bots in a debug build); `SKIRMISH_STORM_BOTS=2000` runs the script's own size, and the
