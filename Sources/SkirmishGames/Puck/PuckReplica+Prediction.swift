@@ -6,7 +6,9 @@ import SkirmishWire
 /// What a client does not know is the other player's paddle between two snapshots (only its positions at the
 /// snapshots), and exactly when its own newer inputs reached the server. So:
 /// - its own paddle is predicted for every tick at which each input it sent (and the server had not yet
-///   acknowledged) may have arrived; the server's paddle must be one of those outcomes (`paddles`);
+///   acknowledged) may have arrived — up to the snapshot's own tick, since a snapshot taken while the match is paused
+///   for a dropped player may acknowledge an input the next step has yet to use; the server's paddle must be one of
+///   those outcomes (`paddles`);
 /// - the puck is compared only when no paddle with an unknown path could have touched it: a paddle moves at most
 ///   `maxPaddleStep` per tick, so a puck that stays farther than `contactDistance + k × maxPaddleStep` from where
 ///   that paddle was, at every tick k of the interval, was not touched by it (`puck`);
@@ -71,43 +73,44 @@ extension PuckReplica {
         guard base.phase == .playing || base.phase == .goalPause, snapshot.tick != base.tick,
             SerialNumber.follows(snapshot.tick, base.tick), gap <= Self.maxPredictedTicks
         else { return .ok }
-        // Which targets this seat's paddle may have had at the first two ticks of the interval (`nil`: the target it
-        // already had); `then` applies from the second tick on.
+        // Which of its own inputs this seat's paddle may have followed: `steps` holds the candidates for the first
+        // tick of the interval (`from` 0 with `ownKnown`: the target it already had, no input ever accepted); with
+        // `secondTick`, the second tick may have taken a newer one of the same steps.
+        //
+        // A snapshot produced by a step names the input that step used, but one taken without a step (the match
+        // paused for a dropped player) may name an input accepted after the last step and still pending
+        // (GameRules.md, "The step"): so even the interval's last tick may have used any input from `s1` to `s2`,
+        // never a newer one, and never an older one than the tick before it.
         let s1 = baseInputStep
         let s2 = snapshot.lastInputStep
         var ownKnown = false
-        var firstSteps: (from: UInt32, count: UInt32) = (0, 0)
-        var then: PuckTarget?
+        var steps: (from: UInt32, count: UInt32) = (0, 1)
+        var secondTick = false
         if s1 == s2 {
             if s1 == 0 {
                 // No input accepted yet means the paddle kept its target, unless the client sent unnumbered inputs,
                 // which the server applies without counting them.
                 ownKnown = !sentUnnumbered
-                firstSteps = (0, 1)
             } else if sentTarget(s1) != nil {
                 ownKnown = true
-                firstSteps = (s1, 1)
+                steps = (s1, 1)
             }
-        } else if gap <= 2, SerialNumber.follows(s2, s1), let last = sentTarget(s2),
+        } else if gap <= 2, SerialNumber.follows(s2, s1), sentTarget(s2) != nil,
             (s1 == 0 && !sentUnnumbered) || (sentTarget(s1) != nil && remembersAll(from: s1))
         {
             ownKnown = true
-            if gap == 1 {
-                firstSteps = (s2, 1)
-            } else {
-                firstSteps = (s1, s2 &- s1 &+ 1)
-                then = last
-            }
+            steps = (s1, s2 &- s1 &+ 1)
+            secondTick = gap == 2
         }
-        if ownKnown, firstSteps.count > 1 {
+        if ownKnown, steps.count > 1 {
             // A step in between sent twice with different targets could have taken effect with either.
-            var step = firstSteps.from
-            for _ in 0..<firstSteps.count {
+            var step = steps.from
+            for _ in 0..<steps.count {
                 if conflicted(step) { ownKnown = false }
                 step &+= 1
             }
         }
-        if !ownKnown { firstSteps = (0, 1) }
+        if !ownKnown { steps = (0, 1) }
 
         var candidates = 0
         var allClear = true
@@ -116,8 +119,9 @@ extension PuckReplica {
         var scoreMatched = false
         var phaseMatched = false
         var first: PuckMatch?
-        var step = firstSteps.from
-        for _ in 0..<firstSteps.count {
+        var stepReading = false
+        var step = steps.from
+        for index in 0..<steps.count {
             defer { step &+= 1 }
             let target: PuckTarget?
             if ownKnown, step != 0 {
@@ -127,14 +131,30 @@ extension PuckReplica {
             } else {
                 target = nil
             }
-            let (table, clear) = simulate(base, ticks: gap, first: target, then: then, ownKnown: ownKnown)
-            candidates += 1
-            allClear = allClear && clear
-            if first == nil { first = table }
-            puckMatched = puckMatched || table.puck == observed.puck
-            paddleMatched = paddleMatched || table.paddle(of: seat) == observed.paddle(of: seat)
-            scoreMatched = scoreMatched || table.scores == observed.scores
-            phaseMatched = phaseMatched || table.phase == observed.phase
+            // At the second tick the paddle kept this target (`nil`) or took a newer input, up to `s2`.
+            var later = step
+            for _ in index..<(secondTick ? steps.count : index + 1) {
+                defer { later &+= 1 }
+                let then: PuckTarget?
+                if later == step {
+                    then = nil
+                } else {
+                    guard let known = sentTarget(later) else { continue }
+                    then = known
+                }
+                let (table, clear) = simulate(base, ticks: gap, first: target, then: then, ownKnown: ownKnown)
+                candidates += 1
+                allClear = allClear && clear
+                // A divergence reports the reading of a snapshot produced by a step: its last tick used `s2`.
+                if first == nil || (!stepReading && later == s2) {
+                    first = table
+                    stepReading = later == s2
+                }
+                puckMatched = puckMatched || table.puck == observed.puck
+                paddleMatched = paddleMatched || table.paddle(of: seat) == observed.paddle(of: seat)
+                scoreMatched = scoreMatched || table.scores == observed.scores
+                phaseMatched = phaseMatched || table.phase == observed.phase
+            }
         }
         guard candidates > 0, let predicted = first else { return .ok }
         // A forfeit ends the match at any tick, with the puck reset: nothing after it can be predicted.
