@@ -87,11 +87,12 @@ import Testing
         let scrape = try await RawStream.connect(port: httpPort, group: fixture.group, sending: Self.metrics)
         _ = try await scrape.read(within: .seconds(20), until: Self.answered("200"))
         #expect(try await fixture.stats().rejections(.prefixConnectionsFull) == 1)
-        // The held connections keep asking (a GET well within the idle timeout) and are closed all the same.
-        for stream in held {
+        // The held connections keep asking (a GET well within the idle timeout) and are closed all the same. On a
+        // busy machine the steps above can outlast the handshake limit: a connection already closed asks no more.
+        for stream in held where !stream.isClosed {
             stream.clear()
-            try await stream.write(Self.notFound)
-            _ = try await stream.read(within: .seconds(20), until: Self.answered("404"))
+            try? await stream.write(Self.notFound)
+            _ = try? await stream.read(within: .seconds(20)) { Self.answered("404")($0) || stream.isClosed }
         }
         for stream in held { _ = try await stream.readUntilClosed(within: .seconds(60)) }
         let again = try await RawStream.connect(

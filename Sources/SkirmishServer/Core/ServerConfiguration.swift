@@ -163,8 +163,9 @@ extension ServerConfiguration {
 
         /// Descriptors kept out of the caps under an open-file limit of `descriptors`: the listeners, the event
         /// loops' own descriptors, log files, the metrics exporter, and the one a refused connection takes between
-        /// its `accept` and its close — 64, plus 1/16 of the limit.
-        package static func reserved(under descriptors: Int) -> Int { 64 + descriptors / 16 }
+        /// its `accept` and its close — 64, plus 1/16 of the limit, but never more than half of a small limit (a
+        /// server holds about 20 of its own: under a limit of 64 it still takes 32 connections, not one).
+        package static func reserved(under descriptors: Int) -> Int { min(64 + descriptors / 16, descriptors / 2) }
 
         /// These caps fitted under an open-file limit of `descriptors`: at most the limit less ``reserved(under:)``
         /// connections, and the caps per host and per prefix scaled down in the same proportion, so that a host

@@ -69,6 +69,9 @@ final class RawStream: Sendable {
         return inbox.state.withLock { $0.bytes }
     }
 
+    /// Whether the server closed the connection.
+    var isClosed: Bool { inbox.state.withLock { $0.closed } }
+
     /// Forgets what was read so far.
     func clear() { inbox.state.withLock { $0.bytes = [] } }
 
