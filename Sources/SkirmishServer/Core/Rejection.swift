@@ -52,9 +52,6 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
     case slowReader
     /// A TCP or WebSocket connection that took no seat within ``ServerCore/streamHandshakeLimit``.
     case handshakeTimeout
-    /// An HTTP connection that did not upgrade to a WebSocket within ``ServerCore/streamHandshakeLimit``: closed once
-    /// its current response is written (issue 24, item 4).
-    case httpTimeout
     /// A `Hello` for a game number the server's ``SkirmishGames/GameRegistry`` does not hold.
     case unknownGame
 
@@ -118,7 +115,6 @@ package enum Rejection: Int, CaseIterable, Sendable, Hashable {
         case .acceptBackoff: "accept_backoff"
         case .slowReader: "slow_reader"
         case .handshakeTimeout: "handshake_timeout"
-        case .httpTimeout: "http_timeout"
         case .unknownGame: "unknown_game"
         }
     }

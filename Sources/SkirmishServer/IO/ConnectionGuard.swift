@@ -87,15 +87,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard context.channel.isActive else { return }
         let now = NIODeadline.now()
         if let pendingSince, now - pendingSince >= frameTimeout {
-            return close(context, .frameTimeout)
+            return close(context, counting: .frameTimeout)
         }
-        if now - lastRead >= idleTimeout { return close(context, .idleTimeout) }
-        if let closeDeadline, now >= closeDeadline { return close(context, .httpTimeout, counted: false) }
+        if now - lastRead >= idleTimeout { return close(context, counting: .idleTimeout) }
+        if let closeDeadline, now >= closeDeadline { return close(context, counting: nil) }
         if let deadline = seatDeadline, now >= deadline {
             seatDeadline = nil
             // Upgraded: a WebSocket, which the core closes if it takes no seat in time.
+            // Not counted as a refusal: a browser keeps the page's connection open after loading it, and ending an
+            // HTTP keep-alive is the server's housekeeping (Apache's default ends one after 5 s), not bad input.
             if (try? context.pipeline.syncOperations.handler(type: StreamHandler.self)) == nil {
-                server.value.core.connectionRefused(.httpTimeout)
                 closeDeadline = now + frameTimeout
                 context.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
                 guard context.channel.isActive else { return }
@@ -105,8 +106,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         arm(context, at: min(next, seatDeadline ?? .distantFuture, closeDeadline ?? .distantFuture))
     }
 
-    private func close(_ context: ChannelHandlerContext, _ reason: Rejection, counted: Bool = true) {
-        if counted { server.value.core.connectionRefused(reason) }
+    /// Closes the connection, counting it as refused for `reason` when there is one.
+    private func close(_ context: ChannelHandlerContext, counting reason: Rejection?) {
+        if let reason { server.value.core.connectionRefused(reason) }
         server.value.flush()
         context.close(promise: nil)
     }
