@@ -185,9 +185,19 @@ package actor PracticeLobby {
         } catch {
             throw LobbyError(description: "cannot start the opponents' client loop: \(error)")
         }
-        for _ in 0..<3 {
-            let seat = try await PracticeOpponent.start(
-                target: target, difficulty: difficulty, joinTimeout: joinTimeout, on: runner)
+        for attempt in 1...3 {
+            let seat: OpponentSeat
+            do {
+                seat = try await PracticeOpponent.start(
+                    target: target, difficulty: difficulty, joinTimeout: joinTimeout, on: runner)
+            } catch  where attempt < 3 && !closed {
+                // A handshake that timed out on a busy machine (the server or this process starved for seconds):
+                // the page waits a little longer for its match rather than getting an error.
+                logger.notice(
+                    "practice opponent could not join; trying again",
+                    metadata: ["attempt": "\(attempt)", "error": "\(error)"])
+                continue
+            }
             guard seat.welcome.seat == 0 else {
                 await seat.stop()
                 continue
@@ -205,7 +215,7 @@ package actor PracticeLobby {
             return (Offer(match: seat.welcome.match, difficulty: difficulty, webSocketURL: pageWebSocketURL), seat)
         }
         throw LobbyError(
-            description: "the opponent kept being seated at other players' tables on \(target); try again")
+            description: "the opponent could not take a seat of its own on \(target) in three tries; try again")
     }
 
     private func forget(_ peer: UInt32) {
