@@ -68,13 +68,13 @@ struct PracticeAgent: Agent {
     }
 
     mutating func disconnected(_ reason: CloseReason, context: inout AgentContext<SnapConnection>) {
-        end(reason.detail)
+        end(reason.detail, kind: reason.kind)
     }
 
-    private mutating func end(_ reason: String) {
+    private mutating func end(_ reason: String, kind: String? = nil) {
         guard !ended else { return }
         ended = true
-        report.ended(reason)
+        report.ended(reason, kind: kind)
     }
 }
 
@@ -105,16 +105,26 @@ final class SeatReport: Sendable {
     func snapshot(_ snapshot: TableSnapshot) { state.withLock { $0.lastSnapshot = snapshot } }
     func sent(inputs: Int) { state.withLock { $0.inputsSent += inputs } }
 
-    /// The opponent stopped: every promise still open resolves (the unfinished ones fail with the reason).
-    func ended(_ reason: String) {
+    /// The opponent stopped: every promise still open resolves (the unfinished ones fail with the reason, and the
+    /// close's `kind` when the connection ended it).
+    func ended(_ reason: String, kind: String? = nil) {
         let first = state.withLock { state -> Bool in
             defer { state.over = true }
             return !state.over
         }
         guard first else { return }
-        struct Unseated: Error, CustomStringConvertible { var description: String }
-        seatedPromise.fail(Unseated(description: reason))
-        startedPromise.fail(Unseated(description: reason))
+        seatedPromise.fail(Unseated(description: reason, kind: kind))
+        startedPromise.fail(Unseated(description: reason, kind: kind))
         endedPromise.succeed(reason)
     }
+}
+
+/// Why an opponent left before it was seated or before play: the reason, and the kind of close when the connection
+/// ended it (`handshake_timeout`, `transport`, …).
+struct Unseated: Error, CustomStringConvertible {
+    var description: String
+    var kind: String?
+
+    /// A handshake that timed out or a connection that failed: worth another try, unlike a server's refusal.
+    var isRetryable: Bool { kind == "handshake_timeout" || kind == "transport" }
 }

@@ -190,7 +190,7 @@ package actor PracticeLobby {
             do {
                 seat = try await PracticeOpponent.start(
                     target: target, difficulty: difficulty, joinTimeout: joinTimeout, on: runner)
-            } catch  where attempt < 3 && !closed {
+            } catch let error as Unseated where error.isRetryable && attempt < 3 && !closed {
                 // A handshake that timed out on a busy machine (the server or this process starved for seconds):
                 // the page waits a little longer for its match rather than getting an error.
                 logger.notice(

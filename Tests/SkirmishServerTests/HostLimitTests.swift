@@ -235,7 +235,10 @@ import Testing
     /// share, and other networks are seated beside it (issue 24, item 7).
     @Test func onePrefixHoldsAtMostItsShareOfTheMatches() throws {
         var harness = Self.harness {
-            $0.maxMatches = 1_000
+            $0.maxMatches = 10_000
+            // Room enough that the prefix's share of sessions (and its 256 per prefix) does not bind first.
+            $0.maxSessions = 100_000
+            $0.hostLimits.sessionsPerPrefix = nil
             $0.hostLimits.prefixShare = 1.0 / 100
         }
         var seated = 0
@@ -247,31 +250,52 @@ import Testing
             _ = harness.drain()
         }
         let stats = harness.core.stats
-        #expect(stats.matches == 10, "1/100 of 1,000 matches, whatever the hosts")
-        #expect(seated == 20, "two players to each of its ten matches")
-        #expect(stats.rejections(.prefixMatchesFull) == 640 - 20)
+        #expect(stats.matches == 100, "1/100 of 10,000 matches, whatever the hosts")
+        #expect(seated == 200, "two players to each of its hundred matches")
+        #expect(stats.rejections(.prefixMatchesFull) == 640 - 200)
         // Another network still opens matches, and a player of the full prefix may still join one it did not open.
         let other = Self.address(Self.loopback(0, 11, 1), port: 10_000)
         _ = try harness.join(other)
         _ = try harness.join(Self.address(Self.loopback(0, 10, 1), port: 20_000))
-        #expect(harness.core.stats.matches == 11)
-        #expect(harness.core.stats.sessions == 22)
+        #expect(harness.core.stats.matches == 101)
+        #expect(harness.core.stats.sessions == 202)
     }
 
     @Test func aPrefixHoldsAtMostItsShareOfTheSessions() throws {
         var harness = Self.harness {
-            $0.maxSessions = 1_000
+            $0.maxSessions = 10_000
             $0.hostLimits.prefixShare = 1.0 / 100
         }
         var welcomed = 0
-        for attempt in 0..<30 {
-            // Snap tables of four from five hosts: ten sessions fill the prefix's share, no match share binds first.
+        for attempt in 0..<130 {
+            // Snap tables of four from five hosts: a hundred sessions fill the prefix's share, no match share binds
+            // first.
             let player = Self.address(Self.loopback(0, 12, UInt32(1 + attempt % 5)), port: 10_000 + attempt)
             if (try? harness.join(player, game: .snap, seats: 4)) != nil { welcomed += 1 }
             harness.now = harness.now + .milliseconds(100)
         }
-        #expect(welcomed == 10)
-        #expect(harness.core.stats.rejections(.prefixSessionsFull) == 20)
+        #expect(welcomed == 100)
+        #expect(harness.core.stats.rejections(.prefixSessionsFull) == 30)
+    }
+
+    /// On a small server a share never leaves a prefix less than one host's room: 1/128 of 100 matches would be
+    /// none, and a household behind one address could not play.
+    @Test func aShareNeverLeavesAPrefixLessThanOneHostsRoom() throws {
+        var harness = Self.harness {
+            $0.maxMatches = 100
+            $0.maxSessions = 500
+        }
+        var seated = 0
+        for port in 0..<80 {
+            // One host, two players a match, well under every rate limit.
+            if (try? harness.join(Self.address(Self.loopback(0, 13, 1), port: 10_000 + port))) != nil { seated += 1 }
+            harness.now = harness.now + .milliseconds(100)
+            _ = harness.drain()
+        }
+        #expect(seated == 64, "the host's own 64 sessions, in 32 matches")
+        #expect(harness.core.stats.rejections(.hostSessionsFull) == 16)
+        #expect(harness.core.stats.rejections(.prefixMatchesFull) == 0)
+        #expect(harness.core.stats.rejections(.prefixSessionsFull) == 0)
     }
 
     @Test func handshakesPerHostAreRateLimitedAndAnswered() throws {

@@ -59,6 +59,8 @@ import Testing
             lines.reduce(0) { $0 + (Int($1.metadata["count"] ?? "1") ?? 0) } + owed.reduce(0) { $0 + $1.count }
         #expect(counted == 872)
         #expect(lines.prefix(100).allSatisfy { $0.metadata["count"] == nil && $0.metadata["tick"] != nil })
+        #expect(
+            lines.dropFirst(100).allSatisfy { $0.metadata["count"] != nil }, "every rate-limited line says its count")
         #expect(episodes.kept.count == DesyncEpisodeLog.capacity)
     }
 

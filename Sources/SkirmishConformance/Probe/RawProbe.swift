@@ -365,6 +365,8 @@ final class Inbox: Sendable {
     private struct Waiter {
         var id: UInt64
         var continuation: CheckedContinuation<[UInt8]?, Never>
+        /// The deadline's timer, cancelled when a packet comes first (so timers do not pile up on the loop).
+        var timer: Scheduled<Void>?
     }
 
     private struct State {
@@ -391,6 +393,7 @@ final class Inbox: Sendable {
             state.queue.append(bytes)
             return nil
         }
+        waiter?.timer?.cancel()
         waiter?.continuation.resume(returning: bytes)
     }
 
@@ -410,13 +413,22 @@ final class Inbox: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let waiting = state.withLock { state -> [UInt8]?? in
-                    // A packet that came between the first look and now is taken at once.
+                    // A packet that came between the first look and now is taken at once; a wait cancelled in the
+                    // meantime (its handler found nothing to end) ends at once.
                     if !state.queue.isEmpty { return .some(state.queue.removeFirst()) }
+                    if Task.isCancelled { return .some(nil) }
                     state.waiters.append(Waiter(id: id, continuation: continuation))
                     return .none
                 }
                 if case .some(let bytes) = waiting { return continuation.resume(returning: bytes) }
-                timers.scheduleTask(in: .nanoseconds(Int64(limit.nanoseconds))) { self.expire(id) }
+                let timer = timers.scheduleTask(in: .nanoseconds(Int64(limit.nanoseconds))) { self.expire(id) }
+                // A loop shut down before the deadline ends the wait too.
+                timer.futureResult.whenFailure { _ in self.expire(id) }
+                state.withLock { state in
+                    if let index = state.waiters.firstIndex(where: { $0.id == id }) {
+                        state.waiters[index].timer = timer
+                    }
+                }
             }
         } onCancel: {
             expire(id)

@@ -140,7 +140,7 @@ public enum FrameError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The framing error behind a stream pipeline's `error`, or `nil` for one that is not about framing (a reset,
     /// a broken pipe): the codecs' own errors and NIO's WebSocket frame decoder's, each as the case it stands for.
-    public init?(classifying error: any Error) {
+    package init?(classifying error: any Error) {
         switch error {
         case let error as FrameError: self = error
         case NIOWebSocketError.invalidFrameLength: self = .oversize(WireLimits.maxFrame + 1)

@@ -8,29 +8,27 @@ import NIOWebSocket
 /// claiming 100,000 bytes would be closed with 1009 (message too big) where the RFC calls for 1002 (protocol
 /// error). This handler sits in front of the decoder, reads only the frame headers as the bytes pass (it copies and
 /// holds nothing but at most one header's 14 bytes) and passes every byte on unchanged until it refuses.
-public final class WebSocketControlFrameGuard: ChannelInboundHandler {
+package final class WebSocketControlFrameGuard: ChannelInboundHandler {
     /// Raw bytes of the upgraded connection.
-    public typealias InboundIn = ByteBuffer
+    package typealias InboundIn = ByteBuffer
     /// The same bytes, unchanged.
-    public typealias InboundOut = ByteBuffer
+    package typealias InboundOut = ByteBuffer
     /// The close frame it sends when it refuses.
-    public typealias OutboundOut = WebSocketFrame
+    package typealias OutboundOut = WebSocketFrame
 
-    private let isClient: Bool
     /// The header read so far (at most 14 bytes: two, the extended length, the mask).
     private var header: [UInt8] = []
     /// Payload bytes of the current frame still to pass before the next header.
     private var payloadLeft: UInt64 = 0
     private var refused = false
 
-    /// A guard for the server side, or the client side (`isClient`: its close frame is masked).
-    public init(isClient: Bool) {
-        self.isClient = isClient
+    /// A guard for the server side of an upgraded connection (its close frame goes unmasked).
+    package init() {
         header.reserveCapacity(14)
     }
 
     /// Passes the bytes on, refusing at the first control frame header that breaks §5.5.
-    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
         let buffer = unwrapInboundIn(data)
         let broken = buffer.withUnsafeReadableBytes { bytes in scan(bytes) }
@@ -38,8 +36,7 @@ public final class WebSocketControlFrameGuard: ChannelInboundHandler {
         refused = true
         var code = context.channel.allocator.buffer(capacity: 2)
         code.write(webSocketErrorCode: .protocolError)
-        var frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: code)
-        if isClient { frame.maskKey = .random() }
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: code)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
         context.fireErrorCaught(FrameError.badControlFrame)

@@ -64,7 +64,7 @@ public struct HTTPServer: Sendable {
                                 let decoder = try pipeline.handler(
                                     type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
                                 try pipeline.addHandler(
-                                    WebSocketControlFrameGuard(isClient: false), position: .before(decoder))
+                                    WebSocketControlFrameGuard(), position: .before(decoder))
                                 try pipeline.addHandler(WebSocketPacketCodec(isClient: false))
                                 onWebSocket?(channel)
                             }

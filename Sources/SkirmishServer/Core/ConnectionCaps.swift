@@ -37,17 +37,12 @@ package struct ConnectionCaps: Sendable {
     package mutating func release(_ host: SourceHost?) {
         open -= 1
         guard let host else { return }
-        Self.decrement(&byHost, host)
-        Self.decrement(&byPrefix, host.prefix(ipv4: ipv4Prefix, ipv6: ipv6Prefix))
+        byHost.countDown(host)
+        byPrefix.countDown(host.prefix(ipv4: ipv4Prefix, ipv6: ipv6Prefix))
     }
 
     /// Connections open from `host`'s prefix.
     package func connections(ofPrefix host: SourceHost) -> Int {
         byPrefix[host.prefix(ipv4: ipv4Prefix, ipv6: ipv6Prefix), default: 0]
-    }
-
-    private static func decrement(_ table: inout [SourceHost: Int], _ key: SourceHost) {
-        guard let count = table[key] else { return }
-        table[key] = count > 1 ? count - 1 : nil
     }
 }

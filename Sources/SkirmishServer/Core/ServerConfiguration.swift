@@ -103,7 +103,8 @@ extension ServerConfiguration {
         /// (``ServerConfiguration/maxMatches``) one prefix may hold, so that at least 1 ÷ share networks are needed to
         /// fill the server however many hosts each has. A prefix counts the matches its players opened (a player
         /// who joins a forming match opens none); one at its share is refused a seat that would open another
-        /// (`prefix_matches_full`), and a session beyond its share of sessions is `prefix_sessions_full`.
+        /// (`prefix_matches_full`), and a session beyond its share of sessions is `prefix_sessions_full`. A share
+        /// never leaves a prefix less than one host's room: ``sessionsPerHost`` sessions and a match for each two.
         public var prefixShare: Double?
 
         /// No limit per host or prefix; set the fields you want.

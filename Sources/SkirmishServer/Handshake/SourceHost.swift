@@ -49,3 +49,12 @@ package struct SourceHost: Hashable, Sendable, CustomStringConvertible {
 
     package var description: String { "\(DatagramAddress.text(version: version, high: high, low: low))/\(bits)" }
 }
+
+extension Dictionary where Value == Int {
+    /// Takes one from `key`'s count, forgetting the key at zero (a table of counts per host or prefix holds only the
+    /// sources that have something open).
+    mutating func countDown(_ key: Key) {
+        guard let count = self[key] else { return }
+        self[key] = count > 1 ? count - 1 : nil
+    }
+}

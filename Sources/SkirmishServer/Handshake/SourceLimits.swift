@@ -28,6 +28,9 @@ package struct SourceLimits: Sendable {
     private var matchPrefixes: [UInt32: SourceHost] = [:]
     private var matchesByPrefix: [SourceHost: Int] = [:]
 
+    /// The sessions a prefix's share leaves it at least, when hosts have no limit of their own.
+    static let shareFloor = 64
+
     /// Counters per row of the packet sketch: 2 × 4 × 32,768 × 4 bytes = 1 MiB.
     package static let packetSketchWidth = 1 << 15
     /// Counters per row of the handshake sketch (verified handshakes only, so far fewer keys): 128 KiB.
@@ -38,10 +41,14 @@ package struct SourceLimits: Sendable {
         limits = configuration.hostLimits
         packets = RateSketch(width: Self.packetSketchWidth)
         handshakes = RateSketch(width: Self.handshakeSketchWidth)
+        // A share never leaves a prefix less than one host's room (its sessions, and a match for each two of them):
+        // on a small server (`--max-matches 100`) 1/128 would be one match, and a LAN party or a household behind
+        // one address could not play.
         let share = configuration.hostLimits.prefixShare
-        let sessionShare = share.map { max(1, Int(Double(configuration.maxSessions) * $0)) }
+        let hostRoom = limits.sessionsPerHost ?? Self.shareFloor
+        let sessionShare = share.map { max(hostRoom, Int(Double(configuration.maxSessions) * $0)) }
         sessionsPerPrefix = [limits.sessionsPerPrefix, sessionShare].compactMap { $0 }.min()
-        matchesPerPrefix = share.map { max(1, Int(Double(configuration.maxMatches) * $0)) }
+        matchesPerPrefix = share.map { max(max(1, hostRoom / 2), Int(Double(configuration.maxMatches) * $0)) }
     }
 
     // MARK: Streams
@@ -155,8 +162,8 @@ package struct SourceLimits: Sendable {
 
     package mutating func sessionClosed(_ id: UInt32) {
         guard let host = sessionHosts.removeValue(forKey: id) else { return }
-        Self.decrement(&sessionsByHost, host)
-        Self.decrement(&sessionsByPrefix, prefix(of: host))
+        sessionsByHost.countDown(host)
+        sessionsByPrefix.countDown(prefix(of: host))
     }
 
     /// Sessions held by `host`'s address.
@@ -180,7 +187,7 @@ package struct SourceLimits: Sendable {
 
     package mutating func matchClosed(_ match: UInt32) {
         guard let prefix = matchPrefixes.removeValue(forKey: match) else { return }
-        Self.decrement(&matchesByPrefix, prefix)
+        matchesByPrefix.countDown(prefix)
     }
 
     // MARK: Keys
@@ -196,8 +203,4 @@ package struct SourceLimits: Sendable {
         host.prefix(ipv4: limits.ipv4Prefix, ipv6: limits.ipv6Prefix)
     }
 
-    private static func decrement(_ table: inout [SourceHost: Int], _ key: SourceHost) {
-        guard let count = table[key] else { return }
-        table[key] = count > 1 ? count - 1 : nil
-    }
 }

@@ -90,13 +90,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return close(context, counting: .frameTimeout)
         }
         if now - lastRead >= idleTimeout { return close(context, counting: .idleTimeout) }
-        if let closeDeadline, now >= closeDeadline { return close(context, counting: nil) }
+        if let deadline = closeDeadline, now >= deadline {
+            // An upgrade that was under way when the connection was asked to close: a WebSocket now, which stays.
+            guard upgraded(context) else { return close(context, counting: nil) }
+            closeDeadline = nil
+        }
         if let deadline = seatDeadline, now >= deadline {
             seatDeadline = nil
             // Upgraded: a WebSocket, which the core closes if it takes no seat in time.
             // Not counted as a refusal: a browser keeps the page's connection open after loading it, and ending an
             // HTTP keep-alive is the server's housekeeping (Apache's default ends one after 5 s), not bad input.
-            if (try? context.pipeline.syncOperations.handler(type: StreamHandler.self)) == nil {
+            if !upgraded(context) {
                 closeDeadline = now + frameTimeout
                 context.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
                 guard context.channel.isActive else { return }
@@ -104,6 +108,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let next = min(lastRead + idleTimeout, now + frameTimeout)
         arm(context, at: min(next, seatDeadline ?? .distantFuture, closeDeadline ?? .distantFuture))
+    }
+
+    /// Whether the connection upgraded to a WebSocket: the upgrade adds the packet codec in the same step as NIO's
+    /// frame decoder (the core's handler comes later, in a task of its own).
+    private func upgraded(_ context: ChannelHandlerContext) -> Bool {
+        (try? context.pipeline.syncOperations.handler(type: WebSocketPacketCodec.self)) != nil
     }
 
     /// Closes the connection, counting it as refused for `reason` when there is one.

@@ -82,18 +82,18 @@ final class DesyncEpisodeLog: Sendable {
         self.clock = clock
     }
 
-    /// Keeps `episode` (when `keep` and fewer than ``capacity`` are kept already) and says how to log it: `1` for a
-    /// line of its own, a larger count for a line that also stands for episodes of its part suppressed before it, or
-    /// `nil` for no line now (it is counted in a later one).
-    func record(_ episode: DesyncEpisode, keep: Bool = true) -> Int? {
+    /// Keeps `episode` (when `keep` and fewer than ``capacity`` are kept already) and says how to log it: `nil` for
+    /// no line now (a later line counts it); else a line, of its own (`limited` false) or rate-limited, standing for
+    /// `count` episodes of its part (this one and those suppressed before it).
+    func record(_ episode: DesyncEpisode, keep: Bool = true) -> (count: Int, limited: Bool)? {
         let now = clock()
         return state.withLock { state in
             if keep, state.kept.count < Self.capacity { state.kept.append(episode) }
             guard state.linesInFull >= Self.capacity else {
                 state.linesInFull += 1
-                return 1
+                return (1, false)
             }
-            return state.limiter.record(episode.part, now: now)
+            return state.limiter.record(episode.part, now: now).map { ($0, true) }
         }
     }
 

@@ -215,7 +215,7 @@ final class Meters {
             bot: bot, persona: persona, game: spec.gameName, match: match, part: desync.part, tick: desync.tick,
             since: since, detectionSeconds: detectionSeconds, rttSeconds: rttSeconds, expected: desync.expected,
             observed: desync.observed)
-        guard let count = episodes.record(episode, keep: isLegit) else { return }
+        guard let line = episodes.record(episode, keep: isLegit) else { return }
         var metadata: Logger.Metadata = [
             "bot.id": "\(episode.bot)", "match.id": "\(episode.match)",
             "tick": "\(episode.tick.map { "\($0)" } ?? "none")", "part": "\(episode.part)",
@@ -227,10 +227,10 @@ final class Meters {
         }
         if let delay = episode.detectionSeconds { metadata["detection.seconds"] = "\(delay)" }
         metadata["rtt.seconds"] = "\(episode.rttSeconds)"
-        if count > 1 {
+        if line.limited {
             // Past the run's first episodes: this line also stands for those of its part since the previous one.
-            metadata["count"] = "\(count)"
-            metadata["suppressed"] = "\(count - 1)"
+            metadata["count"] = "\(line.count)"
+            metadata["suppressed"] = "\(line.count - 1)"
         }
         logger.warning("desync: the replica disagrees with the server", metadata: metadata)
     }

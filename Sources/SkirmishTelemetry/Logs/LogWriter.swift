@@ -54,7 +54,7 @@ package final class LogWriter: @unchecked Sendable {
         }
         queue.append(text)
         queuedBytes += bytes
-        condition.signal()
+        condition.broadcast()
     }
 
     /// Waits until every queued line is written, at most `limit`; returns whether it was.
@@ -64,8 +64,9 @@ package final class LogWriter: @unchecked Sendable {
             timeIntervalSinceNow: Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18)
         condition.lock()
         defer { condition.unlock() }
-        while !queue.isEmpty || writing {
-            if !condition.wait(until: deadline) { return queue.isEmpty && !writing }
+        // The notice of lines dropped counts as queued: a drain that returned before it would lose it at the exit.
+        while !queue.isEmpty || writing || dropped > 0 {
+            if !condition.wait(until: deadline) { return queue.isEmpty && !writing && dropped == 0 }
         }
         return true
     }
@@ -77,17 +78,19 @@ package final class LogWriter: @unchecked Sendable {
             let batch = queue
             let lost = dropped
             queue.removeAll(keepingCapacity: true)
-            queuedBytes = 0
             dropped = 0
             writing = true
             condition.unlock()
             for line in batch { LogOutput.writeAll(line, to: descriptor) }
             if lost > 0 {
+                let lines = lost == 1 ? "line" : "lines"
                 LogOutput.writeAll(
-                    "skirmish: \(lost) log line\(lost == 1 ? "" : "s") dropped here: the output was not read fast enough\n",
-                    to: descriptor)
+                    "skirmish: \(lost) log \(lines) dropped here: the output was not read fast enough\n", to: descriptor
+                )
             }
             condition.lock()
+            // The batch's bytes count until they are written: at most `capacity` bytes are ever held.
+            queuedBytes -= batch.reduce(0) { $0 + $1.utf8.count }
             writing = false
             condition.broadcast()
             condition.unlock()
