@@ -80,7 +80,7 @@ public final class ReferenceServer: Sendable {
         // Every connection takes a descriptor: caps above the open-file limit would let `accept` fail first, and new
         // players and scrapes would wait in the backlog instead of being admitted or refused at once.
         var configuration = configuration
-        let descriptors = configuration.connections.descriptorLimit ?? DescriptorLimit.raisedToHard()
+        let descriptors = configuration.connections.descriptorLimit ?? DescriptorLimit.current()
         if let descriptors {
             configuration.connections = configuration.connections.fitted(toDescriptors: descriptors)
         }
