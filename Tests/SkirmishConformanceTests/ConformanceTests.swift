@@ -1,10 +1,11 @@
 import NIOCore
 import NIOPosix
-import SkirmishConformance
 import SkirmishNet
 import SkirmishServer
 import SkirmishWire
 import Testing
+
+@testable import SkirmishConformance
 
 /// The conformance suite against the real reference server, and against a proxy that breaks one rule at a time.
 ///
@@ -48,6 +49,25 @@ struct ConformanceTests {
         let report = try await Self.withProxy(nil) { target in await ConformanceSuite().run(against: target) }
         #expect(report.failed == 0, "\(report.results.map(\.line).joined(separator: "\n"))")
         #expect(report.passed == ConformanceSuite.all.count)
+    }
+
+    @Test("a check that runs out of time says where it stood")
+    func aCheckThatRunsOutOfTimeSaysWhereItStood() async throws {
+        let stuck = ConformanceCheck(
+            id: "test.stuck", title: "a check stuck in a wait", transports: [.udp], limit: .milliseconds(300)
+        ) { context in
+            context.step("waiting for nothing")
+            try await Task.sleep(for: .seconds(60))
+            return .pass
+        }
+        let report = await ConformanceSuite(checks: [stuck]).run(
+            against: Target(transport: .udp, host: "127.0.0.1", port: 9))
+        let outcome = try #require(report.results.first?.outcome)
+        guard case .fail(_, let saw) = outcome else {
+            Issue.record("the stuck check came out as \(outcome)")
+            return
+        }
+        #expect(saw.hasPrefix("the check still waiting (last at waiting for nothing, "), "\(saw)")
     }
 
     @Test("a target where nothing listens is reported as unreachable")

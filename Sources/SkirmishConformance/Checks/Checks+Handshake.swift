@@ -64,11 +64,15 @@ extension ConformanceCheck {
         // the check's limit on a busy machine).
         var probes: [RawProbe] = []
         defer { for probe in probes { probe.close() } }
-        for _ in requests { probes.append(try await context.probe()) }
+        for index in requests.indices {
+            context.step("opening probe \(index + 1) of \(requests.count)")
+            probes.append(try await context.probe())
+        }
         for (probe, (_, request)) in zip(probes, requests) { probe.send(request, sealed: false) }
         let deadline = ContinuousClock.now + .seconds(1)
         var answeredFirst = false
         for (probe, (what, request)) in zip(probes, requests) {
+            context.step("listening for the reply to \(what)")
             var total = 0
             var count = 0
             // The first answer may take a while on a busy server; more datagrams for the same request come at once.

@@ -1,11 +1,14 @@
 import NIOCore
 import SkirmishNet
 import SkirmishWire
+import Synchronization
 
 /// What a check works with: the target, the loops, and a way to make players and raw probes.
 struct CheckContext: Sendable {
     let target: Target
     let group: any EventLoopGroup
+    /// Where the check stands, for the verdict when its limit runs out (``step(_:)``).
+    let progress = Progress()
     /// Distinguishes the names (and link seeds) of this check's players from those of earlier checks.
     let run: Int
 
@@ -75,4 +78,29 @@ extension Result where Failure == PairFailure {
             return (nil, .failed("two players seated in one Puck match within 10 s", failure.saw))
         }
     }
+}
+
+extension CheckContext {
+    /// The last step a check said it reached, and when: a check that runs out of time says where it stood.
+    final class Progress: Sendable {
+        private let state = Mutex<(step: String, at: ContinuousClock.Instant)?>(nil)
+
+        func record(_ step: String) { state.withLock { $0 = (step, .now) } }
+
+        /// The last step and how long ago it was reached, or `nil` before the first.
+        var last: String? {
+            state.withLock { state in
+                state.map { "last at \($0.step), \(Self.format(ContinuousClock.now - $0.at)) before the limit" }
+            }
+        }
+
+        private static func format(_ duration: Duration) -> String {
+            let milliseconds =
+                duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000
+            return "\(milliseconds) ms"
+        }
+    }
+
+    /// Records that the check reached `step` (shown if the check runs out of time).
+    func step(_ step: String) { progress.record(step) }
 }

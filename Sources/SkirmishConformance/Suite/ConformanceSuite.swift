@@ -18,6 +18,11 @@ public struct ConformanceSuite: Sendable {
         checks = only.isEmpty ? Self.all : Self.all.filter { only.contains($0.id) }
     }
 
+    /// A suite of exactly `checks` (tests).
+    init(checks: [ConformanceCheck]) {
+        self.checks = checks
+    }
+
     /// Every check, in the order they run: handshake first, then delivery, the game, the session's lifetime, and
     /// hostile input last.
     public static var all: [ConformanceCheck] {
@@ -73,7 +78,9 @@ public struct ConformanceSuite: Sendable {
             }
             group.addTask {
                 try? await Task.sleep(for: check.limit)
-                return Task.isCancelled ? nil : .failed("an answer within \(check.limit)", "the check still waiting")
+                let stood = context.progress.last.map { " (\($0))" } ?? ""
+                return Task.isCancelled
+                    ? nil : .failed("an answer within \(check.limit)", "the check still waiting\(stood)")
             }
             let first = await group.next() ?? nil
             group.cancelAll()
