@@ -1,3 +1,4 @@
+import Dispatch
 import NIOCore
 import NIOPosix
 import NIOWebSocket
@@ -39,7 +40,7 @@ final class RawProbe: Sendable {
     static func open(_ target: Target, group: any EventLoopGroup, timeout: Duration = .seconds(5)) async throws
         -> RawProbe
     {
-        let inbox = Inbox(timers: group.next())
+        let inbox = Inbox()
         let channel: any Channel
         switch target.transport {
         case .udp:
@@ -358,15 +359,13 @@ final class RawProbe: Sendable {
 
 /// What a probe's channel read, waiting to be taken by the checks, each wait with a deadline.
 ///
-/// A check that waits is resumed once, by the datagram it waits for or by its deadline on an event loop's timer,
+/// A check that waits is resumed once, by the datagram it waits for or by its deadline on a Dispatch timer,
 /// never by polling: a suite of checks that each polled every 2 ms kept a busy machine's cooperative threads
 /// waking for nothing, and its own waits then outlasted their limits (`handshake.amplification` under load).
 final class Inbox: Sendable {
     private struct Waiter {
         var id: UInt64
         var continuation: CheckedContinuation<[UInt8]?, Never>
-        /// The deadline's timer, cancelled when a packet comes first (so timers do not pile up on the loop).
-        var timer: Scheduled<Void>?
     }
 
     private struct State {
@@ -377,14 +376,8 @@ final class Inbox: Sendable {
     }
 
     private let state = Mutex(State())
-    /// The loop whose timers end the waits.
-    private let timers: any EventLoop
     /// At most this many unread packets are kept (the oldest go): a server that floods cannot grow a probe.
     private static let capacity = 4_096
-
-    init(timers: any EventLoop) {
-        self.timers = timers
-    }
 
     func put(_ bytes: [UInt8]) {
         let waiter = state.withLock { state -> Waiter? in
@@ -393,7 +386,6 @@ final class Inbox: Sendable {
             state.queue.append(bytes)
             return nil
         }
-        waiter?.timer?.cancel()
         waiter?.continuation.resume(returning: bytes)
     }
 
@@ -421,13 +413,11 @@ final class Inbox: Sendable {
                     return .none
                 }
                 if case .some(let bytes) = waiting { return continuation.resume(returning: bytes) }
-                let timer = timers.scheduleTask(in: .nanoseconds(Int64(limit.nanoseconds))) { self.expire(id) }
-                // A loop shut down before the deadline ends the wait too.
-                timer.futureResult.whenFailure { _ in self.expire(id) }
-                state.withLock { state in
-                    if let index = state.waiters.firstIndex(where: { $0.id == id }) {
-                        state.waiters[index].timer = timer
-                    }
+                // A Dispatch timer, not an event loop's: a loop of a shared group that a busy process keeps busy (or
+                // blocks) fired these deadlines seconds late, and a check outlasted its limit waiting on them. A wait
+                // a packet ended first leaves its timer to find nothing.
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: limit.nanoseconds))) {
+                    self.expire(id)
                 }
             }
         } onCancel: {
