@@ -170,6 +170,15 @@ package struct ServerCore: Sendable {
     /// How long after the last capture it knows of a Suns client sends its tally (`SunsGame.tallyDelay`).
     static let sunsTallyDelay = TimeAmount.nanoseconds(Int64(SunsGame.tallyDelay * 1e9))
 
+    /// Forgets match `id` (its seating is the caller's): the match itself, its prefix's count, and its Suns
+    /// tally bookkeeping.
+    private mutating func endMatch(_ id: UInt32) {
+        matches[id] = nil
+        limits.matchClosed(id)
+        unsettledMatches.remove(id)
+        talliedMatches.remove(id)
+    }
+
     /// Whether a game message from the player in `slot`, whose match is gone, was in flight when the match ended:
     /// the player has not yet acknowledged what the server sent it (the match's end among it), or the end is younger
     /// than a round trip could explain. Such a message is late, as a reordered one is, and counted `stale`; after
@@ -550,11 +559,8 @@ package struct ServerCore: Sendable {
                 forget(id)
             }
             if let game = gameOf(expired.match) { stats.games[game, default: .init()].abandoned &+= 1 }
-            matches[expired.match] = nil
-            limits.matchClosed(expired.match)
+            endMatch(expired.match)
             seating[expired.match] = nil
-            unsettledMatches.remove(expired.match)
-            talliedMatches.remove(expired.match)
         }
         let window = configuration.resumeWindow
         if stats.detached > 0 {
@@ -590,10 +596,7 @@ package struct ServerCore: Sendable {
             seating[peer.match]?[peer.seat] = nil
             if seating[peer.match]?.allSatisfy({ $0 == nil }) == true {
                 seating[peer.match] = nil
-                matches[peer.match] = nil
-                limits.matchClosed(peer.match)
-                unsettledMatches.remove(peer.match)
-                talliedMatches.remove(peer.match)
+                endMatch(peer.match)
             }
         } else if matches[peer.match] != nil {
             matches[peer.match]?.seatLeft(peer.seat, now: now, into: &outputs)
@@ -646,10 +649,7 @@ package struct ServerCore: Sendable {
         messages.removeAll(keepingCapacity: true)
         if outputs.messages.isEmpty { outputs.messages = messages }
         if let index = matches.index(forKey: match), isOver(index) {
-            matches[match] = nil
-            limits.matchClosed(match)
-            unsettledMatches.remove(match)
-            talliedMatches.remove(match)
+            endMatch(match)
             for case let id? in seating[match] ?? [] {
                 guard let slot = peers.index(forKey: id) else { continue }
                 peers.values[slot].match = 0

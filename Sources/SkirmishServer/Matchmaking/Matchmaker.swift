@@ -76,9 +76,14 @@ package struct Matchmaker: Sendable {
 
     /// Whether a player for `table` who asks for no match in particular would open a new one: no forming match of
     /// that table has a free seat.
-    package func opensMatch(at table: Table) -> Bool {
-        guard let id = queues[table]?.first else { return true }
-        return forming[id] == nil
+    package func opensMatch(at table: Table) -> Bool { openSeat(at: table) == nil }
+
+    /// The first forming match of `table` with a free seat, and that seat.
+    private func openSeat(at table: Table) -> (id: UInt32, match: Forming, seat: Int)? {
+        guard let id = queues[table]?.first, let match = forming[id], let seat = match.seats.firstIndex(of: nil) else {
+            return nil
+        }
+        return (id, match, seat)
     }
 
     /// Seats `peer` at a table of `table`, in `requested` when non-zero (a friend's match), or where a seat is open.
@@ -94,7 +99,8 @@ package struct Matchmaker: Sendable {
             match.seats[seat] = peer
             return .success(place(match, id: requested, seat: seat, isNew: false))
         }
-        if let id = queues[table]?.first, var match = forming[id], let seat = match.seats.firstIndex(of: nil) {
+        if let (id, open, seat) = openSeat(at: table) {
+            var match = open
             match.seats[seat] = peer
             return .success(place(match, id: id, seat: seat, isNew: false))
         }
