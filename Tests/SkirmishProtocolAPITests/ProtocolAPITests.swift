@@ -83,12 +83,14 @@ import Testing
         }
         #expect(sent("put") > 8 * 20 * 3 / 2 && sent("get") > 8 * 20 * 3 / 2, "both personas played")
         #expect(counts.received["malformed", default: 0] == 0)
-        // Each reply the swarm took is one round-trip sample; only replies still in flight at the end (one per bot at
-        // most, at 20 requests a second) are missing from the server's count.
+        // Each reply the swarm took is one round-trip sample; only replies still in flight at the end are missing
+        // from the server's count: one per bot on a quiet machine (20 requests a second), a few per bot when a busy
+        // machine delays the bots' last reads, never a share of the run's.
         let rtt = try #require(snapshot.histogram(SkirmishMetrics.rtt))
         #expect(Int(rtt.count) == received("value"))
         #expect(received("value") <= counts.sent["value", default: 0])
-        #expect(received("value") >= counts.sent["value", default: 0] - 8)
+        let replies = counts.sent["value", default: 0]
+        #expect(received("value") >= replies - max(8, replies / 20), "\(received("value")) of \(replies) replies taken")
         #expect(received("welcome") == counts.sent["welcome", default: 0])
         // The writers' link adds 10 ms ± 2 ms each way; the readers' has none.
         let writers = try #require(snapshot.histogram(SkirmishMetrics.rtt, where: ["persona": "writers"]))

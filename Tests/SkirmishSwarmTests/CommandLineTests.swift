@@ -44,7 +44,7 @@ import Testing
         _ arguments: [String], limit: Duration = .seconds(60), signalAfter: Duration? = nil, signal: Int32 = SIGINT,
         environment: [String: String] = [:]
     ) async throws -> Finished {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try executable()
         process.arguments = arguments
         if !environment.isEmpty {
@@ -136,7 +136,7 @@ import Testing
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let port = try #require(LoopbackPort.free())
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try Self.executable()
         process.arguments = [
             "swarm", root.appendingPathComponent("bots/quickstart.yaml").path, "--duration", "60s", "--out",

@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -54,7 +55,7 @@ import Testing
     /// Runs a command to its end (bounded), returning status and combined output.
     @discardableResult
     static func sh(_ arguments: [String], limit: Duration = .seconds(20)) -> (status: Int32, output: String) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         let pipe = Pipe()

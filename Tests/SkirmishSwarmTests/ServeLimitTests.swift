@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -74,7 +75,7 @@ import Testing
 
     /// `GET /metrics` with curl, at most 5 s; the body, or `nil` when it did not answer.
     static func metrics(port: Int) throws -> String? {
-        let curl = Process()
+        let curl = ChildProcess()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         curl.arguments = ["curl", "-s", "-f", "--max-time", "5", "http://127.0.0.1:\(port)/metrics"]
         let out = Pipe()

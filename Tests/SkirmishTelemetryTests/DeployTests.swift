@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -128,7 +129,7 @@ import Testing
 final class HostServer {
     let udpPort: Int
     let httpPort: Int
-    private let process = Process()
+    private let process = ChildProcess()
     private let log: URL
 
     init() async throws {

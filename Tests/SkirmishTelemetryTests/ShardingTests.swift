@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishTestSupport
 import Testing
 
 @testable import SkirmishTelemetry
@@ -105,7 +106,7 @@ import Testing
 final class ShardProcess {
     let index: Int
     let directory: URL
-    private let process = Process()
+    private let process = ChildProcess()
     private let finished = DispatchSemaphore(value: 0)
 
     init(index: Int, count: Int, arguments: [String]) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -88,7 +89,7 @@ import Testing
             .write(to: script, atomically: true, encoding: .utf8)
         let stderrFile = directory.appendingPathComponent("stderr")
         _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try RealRun.executable()
         process.arguments = [
             "swarm", script.path, "--out", directory.appendingPathComponent("out").path, "--plain-progress",

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SkirmishTestSupport
 
 /// Debian's `DDNet-Server` started on a free loopback port in a temporary directory, for the tests that prove the
 /// plug-in against the real peer; stopped by its PID.
@@ -15,7 +16,7 @@ final class DDNetServer {
 
     let port: UInt16
     let directory: URL
-    private let process: Process
+    private let process: ChildProcess
     let output: OutputLog
 
     /// Starts a server with `settings` (console commands) besides the loopback ones; throws when it does not
@@ -42,7 +43,7 @@ final class DDNetServer {
                     // `team_join player=...` is printed at `OUTPUT_LEVEL_DEBUG`, which the log calls trace.
                     "loglevel 4",
                 ] + settings).joined(separator: ";")
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: Self.executable)
             process.arguments = [config]
             process.currentDirectoryURL = directory
@@ -83,7 +84,7 @@ final class DDNetServer {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private static func stop(_ process: Process) {
+    private static func stop(_ process: ChildProcess) {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGTERM)
         let deadline = ContinuousClock.now + .seconds(5)

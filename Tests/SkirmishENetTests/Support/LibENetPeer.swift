@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -26,7 +27,7 @@ final class LibENetPeer {
             return .failure(Failure(description: "cannot create \(directory.path): \(error)"))
         }
         let output = directory.appendingPathComponent("enet-peer").path
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["gcc", "-O1", "-o", output, source, "-lenet"]
         let errors = Pipe()
@@ -45,7 +46,7 @@ final class LibENetPeer {
         return .success(output)
     }
 
-    private let process = Process()
+    private let process = ChildProcess()
     private let input = Pipe()
     private let output = Pipe()
     private var pending: [UInt8] = []

@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 /// with the reason; everything after a successful start is a real failure.
 final class Chromium {
     let devTools: DevTools
-    private let process: Process
+    private let process: ChildProcess
     private let profile: URL
 
     /// Starts the browser, or cancels the running test when there is no browser to start.
@@ -37,7 +38,7 @@ final class Chromium {
     private init(binary: String) async throws {
         profile = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-chromium-\(UUID())")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        process = Process()
+        process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = [
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
@@ -90,7 +91,7 @@ final class Chromium {
         Self.kill(process)
     }
 
-    private static func kill(_ process: Process) {
+    private static func kill(_ process: ChildProcess) {
         guard process.isRunning else { return }
         process.terminate()
         let deadline = Date().addingTimeInterval(5)

@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Testing
 /// The built `skirmish` executable run as a person runs it: its own process (so its RSS and descriptors are its own),
 /// its exit status, its files, signals sent to its PID.
 struct SkirmishProcess {
-    let process = Process()
+    let process = ChildProcess()
     private let out = Pipe()
     private let err = Pipe()
     let started = ContinuousClock.now

@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishTestSupport
 
 @testable import SkirmishTelemetry
 
@@ -26,7 +27,7 @@ final class Collector {
     let kind: Kind
     let port: Int
     let directory: URL
-    private let process: Process
+    private let process: ChildProcess
 
     var base: String { "http://127.0.0.1:\(port)" }
 
@@ -65,8 +66,8 @@ final class Collector {
     /// Starts the collector's process on `port`, its output going to `log.txt` in `directory` (truncated first).
     private static func launch(
         _ kind: Kind, port: Int, directory: URL, scrape: Int?, every seconds: Int
-    ) throws -> Process {
-        let process = Process()
+    ) throws -> ChildProcess {
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: try binary(kind))
         process.arguments = try arguments(kind, port: port, directory: directory, scrape: scrape, every: seconds)
         let log = directory.appendingPathComponent("log.txt")
@@ -88,7 +89,7 @@ final class Collector {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private static func stop(_ process: Process) {
+    private static func stop(_ process: ChildProcess) {
         guard process.isRunning else { return }
         process.terminate()
         let deadline = Date().addingTimeInterval(5)
@@ -131,7 +132,7 @@ final class Collector {
         return try probe()
     }
 
-    private static func waitUntilReady(_ kind: Kind, process: Process, port: Int, directory: URL) async throws {
+    private static func waitUntilReady(_ kind: Kind, process: ChildProcess, port: Int, directory: URL) async throws {
         let path: String
         switch kind {
         case .pushgateway, .prometheus: path = "/-/ready"

@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -18,7 +19,7 @@ enum Command {
     static func runBlocking(_ executable: String, _ arguments: [String], timeout: TimeInterval) throws
         -> Result
     {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-cmd-\(UUID())")
@@ -64,12 +65,12 @@ final class StubCollector {
 
     let port: Int
     let lastBody: URL
-    private let process: Process
+    private let process: ChildProcess
 
     init(failures: Int, slow: Bool = false) async throws {
         port = try Collector.freePort()
         lastBody = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-stub-\(UUID())")
-        process = Process()
+        process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
             "python3", "-c", StubCollector.script, String(port), String(failures), slow ? "slow" : "ok", lastBody.path,

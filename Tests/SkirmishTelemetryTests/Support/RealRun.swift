@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -60,7 +61,7 @@ struct RealRun {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let scriptFile = directory.appendingPathComponent("script.yaml")
         try script.write(to: scriptFile, atomically: true, encoding: .utf8)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try executable()
         process.arguments =
             ["swarm", scriptFile.path, "--out", directory.appendingPathComponent("out").path, "--plain-progress"]
