@@ -39,7 +39,7 @@ test: deps test-deps
 	$(MAKE) lint
 	$(MAKE) fuzz-short
 
-## test-under-load: the test suite three times in a row while one core spins and memory is held (a busy CI runner)
+## test-under-load: the test suite three times in a row beside two spinning cores and held memory (a busy CI runner)
 test-under-load: deps test-deps
 	$(SWIFT) build --build-tests
 	RUNS=$${RUNS:-3} .ci/under-load $(SWIFT) test --skip-build --disable-xctest

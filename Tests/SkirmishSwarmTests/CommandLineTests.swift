@@ -190,6 +190,10 @@ import Testing
         // One socket per bot: five million bots need more open files than any process here may hold.
         (["--bots", "5000000"], [:], "open files"),
         (["--duration", "soon"], [:], "--duration"),
+        // Refused with the reason, never run as something else or called a missing value.
+        (["--loops", "0"], [:], "--loops 0: bots run on 1 to 256 event loops"),
+        (["--seed", "-1"], [:], "--seed '-1': a seed is a whole number"),
+        (["--metrics", "127.0.0.1:70000"], [:], "the port '70000' is not a number from 0 to 65535"),
         (["--shard", "4/4"], [:], "--shard"),
         (["--target", "carrier-pigeon://x:1"], [:], "--target"),
         ([], ["JOB_COMPLETION_INDEX": "9", "JOB_COMPLETIONS": "4"], "JOB_COMPLETION_INDEX"),

@@ -300,4 +300,43 @@ import Testing
         // A check that passes says so at info, never as a warning.
         #expect(capture.entries(startingWith: "health check pass").allSatisfy { $0.level == .info })
     }
+
+    /// The bots' wind-down is no steady state: a check that comes after the plan's end (a busy machine delays the
+    /// last one into it, while sockets close and the final figures are built) takes no sample, so it can neither
+    /// fail the memory check nor stand as the run's last reading.
+    @Test(.timeLimit(.minutes(2)))
+    func aCheckAfterThePlansEndTakesNoSample() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let script = try Self.script(bots: 1)
+        let plan = try LoadPlan(script: script, overrides: .init(duration: .seconds(1)))
+        let swarm = try await Swarm(
+            configuration: SwarmConfiguration(
+                script: script, plan: plan, target: Target(transport: .udp, host: "127.0.0.1", port: 9), seed: 1,
+                runID: "soak-end", loops: 1),
+            group: group)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soak-end-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let readings = Mutex(0)
+        let watch = SoakWatch(
+            swarm: swarm,
+            configuration: SoakWatch.Configuration(
+                policy: HealthPolicy(warmUp: 0), interval: .seconds(60), outDirectory: directory.path,
+                scriptPath: "logs.yaml", startedAt: Date()),
+            resources: {
+                readings.withLock { $0 += 1 }
+                return ProcessResources.Reading(residentBytes: 100_000_000, openFiles: 20)
+            })
+        #expect(swarm.isPlaying)
+        await watch.check()
+        #expect(readings.withLock { $0 } == 1)
+        _ = await swarm.run()
+        #expect(!swarm.isPlaying)
+        await watch.check()
+        #expect(readings.withLock { $0 } == 1, "a sample was read after the plan's end")
+        let report = watch.report(state: .finished)
+        #expect(report.checks == 1)
+        #expect(report.resources.residentBytesEnd == 100_000_000)
+        try await group.shutdownGracefully()
+    }
 }

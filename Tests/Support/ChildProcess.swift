@@ -21,7 +21,8 @@ import Synchronization
 /// As with `Process`: the child gets a process group of its own, a `Pipe` given as its stdout or stderr has its
 /// writing end closed in the parent once the child has it (so the reader sees end-of-file when the child exits), a
 /// `Pipe` given as stdin has its reading end closed, and `terminationStatus` is the exit code or the signal's number.
-/// The child is reaped by a thread of its own that blocks in `waitpid` for that one PID.
+/// The child is reaped by a thread of its own that blocks in `waitpid` for that one PID; one still running when the
+/// test process exits is killed then.
 public final class ChildProcess: Sendable {
     /// A child not yet started: set what it runs and its stdio, then ``run()``.
     public init() {}
@@ -190,6 +191,13 @@ public final class ChildProcess: Sendable {
         let child = pid
         done.enter()
         state.withLock { $0.pid = child }
+        Self.live.withLock { live in
+            if !live.installed {
+                live.installed = true
+                atexit { ChildProcess.killLeftovers() }
+            }
+            live.pids.insert(child)
+        }
         let reaper = Thread { [self] in reap(child) }
         reaper.name = "reap-\(child)"
         reaper.start()
@@ -204,8 +212,18 @@ public final class ChildProcess: Sendable {
             state.signalled = signal != 0
             state.status = signal == 0 ? (status >> 8) & 0xff : signal
         }
+        Self.live.withLock { _ = $0.pids.remove(pid) }
         setup.withLock { $0.terminationHandler }?(self)
         done.leave()
+    }
+
+    /// Children started and not yet reaped, in the whole test process.
+    private static let live = Mutex<(pids: Set<pid_t>, installed: Bool)>(([], false))
+
+    /// At the test process's exit, SIGKILL to every child still running: a test that threw before its cleanup (a
+    /// failed `#require`) must not leave a server holding ports and a core after the run.
+    private static func killLeftovers() {
+        for pid in live.withLock({ $0.pids }) { kill(pid, SIGKILL) }
     }
 
     /// Blocks until the child has exited (returns at once if it never started).

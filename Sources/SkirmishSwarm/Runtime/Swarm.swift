@@ -5,6 +5,7 @@ import SkirmishNet
 import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
+import Synchronization
 
 /// A run of a script: one ``BotGroup`` per client loop, a controller that follows the load plan, and the metrics.
 ///
@@ -79,6 +80,12 @@ public final class Swarm: Sendable {
 
     /// The run's first desync episodes so far, in full (at most 100).
     public var desyncEpisodes: [DesyncEpisode] { episodes.kept }
+
+    private let playing = Atomic<Bool>(true)
+
+    /// Whether the bots still play the plan: false from the moment the run's time is up (or it was cancelled or
+    /// aborted) and the bots start leaving.
+    public var isPlaying: Bool { playing.load(ordering: .acquiring) }
 
     /// The merged metrics of every loop, for the exporter (blocking: call it off the event loops).
     public var metricsSource: any MetricsSource { SwarmMetricsSource(groups: groups, loops: loops) }
@@ -158,6 +165,7 @@ public final class Swarm: Sendable {
             }
             try? await Task.sleep(for: .milliseconds(100))
         }
+        playing.store(false, ordering: .releasing)
         let cpuAtEnd = await loopCPU()
         let elapsedBeforeStop = Duration(NIODeadline.now() - start)
         // The most bots any loop was asked for: what the controllers followed, however rarely this task woke.

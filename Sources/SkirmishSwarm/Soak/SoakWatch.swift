@@ -123,10 +123,17 @@ public final class SoakWatch: Sendable {
     }
 
     /// Takes one sample now, judges it and writes the checkpoint; returns the verdicts.
+    ///
+    /// Once the plan's time is up the bots are leaving (their sockets closing, the run's final figures being built),
+    /// which is no steady state: a check that comes that late (a busy machine delays the last one) takes no sample and
+    /// returns the verdicts as they stand. A sample is kept only if the bots were still playing after it was read.
     @discardableResult
     public func check() async -> [HealthVerdict] {
+        let current = { self.state.withLock { $0.monitor.verdicts } }
+        guard swarm.isPlaying, ContinuousClock.now - start < swarm.configuration.plan.duration else { return current() }
         let snapshot = await swarm.snapshot()
         let reading = resources()
+        guard swarm.isPlaying else { return current() }
         let elapsed = (ContinuousClock.now - start).seconds
         let exporter = exporterStats()
         let legit = swarm.configuration.script.personas.filter(\.isLegit).map(\.name)

@@ -124,7 +124,10 @@ struct AIEvalCommand: AsyncParsableCommand {
                 + "of at most 60 s."))
     var quick = false
 
-    @Option(help: "Seed for shots, links and aim noise; the same seed serves the same shots.")
+    @Option(
+        parsing: .unconditional,
+        help: "Seed for shots, links and aim noise; the same seed serves the same shots (default: 1).",
+        transform: Seed.parser(for: "--seed"))
     var seed: UInt64 = 1
 
     @Option(help: ArgumentHelp("Also write the figures as JSON to this file.", valueName: "path"))

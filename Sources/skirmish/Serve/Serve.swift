@@ -31,9 +31,9 @@ struct Serve: AsyncParsableCommand {
               skirmish serve --udp 127.0.0.1:4000 --http 127.0.0.1:8080
               skirmish swarm bots/puck-ladder.yaml --target udp://127.0.0.1:4000
 
-            Its metrics (skirmish_server_*, labelled run="serve-…" and shard="0") can also be pushed to a \
-            collector, a final push following the shutdown:
-              skirmish serve --push http://127.0.0.1:8428/api/v1/import/prometheus
+            Its metrics (skirmish_server_*, labelled run="serve-…", or the --run-id given, and shard="0") can \
+            also be pushed to a collector, a final push following the shutdown:
+              skirmish serve --push http://127.0.0.1:8428/api/v1/import/prometheus --run-id nightly-42
 
             Limits hold per source host (its address, whatever port or connection it uses) and per prefix (its \
             network: /24 of IPv4 and /64 of IPv6 unless --ipv4-prefix and --ipv6-prefix say otherwise): sessions \
@@ -51,16 +51,21 @@ struct Serve: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("UDP listener address.", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp("UDP listener address (default: 127.0.0.1:0, a free port).", valueName: "host:port"),
+        transform: HostPort.parser(for: "--udp"))
     var udp = HostPort(host: "127.0.0.1", port: 0)
 
-    @Option(help: ArgumentHelp("TCP listener address (u32 length-prefixed packets).", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp(
+            "TCP listener address, u32 length-prefixed packets (default: 127.0.0.1:0).", valueName: "host:port"),
+        transform: HostPort.parser(for: "--tcp"))
     var tcp = HostPort(host: "127.0.0.1", port: 0)
 
     @Option(
         help: ArgumentHelp(
-            "HTTP listener for /metrics, the practice page /play and the WebSocket endpoint /ws.",
-            valueName: "host:port"))
+            "HTTP listener for /metrics, the practice page /play and the WebSocket endpoint /ws (default: 127.0.0.1:0).",
+            valueName: "host:port"), transform: HostPort.parser(for: "--http"))
     var http = HostPort(host: "127.0.0.1", port: 0)
 
     @Option(
@@ -81,8 +86,21 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a forming match waits for its other players.")
     var matchmakingTimeout = 30
 
-    @Option(help: "Seed for Snap shuffles (fixed seeds make deals reproducible).")
+    @Option(
+        parsing: .unconditional, help: "Seed for Snap shuffles: fixed seeds make deals reproducible (default: 24301).",
+        transform: Seed.parser(for: "--seed"))
     var seed: UInt64 = 0x5EED
+
+    @Option(
+        name: .customLong("run-id"),
+        help: ArgumentHelp(
+            "The run label of the server's series (default: serve-<time>-<hex>).",
+            discussion: """
+                Give the swarm's --run-id when dashboards filter on that run: the server's panels then show this \
+                server's figures beside the swarm's. Letters, digits, '.', '_' and '-', at most 128.
+                """,
+            valueName: "id"))
+    var runID: String?
 
     @OptionGroup(title: "Limits per host and prefix")
     var hostLimits: HostLimitOptions
@@ -100,6 +118,11 @@ struct Serve: AsyncParsableCommand {
         guard maxMatches > 0 else { throw ValidationError("--max-matches must be at least 1; got \(maxMatches).") }
         guard matchmakingTimeout > 0 else {
             throw ValidationError("--matchmaking-timeout must be at least 1 second; got \(matchmakingTimeout).")
+        }
+        if let runID, !RunOptions.isValidRunID(runID) {
+            throw ValidationError(
+                "--run-id '\(runID)': a run id is 1 to 128 letters, digits, '.', '_' or '-' (it becomes a label and a "
+                    + "Pushgateway group)")
         }
         try hostLimits.check()
         try connectionLimits.check()
@@ -122,7 +145,7 @@ struct Serve: AsyncParsableCommand {
             configuration.connections.maxConnectionsPerPrefix = configuration.connections.maxConnections
         }
         Console.note(OpenFileLimit.raiseToHard())
-        let runID = RunID.make(script: "serve", at: Date())
+        let runID = self.runID ?? RunID.make(script: "serve", at: Date())
         configuration.metricLabels = ["run": runID, "shard": Shard.whole.description]
         let push = self.push
         let exporterLogger = logs.logger("skirmish.exporter", run: runID)

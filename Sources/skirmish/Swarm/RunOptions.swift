@@ -63,7 +63,10 @@ struct RunOptions: ParsableArguments {
             }
     }
 
-    @Option(help: "Seed for bots, personas and emulated links: the same seed replays the same run.")
+    @Option(
+        parsing: .unconditional,
+        help: "Seed for bots, personas and emulated links: the same seed replays the same run (default: 1).",
+        transform: Seed.parser(for: "--seed"))
     var seed: UInt64 = 1
 
     @Option(help: ArgumentHelp("Results folder (default skirmish-out/<run id>).", valueName: "dir"))
@@ -81,7 +84,7 @@ struct RunOptions: ParsableArguments {
                 endpoint serves the final figures and stays up until one more scrape has read them, at most \
                 --metrics-linger seconds; a run nobody scraped ends at once.
                 """,
-            valueName: "host:port"))
+            valueName: "host:port"), transform: HostPort.parser(for: "--metrics"))
     var metrics = HostPort(host: "127.0.0.1", port: 0)
 
     @Option(help: ArgumentHelp("Longest wait for a last scrape of /metrics after the run.", valueName: "seconds"))
@@ -116,6 +119,11 @@ struct RunOptions: ParsableArguments {
 
     /// Checks the addresses before anything starts: a mistyped one is bad input, never a half-started run.
     func validate() throws {
+        guard (1...256).contains(loops) else {
+            throw ValidationError(
+                "--loops \(loops): bots run on 1 to 256 event loops (threads); the default is one per core, "
+                    + "\(System.coreCount) here")
+        }
         guard (try? SocketAddress(ipAddress: metrics.host, port: metrics.port)) != nil || metrics.host == "localhost"
         else {
             throw ValidationError(
