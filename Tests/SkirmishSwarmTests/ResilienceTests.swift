@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import SkirmishNet
 import SkirmishTelemetry
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -46,7 +47,9 @@ import Testing
     func botsComeBackSpreadOutWhenTheServerRestartsOnTheSamePort() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let serverGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let first = try await ReferenceServer.start(configuration: Self.udpOnly(), group: serverGroup)
+        // A port the kernel never hands out for port 0: while the server is down, no other test's socket takes it.
+        let reserved = try #require(LoopbackPort.belowEphemeralRange())
+        let first = try await ReferenceServer.start(configuration: Self.udpOnly(port: reserved), group: serverGroup)
         let port = try #require(first.addresses.udp?.port)
         let configuration = try Self.configuration(
             """

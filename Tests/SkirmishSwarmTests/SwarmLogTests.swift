@@ -64,6 +64,19 @@ import Testing
         #expect(episodes.kept.count == DesyncEpisodeLog.capacity)
     }
 
+    /// A swarm of one Puck chaser, planned for `duration`, aimed where nothing listens (port 9 on loopback).
+    static func unanswered(for duration: Duration, runID: String, group: MultiThreadedEventLoopGroup) async throws
+        -> Swarm
+    {
+        let script = try Self.script(bots: 1)
+        let plan = try LoadPlan(script: script, overrides: .init(duration: duration))
+        return try await Swarm(
+            configuration: SwarmConfiguration(
+                script: script, plan: plan, target: Target(transport: .udp, host: "127.0.0.1", port: 9), seed: 1,
+                runID: runID, loops: 1),
+            group: group)
+    }
+
     static func script(bots: Int) throws -> Script {
         try Catalogue.builtIn.scriptLoader.parse(
             """
@@ -249,14 +262,8 @@ import Testing
     func aFailingHealthCheckIsOneWarningWhenItTurns() async throws {
         let capture = LogCapture()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let script = try Self.script(bots: 1)
-        let plan = try LoadPlan(script: script, overrides: .init(duration: .seconds(60)))
-        // Nothing listens there and no bot starts: the watch only reads the (empty) figures and the process.
-        let swarm = try await Swarm(
-            configuration: SwarmConfiguration(
-                script: script, plan: plan, target: Target(transport: .udp, host: "127.0.0.1", port: 9), seed: 1,
-                runID: "soak-logs", loops: 1),
-            group: group)
+        // No bot starts: the watch only reads the (empty) figures and the process.
+        let swarm = try await Self.unanswered(for: .seconds(60), runID: "soak-logs", group: group)
         var policy = HealthPolicy(warmUp: 0)
         policy.minimumSamples = 3
         policy.minimumSpan = 0
@@ -307,13 +314,7 @@ import Testing
     @Test(.timeLimit(.minutes(2)))
     func aCheckAfterThePlansEndTakesNoSample() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let script = try Self.script(bots: 1)
-        let plan = try LoadPlan(script: script, overrides: .init(duration: .seconds(1)))
-        let swarm = try await Swarm(
-            configuration: SwarmConfiguration(
-                script: script, plan: plan, target: Target(transport: .udp, host: "127.0.0.1", port: 9), seed: 1,
-                runID: "soak-end", loops: 1),
-            group: group)
+        let swarm = try await Self.unanswered(for: .seconds(1), runID: "soak-end", group: group)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soak-end-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -24,5 +26,32 @@ public enum LoopbackPort {
         guard socket >= 0 else { return nil }
         defer { close(socket) }
         return bind(socket).map(Int.init)
+    }
+
+    /// A UDP port on 127.0.0.1 below the kernel's ephemeral range that nothing holds right now, for a server that is
+    /// stopped and started again on the same port: no socket bound to port 0 (every other test's clients and
+    /// servers) is ever given one, so while the server is down no other test's socket can take it. `nil` when none
+    /// of 200 tries was free.
+    public static func belowEphemeralRange() -> Int? {
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        let lowest = range.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32_768
+        guard lowest > 10_001 else { return nil }
+        for _ in 0..<200 {
+            let port = Int.random(in: 10_000..<lowest)
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            guard socket >= 0 else { return nil }
+            defer { close(socket) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = UInt16(port).bigEndian
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            if bound { return port }
+        }
+        return nil
     }
 }
