@@ -7,15 +7,8 @@ struct HostPort: ExpressibleByArgument, CustomStringConvertible, Sendable, Hasha
     var port: Int
 
     init?(argument: String) {
-        guard let colon = argument.lastIndex(of: ":") else { return nil }
-        var host = String(argument[..<colon])
-        guard let port = Int(argument[argument.index(after: colon)...]), (0...65_535).contains(port) else {
-            return nil
-        }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { return nil }
-        self.host = host
-        self.port = port
+        guard let value = try? Self.parser(for: "")(argument) else { return nil }
+        self = value
     }
 
     init(host: String, port: Int) {
@@ -42,10 +35,10 @@ struct HostPort: ExpressibleByArgument, CustomStringConvertible, Sendable, Hasha
                 throw ValidationError(
                     "\(option) '\(text)': the port '\(port)' is not a number from 0 to 65535 (0 picks a free one)")
             }
-            guard let value = HostPort(argument: text) else {
-                throw ValidationError("\(option) '\(text)': the host before the port is empty")
-            }
-            return value
+            var host = text[..<colon]
+            if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+            guard !host.isEmpty else { throw ValidationError("\(option) '\(text)': the host before the port is empty") }
+            return HostPort(host: String(host), port: number)
         }
     }
 
