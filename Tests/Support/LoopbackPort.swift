@@ -41,17 +41,19 @@ public enum LoopbackPort {
             let socket = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
             guard socket >= 0 else { return nil }
             defer { close(socket) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = UInt16(port).bigEndian
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            if bound { return port }
+            if at(port, { Glibc.bind(socket, $0, $1) }) == 0 { return port }
         }
         return nil
+    }
+
+    /// Calls `body` (`connect`, `bind`) with the address 127.0.0.1:`port` and its length; returns what it returns.
+    public static func at(_ port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
     }
 }

@@ -79,15 +79,7 @@ final class StubCollector {
         let ready = await Collector.poll(timeout: 10) { () -> Bool? in
             let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(socketFD) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = UInt16(port).bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
+            let connected = LoopbackPort.at(port) { connect(socketFD, $0, $1) } == 0
             return connected ? true : nil
         }
         guard ready == true else { throw Collector.Failure(description: "the Python stub collector did not start") }
