@@ -57,7 +57,7 @@ import Testing
         try process.run()
         if let signalAfter {
             try await Task.sleep(for: signalAfter)
-            kill(process.processIdentifier, signal)
+            process.send(signal)
         }
         let deadline = ContinuousClock.now + limit
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
@@ -167,11 +167,11 @@ import Testing
             if !playing { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(playing, "the run started although nothing read its stderr")
-        kill(process.processIdentifier, SIGTERM)
+        process.send(SIGTERM)
         let stop = ContinuousClock.now + .seconds(60)
         while process.isRunning, ContinuousClock.now < stop { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            process.send(SIGKILL)
             Issue.record("the swarm did not stop on SIGTERM with its stderr full")
         }
         process.waitUntilExit()
@@ -192,7 +192,7 @@ import Testing
         (["--duration", "soon"], [:], "--duration"),
         // Refused with the reason, never run as something else or called a missing value.
         (["--loops", "0"], [:], "--loops 0: bots run on 1 to 256 event loops"),
-        (["--seed", "-1"], [:], "--seed '-1': a seed is a whole number"),
+        (["--seed", "-1"], [:], "'-1' is invalid for '--seed <seed>': a seed is a whole number"),
         (["--metrics", "127.0.0.1:70000"], [:], "the port '70000' is not a number from 0 to 65535"),
         (["--shard", "4/4"], [:], "--shard"),
         (["--target", "carrier-pigeon://x:1"], [:], "--target"),

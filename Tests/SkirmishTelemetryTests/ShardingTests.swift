@@ -139,7 +139,7 @@ final class ShardProcess {
         let finished = self.finished
         return
             (try? await offPool {
-                if finished.wait(timeout: .now() + limit) == .timedOut { kill(process.processIdentifier, SIGKILL) }
+                if finished.wait(timeout: .now() + limit) == .timedOut { process.send(SIGKILL) }
                 process.waitUntilExit()
                 return process.terminationStatus
             }) ?? -1
@@ -152,7 +152,7 @@ final class ShardProcess {
 
     func remove() {
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            process.send(SIGKILL)
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: directory)

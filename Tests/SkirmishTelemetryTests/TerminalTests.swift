@@ -99,7 +99,7 @@ import Testing
         process.standardError = try FileHandle(forWritingTo: stderrFile)
         try process.run()
         defer {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            if process.isRunning { process.send(SIGKILL) }
             process.waitUntilExit()
         }
         func lines() -> [String] {

@@ -92,7 +92,8 @@ public final class ChildProcess: Sendable {
         }
         set { setup.withLock { $0.standardError = Self.stream(newValue) } }
     }
-    /// Called once, on the reaping thread, when the child has exited.
+    /// Called once, on the reaping thread, when the child has exited (``waitUntilExit()`` has returned by then).
+    /// Set it before ``run()``: a child that ends at once may have been reaped before a later assignment.
     public var terminationHandler: (@Sendable (ChildProcess) -> Void)? {
         get { setup.withLock { $0.terminationHandler } }
         set { setup.withLock { $0.terminationHandler = newValue } }
@@ -102,7 +103,7 @@ public final class ChildProcess: Sendable {
     public var processIdentifier: Int32 { state.withLock { $0.pid } }
     /// Whether the child was started and has not been reaped.
     public var isRunning: Bool { state.withLock { $0.pid != 0 && $0.status == nil } }
-    /// The exit code, or the number of the signal that ended the child.
+    /// The exit code, or the number of the signal that ended the child (-1 when something else reaped it).
     public var terminationStatus: Int32 {
         state.withLock { state in
             guard let status = state.status else { preconditionFailure("the child process is still running") }
@@ -204,26 +205,40 @@ public final class ChildProcess: Sendable {
     }
 
     private func reap(_ pid: pid_t) {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-        // WIFEXITED / WEXITSTATUS / WTERMSIG, spelled out: the C macros do not reach Swift.
-        let signal = status & 0x7f
+        // Waits for the exit without reaping (WNOWAIT), then reaps under the state's lock, which ``send(_:)`` holds
+        // while it signals: the PID is never freed (and maybe reused) between `send`'s check and its `kill`.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1, errno == EINTR {}
         state.withLock { state in
+            var status: Int32 = 0
+            var reaped: pid_t = -1
+            repeat { reaped = waitpid(pid, &status, 0) } while reaped == -1 && errno == EINTR
+            guard reaped == pid else {
+                // Someone else reaped it (a waitpid elsewhere in the test process): the status is lost.
+                state.status = -1
+                return
+            }
+            // WIFEXITED / WEXITSTATUS / WTERMSIG, spelled out: the C macros do not reach Swift.
+            let signal = status & 0x7f
             state.signalled = signal != 0
             state.status = signal == 0 ? (status >> 8) & 0xff : signal
         }
         Self.live.withLock { _ = $0.pids.remove(pid) }
-        setup.withLock { $0.terminationHandler }?(self)
         done.leave()
+        setup.withLock { $0.terminationHandler }?(self)
     }
 
     /// Children started and not yet reaped, in the whole test process.
     private static let live = Mutex<(pids: Set<pid_t>, installed: Bool)>(([], false))
 
-    /// At the test process's exit, SIGKILL to every child still running: a test that threw before its cleanup (a
-    /// failed `#require`) must not leave a server holding ports and a core after the run.
+    /// At the test process's exit, SIGKILL to every child still running and its process group (a browser's renderers,
+    /// a shell's commands): a test that threw before its cleanup (a failed `#require`) must not leave a server
+    /// holding ports and a core after the run.
     private static func killLeftovers() {
-        for pid in live.withLock({ $0.pids }) { kill(pid, SIGKILL) }
+        for pid in live.withLock({ $0.pids }) {
+            kill(-pid, SIGKILL)
+            kill(pid, SIGKILL)
+        }
     }
 
     /// Blocks until the child has exited (returns at once if it never started).

@@ -130,7 +130,7 @@ public final class SoakWatch: Sendable {
     @discardableResult
     public func check() async -> [HealthVerdict] {
         let current = { self.state.withLock { $0.monitor.verdicts } }
-        guard swarm.isPlaying, ContinuousClock.now - start < swarm.configuration.plan.duration else { return current() }
+        guard swarm.isPlaying else { return current() }
         let snapshot = await swarm.snapshot()
         let reading = resources()
         guard swarm.isPlaying else { return current() }

@@ -127,7 +127,7 @@ struct AIEvalCommand: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help: "Seed for shots, links and aim noise; the same seed serves the same shots (default: 1).",
-        transform: Seed.parser(for: "--seed"))
+        transform: Seed.parse)
     var seed: UInt64 = 1
 
     @Option(help: ArgumentHelp("Also write the figures as JSON to this file.", valueName: "path"))

@@ -47,7 +47,7 @@ struct PracticeCommand: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Address of the page (and, without --target, of the server's /ws and /metrics). Port 0 picks a free one (default: 127.0.0.1:0).",
-            valueName: "host:port"), transform: HostPort.parser(for: "--http"))
+            valueName: "host:port"), transform: HostPort.parse)
     var http = HostPort(host: "127.0.0.1", port: 0)
 
     @Option(

@@ -53,19 +53,19 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp("UDP listener address (default: 127.0.0.1:0, a free port).", valueName: "host:port"),
-        transform: HostPort.parser(for: "--udp"))
+        transform: HostPort.parse)
     var udp = HostPort(host: "127.0.0.1", port: 0)
 
     @Option(
         help: ArgumentHelp(
             "TCP listener address, u32 length-prefixed packets (default: 127.0.0.1:0).", valueName: "host:port"),
-        transform: HostPort.parser(for: "--tcp"))
+        transform: HostPort.parse)
     var tcp = HostPort(host: "127.0.0.1", port: 0)
 
     @Option(
         help: ArgumentHelp(
             "HTTP listener for /metrics, the practice page /play and the WebSocket endpoint /ws (default: 127.0.0.1:0).",
-            valueName: "host:port"), transform: HostPort.parser(for: "--http"))
+            valueName: "host:port"), transform: HostPort.parse)
     var http = HostPort(host: "127.0.0.1", port: 0)
 
     @Option(
@@ -88,7 +88,7 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional, help: "Seed for Snap shuffles: fixed seeds make deals reproducible (default: 24301).",
-        transform: Seed.parser(for: "--seed"))
+        transform: Seed.parse)
     var seed: UInt64 = 0x5EED
 
     @Option(

@@ -66,7 +66,7 @@ struct RunOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: "Seed for bots, personas and emulated links: the same seed replays the same run (default: 1).",
-        transform: Seed.parser(for: "--seed"))
+        transform: Seed.parse)
     var seed: UInt64 = 1
 
     @Option(help: ArgumentHelp("Results folder (default skirmish-out/<run id>).", valueName: "dir"))
@@ -84,7 +84,7 @@ struct RunOptions: ParsableArguments {
                 endpoint serves the final figures and stays up until one more scrape has read them, at most \
                 --metrics-linger seconds; a run nobody scraped ends at once.
                 """,
-            valueName: "host:port"), transform: HostPort.parser(for: "--metrics"))
+            valueName: "host:port"), transform: HostPort.parse)
     var metrics = HostPort(host: "127.0.0.1", port: 0)
 
     @Option(help: ArgumentHelp("Longest wait for a last scrape of /metrics after the run.", valueName: "seconds"))
@@ -112,7 +112,7 @@ struct RunOptions: ParsableArguments {
     var baseline: String?
 
     @Option(help: "Event loops (threads) for the bots (default: one per core).")
-    var loops = System.coreCount
+    var loops = min(System.coreCount, 256)
 
     @Flag(help: "Print a plain progress line every 5 s even on a terminal.")
     var plainProgress = false

@@ -86,14 +86,10 @@ final class DDNetServer {
 
     private static func stop(_ process: ChildProcess) {
         guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
+        process.terminate()
         let deadline = ContinuousClock.now + .seconds(5)
-        while process.isRunning && ContinuousClock.now < deadline {
-            var status: Int32 = 0
-            if waitpid(process.processIdentifier, &status, WNOHANG) == process.processIdentifier { break }
-            usleep(10_000)
-        }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        process.send(SIGKILL)
     }
 
     /// A UDP port on 127.0.0.1 that was free a moment ago.

@@ -84,7 +84,7 @@ final class LibENetPeer {
             command("quit")
             let deadline = ContinuousClock.now + .seconds(5)
             while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            if process.isRunning { process.send(SIGKILL) }
         }
         process.waitUntilExit()
     }

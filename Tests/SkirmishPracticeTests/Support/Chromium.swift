@@ -96,7 +96,7 @@ final class Chromium {
         process.terminate()
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { process.send(SIGKILL) }
         process.waitUntilExit()
     }
 

@@ -61,7 +61,7 @@ struct SkirmishProcess {
     var stderr: String { (try? String(contentsOf: logs.appendingPathComponent("stderr"), encoding: .utf8)) ?? "" }
 
     /// Sends `signal` to this process's PID.
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    func signal(_ number: Int32) { process.send(number) }
 
     /// Waits for the process to end, at most `limit`; kills it (and records an issue) past that. Returns the status.
     @discardableResult
@@ -69,7 +69,7 @@ struct SkirmishProcess {
         let deadline = ContinuousClock.now + limit
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            process.send(SIGKILL)
             Issue.record("skirmish \(process.arguments?.joined(separator: " ") ?? "") did not end within \(limit)")
         }
         process.waitUntilExit()

@@ -94,7 +94,7 @@ final class Collector {
         process.terminate()
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { process.send(SIGKILL) }
         process.waitUntilExit()
     }
 

@@ -31,7 +31,7 @@ enum Command {
         try process.run()
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { process.send(SIGKILL) }
         process.waitUntilExit()
         try handle.close()
         let output = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
@@ -87,7 +87,7 @@ final class StubCollector {
 
     deinit {
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            process.send(SIGKILL)
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: lastBody)

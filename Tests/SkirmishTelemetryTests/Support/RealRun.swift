@@ -74,11 +74,11 @@ struct RealRun {
         process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
         process.standardError = try FileHandle(forWritingTo: stderrFile)
         let started = Date()
-        try process.run()
         let finished = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in finished.signal() }
+        try process.run()
         if finished.wait(timeout: .now() + limit) == .timedOut {
-            kill(process.processIdentifier, SIGKILL)
+            process.send(SIGKILL)
             process.waitUntilExit()
             throw Failure(description: "skirmish swarm did not end within \(limit) s")
         }
