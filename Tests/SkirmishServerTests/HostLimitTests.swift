@@ -241,13 +241,9 @@ import Testing
             $0.hostLimits.sessionsPerPrefix = nil
             $0.hostLimits.prefixShare = 1.0 / 100
         }
-        var seated = 0
-        for attempt in 0..<640 {
-            // 16 hosts of 127.0.10.0/24, 40 Puck players each, 40 handshakes a second (under every rate limit).
-            let player = Self.address(Self.loopback(0, 10, UInt32(1 + attempt % 16)), port: 10_000 + attempt)
-            if (try? harness.join(player)) != nil { seated += 1 }
-            harness.now = harness.now + .milliseconds(25)
-            _ = harness.drain()
+        // 16 hosts of 127.0.10.0/24, 40 Puck players each, 40 handshakes a second (under every rate limit).
+        let seated = harness.joins(640, every: .milliseconds(25)) { attempt in
+            Self.address(Self.loopback(0, 10, UInt32(1 + attempt % 16)), port: 10_000 + attempt)
         }
         let stats = harness.core.stats
         #expect(stats.matches == 100, "1/100 of 10,000 matches, whatever the hosts")
@@ -266,13 +262,9 @@ import Testing
             $0.maxSessions = 10_000
             $0.hostLimits.prefixShare = 1.0 / 100
         }
-        var welcomed = 0
-        for attempt in 0..<130 {
-            // Snap tables of four from five hosts: a hundred sessions fill the prefix's share, no match share binds
-            // first.
-            let player = Self.address(Self.loopback(0, 12, UInt32(1 + attempt % 5)), port: 10_000 + attempt)
-            if (try? harness.join(player, game: .snap, seats: 4)) != nil { welcomed += 1 }
-            harness.now = harness.now + .milliseconds(100)
+        // Snap tables of four from five hosts: a hundred sessions fill the prefix's share, no match share binds first.
+        let welcomed = harness.joins(130, every: .milliseconds(100), game: .snap, seats: 4) { attempt in
+            Self.address(Self.loopback(0, 12, UInt32(1 + attempt % 5)), port: 10_000 + attempt)
         }
         #expect(welcomed == 100)
         #expect(harness.core.stats.rejections(.prefixSessionsFull) == 30)
@@ -285,12 +277,9 @@ import Testing
             $0.maxMatches = 100
             $0.maxSessions = 500
         }
-        var seated = 0
-        for port in 0..<80 {
-            // One host, two players a match, well under every rate limit.
-            if (try? harness.join(Self.address(Self.loopback(0, 13, 1), port: 10_000 + port))) != nil { seated += 1 }
-            harness.now = harness.now + .milliseconds(100)
-            _ = harness.drain()
+        // One host, two players a match, well under every rate limit.
+        let seated = harness.joins(80, every: .milliseconds(100)) { port in
+            Self.address(Self.loopback(0, 13, 1), port: 10_000 + port)
         }
         #expect(seated == 64, "the host's own 64 sessions, in 32 matches")
         #expect(harness.core.stats.rejections(.hostSessionsFull) == 16)
@@ -431,5 +420,22 @@ import Testing
         harness.play(until: .milliseconds(5_200), elapsed: &elapsed, live: [a])
         #expect(harness.core.stats.detached == 0, "b's seat is not held through the resume window")
         #expect(harness.core.stats.sessions == 1)
+    }
+}
+
+extension ServerCoreTests.Harness {
+    /// Tries `count` UDP joins from `source(attempt)`, one every `interval`, draining what the server sent in between;
+    /// returns how many were welcomed.
+    mutating func joins(
+        _ count: Int, every interval: TimeAmount, game: GameKind = .puck, seats: UInt8 = 2,
+        from source: (Int) -> ConnectionID
+    ) -> Int {
+        var welcomed = 0
+        for attempt in 0..<count {
+            if (try? join(source(attempt), game: game, seats: seats)) != nil { welcomed += 1 }
+            now = now + interval
+            _ = drain()
+        }
+        return welcomed
     }
 }
