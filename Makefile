@@ -25,7 +25,7 @@ TEST_DEPS    += libenet-dev ddnet-server ddnet-data
 TEST_DEPS    += buildah podman runc binutils
 
 .PHONY: run test test-under-load deps test-deps build fuzz fuzz-wire fuzz-script fuzz-enet fuzz-ddnet fuzz-short bench \
-	lint clean
+	image lint clean
 
 ## run: build in release mode and run the quickstart swarm (about 30 s) against the embedded server, print the summary
 run: deps
@@ -43,6 +43,13 @@ test: deps test-deps
 test-under-load: deps test-deps
 	$(SWIFT) build --build-tests
 	RUNS=$${RUNS:-3} .ci/under-load $(SWIFT) test --skip-build --disable-xctest
+
+## image: the runtime image skirmish:latest (buildah), from a release binary with the static Swift runtime
+image: deps test-deps
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static --product skirmish
+	deploy/assemble-rootfs.sh .build/static/release/skirmish .build/image
+	buildah build --pull=never -f deploy/Containerfile -t skirmish:latest .build/image
+	@du -sh .build/image/rootfs | sed 's/\t.*/: the image'"'"'s files/'
 
 ## lint: formatting and documented public API (swift-format), and every import declared in Package.swift
 lint:

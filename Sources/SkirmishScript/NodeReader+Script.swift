@@ -5,7 +5,16 @@ extension NodeReader {
     static let scriptKeys = ["name", "description", "protocol", "profile", "personas", "thresholds"]
     static let thresholdKeys = ["limit", "window", "abort_on_fail", "delay_abort_eval"]
     /// The runtime's own persona keys; the rest belong to the protocol and the behaviour.
-    static let personaKeys = ["name", "weight", "behavior", "input_rate", "link", "transport", "target", "steps"]
+    static let personaKeys = [
+        "name", "weight", "behavior", "input_rate", "link", "transport", "target", "steps", "tags",
+    ]
+    /// Label names a tag may not take: the series' own labels, and Prometheus's.
+    static let reservedLabels: Set<String> = [
+        "run", "shard", "game", "persona", "protocol", "type", "kind", "direction", "outcome", "timing", "event",
+        "part", "check", "delivery", "reason", "le", "quantile", "job", "instance", "name",
+    ]
+    /// The most tags one persona may carry.
+    static let maxTags = 8
 
     mutating func script(_ root: Node) throws(ScriptError) -> Script {
         var fields = try fields(root, "the script", depth: 0)
@@ -46,10 +55,16 @@ extension NodeReader {
                 // One condition, or a list of them on the same figure (`rtt_p99: ["< 50ms", {limit: …, window: 1m}]`).
                 if case .sequence = entry.value {
                     for item in try sequence(entry.value, "threshold `\(entry.key)`", depth: 2, limit: 8) {
-                        thresholds.append(try threshold(entry.key, keyNode: entry.keyNode, value: item))
+                        thresholds.append(
+                            try threshold(
+                                entry.key, keyNode: entry.keyNode, value: item, personas: personas,
+                                protocolName: protocolName))
                     }
                 } else {
-                    thresholds.append(try threshold(entry.key, keyNode: entry.keyNode, value: entry.value))
+                    thresholds.append(
+                        try threshold(
+                            entry.key, keyNode: entry.keyNode, value: entry.value, personas: personas,
+                            protocolName: protocolName))
                 }
             }
         }
@@ -207,6 +222,30 @@ extension NodeReader {
                     hint: "it runs over \(entry.transports.map(\.rawValue).sorted().joined(separator: ", "))")
             }
         }
+        var tags: [String: String] = [:]
+        if let tagsNode = f.take("tags") {
+            let t = try fields(tagsNode, "tags", depth: 3)
+            guard t.entries.count <= Self.maxTags else {
+                throw error(
+                    tagsNode, "persona `\(name)` has \(t.entries.count) tags, above the limit of \(Self.maxTags)",
+                    hint: "each tag is a label on every series: keep the few you filter or group by")
+            }
+            for entry in t.entries {
+                let key = entry.key
+                let isName = key.utf8.count <= 32 && Interpolation.isName(key.unicodeScalars) && !key.hasPrefix("__")
+                guard isName else {
+                    throw error(
+                        entry.keyNode, "tag `\(key)` is not a label name",
+                        hint: "letters, digits and _ (not starting with a digit or __), at most 32 characters")
+                }
+                guard !Self.reservedLabels.contains(key) else {
+                    throw error(
+                        entry.keyNode, "tag `\(key)` would replace a label the series already carry",
+                        hint: "choose another name; taken: \(Self.reservedLabels.sorted().joined(separator: ", "))")
+                }
+                tags[key] = try label(entry.value, "tag `\(key)`")
+            }
+        }
         var steps: [Step] = []
         if let stepsNode = f.take("steps") {
             let items = try sequence(stepsNode, "steps", depth: 3, limit: ScriptLoader.maxSteps)
@@ -267,7 +306,7 @@ extension NodeReader {
             name: name, weight: weight, gameName: decoded.gameName, behavior: behavior, inputRate: inputRate,
             link: link, transport: transport, target: target,
             steps: steps.isEmpty ? [.playUntilMatchOver, .repeat(times: nil)] : steps,
-            connection: decoded.configuration, options: behaviorOptions, isLegit: behaviorEntry.isLegit)
+            connection: decoded.configuration, options: behaviorOptions, isLegit: behaviorEntry.isLegit, tags: tags)
     }
 
     mutating func step(_ node: Node, chat: (@Sendable (String) -> String?)?) throws(ScriptError) -> Step {
@@ -317,7 +356,71 @@ extension NodeReader {
         }
     }
 
-    mutating func threshold(_ key: String, keyNode: Node, value: Node) throws(ScriptError) -> Threshold {
+    /// The labels a threshold may filter on.
+    static let thresholdFilterKeys = ["persona", "game", "protocol"]
+
+    /// Splits `rtt_p99{persona:chaser, game:puck}` into the figure's name and its filter, checking each label and
+    /// value against the script.
+    func thresholdFilter(
+        _ key: String, keyNode: Node, personas: [Persona], protocolName: String
+    ) throws(ScriptError) -> (name: String, filter: [String: String]) {
+        guard let open = key.firstIndex(of: "{") else { return (key, [:]) }
+        let name = String(key[..<open]).trimmed
+        guard key.hasSuffix("}"), key.index(after: open) < key.endIndex else {
+            throw error(
+                keyNode, "threshold `\(key)` has a filter with no closing `}`",
+                hint: "write \(name){persona:NAME}: \"< 80ms\" (quote the key inside a {…} mapping)")
+        }
+        let inside = key[key.index(after: open)..<key.index(before: key.endIndex)]
+        var filter: [String: String] = [:]
+        for part in inside.split(separator: ",", omittingEmptySubsequences: false) {
+            let pair = part.split(separator: ":", maxSplits: 1).map { String($0).trimmed }
+            guard pair.count == 2, !pair[0].isEmpty, !pair[1].isEmpty else {
+                throw error(
+                    keyNode, "threshold `\(key)`: `\(String(part).trimmed)` is not label:value",
+                    hint: "write \(name){persona:chaser} or \(name){game:puck, persona:chaser}")
+            }
+            let (label, value) = (pair[0], pair[1])
+            let tagNames = Array(Set(personas.flatMap(\.tags.keys))).sorted()
+            let labels = Self.thresholdFilterKeys + tagNames
+            guard labels.contains(label) else {
+                throw error(
+                    keyNode, "threshold `\(key)` filters on `\(label)`, which no series carries",
+                    hint: (suggestion(label, labels).map { "did you mean `\($0)`? " } ?? "")
+                        + "filter on \(labels.joined(separator: ", ")) (a persona's `tags` add labels)")
+            }
+            guard filter[label] == nil else {
+                throw error(keyNode, "threshold `\(key)` filters on `\(label)` twice", hint: "keep one")
+            }
+            if label == "persona", personas.contains(where: { $0.name == value && !$0.isLegit }) {
+                throw error(
+                    keyNode,
+                    "threshold `\(key)`: persona `\(value)` is rogue, and a rogue persona's traffic is never "
+                        + "judged", hint: "filter on a persona that plays by the rules")
+            }
+            let known: [String] =
+                switch label {
+                case "persona": personas.filter(\.isLegit).map(\.name)
+                case "game": Array(Set(personas.map(\.gameName))).sorted()
+                case "protocol": [protocolName]
+                default: Array(Set(personas.filter(\.isLegit).compactMap { $0.tags[label] })).sorted()
+                }
+            guard known.contains(value) else {
+                throw error(
+                    keyNode, "threshold `\(key)`: no \(label) `\(value)` in this script, so nothing would be judged",
+                    hint: (suggestion(value, known).map { "did you mean `\($0)`? " } ?? "")
+                        + "its \(label)s: \(known.joined(separator: ", "))")
+            }
+            filter[label] = value
+        }
+        return (name, filter)
+    }
+
+    mutating func threshold(
+        _ written: String, keyNode: Node, value: Node, personas: [Persona], protocolName: String
+    ) throws(ScriptError) -> Threshold {
+        let (key, filter) = try thresholdFilter(
+            written, keyNode: keyNode, personas: personas, protocolName: protocolName)
         guard let metric = ThresholdMetric(name: key) else {
             let names = ThresholdMetric.allNames
             throw error(
@@ -403,9 +506,14 @@ extension NodeReader {
                 keyNode, "threshold `\(key)` \(text) with abort_on_fail would stop the run at its first second",
                 hint: "a count grows during the run: add a window (`window: 1m`) or `delay_abort_eval: 5m`")
         }
+        if !filter.isEmpty, metric == .count(.exporterFailures) {
+            throw error(
+                keyNode, "threshold `\(written)`: the exporter's failures belong to no persona or game",
+                hint: "write exporter_failures without a filter")
+        }
         return Threshold(
             metric: metric, comparison: comparison, limit: limit, text: text, window: window,
-            abortOnFail: abortOnFail, delayAbortEval: delayAbortEval)
+            abortOnFail: abortOnFail, delayAbortEval: delayAbortEval, filter: filter)
     }
 
     func flag(_ node: Node, _ what: String) throws(ScriptError) -> Bool {

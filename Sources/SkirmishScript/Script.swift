@@ -18,6 +18,10 @@ public struct Script: Sendable, Hashable {
     public var protocolName: String
     /// The protocol's options from the script's `protocol:` block, decoded by the plug-in's catalogue entry.
     public var protocolOptions: OptionValue
+    /// A fingerprint of the script's text as written (before `${NAME}` was replaced): 16 hex digits of FNV-1a,
+    /// set by ``ScriptLoader``. Two runs with the same digest ran the same script, whatever their variables; `nil`
+    /// for a script a program built.
+    public var digest: String?
 
     /// A script; the loader builds these, a program may too.
     public init(
@@ -33,8 +37,20 @@ public struct Script: Sendable, Hashable {
         self.protocolOptions = protocolOptions
     }
 
+    /// The ``digest`` of `text`: FNV-1a (64-bit) of its UTF-8 bytes, as 16 lowercase hex digits. A fingerprint to
+    /// tell scripts apart, not a defence against someone forging one.
+    public static func digest(of text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
     /// Total length of the profile.
     public var duration: Duration { profile.reduce(.zero) { $0 + $1.length } }
+
+    /// Every tag name any persona carries, sorted: the extra labels of the run's bot series.
+    public var tagNames: [String] { Array(Set(personas.flatMap(\.tags.keys))).sorted() }
 
     /// The most bots the closed-model stages ask for at once.
     public var peakConcurrency: Int {
@@ -159,14 +175,18 @@ public struct Persona: Sendable, Hashable {
     public var options: OptionValue
     /// Whether its traffic counts as legitimate: a hostile behaviour's (`rogue`) is excluded from the figures.
     public var isLegit: Bool
+    /// The persona's `tags` (`{tier: premium, region: eu}`): extra labels on every series its bots produce, which
+    /// thresholds may filter on (`rtt_p99{tier:premium}`).
+    public var tags: [String: String]
 
     /// A persona; the defaults are a script's (one share, a perfect link, match after match).
     public init(
         name: String, weight: Int = 1, gameName: String, behavior: BehaviorName, inputRate: Double = 2,
         link: LinkProfile = .perfect, transport: Transport? = nil, target: Target? = nil,
         steps: [Step] = [.playUntilMatchOver, .repeat(times: nil)], connection: OptionValue = .none,
-        options: OptionValue = .none, isLegit: Bool = true
+        options: OptionValue = .none, isLegit: Bool = true, tags: [String: String] = [:]
     ) {
+        self.tags = tags
         self.name = name
         self.weight = weight
         self.gameName = gameName
@@ -207,6 +227,9 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
 
     /// The figure judged (`rtt_p99`, `desyncs`, …).
     public var metric: ThresholdMetric
+    /// The series the figure is read from, by label (`persona`, `game`, `protocol`): `rtt_p99{persona:chaser}`
+    /// judges the chaser's round trips alone. Empty: every legitimate persona's.
+    public var filter: [String: String]
     /// How the figure must compare with ``limit`` for the threshold to hold.
     public var comparison: Comparison
     /// In the metric's base unit: seconds, a count, a fraction or pixels.
@@ -225,9 +248,10 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
     /// A threshold; by default judged over the whole run and never stopping it early.
     public init(
         metric: ThresholdMetric, comparison: Comparison, limit: Double, text: String, window: Duration? = nil,
-        abortOnFail: Bool = false, delayAbortEval: Duration = .zero
+        abortOnFail: Bool = false, delayAbortEval: Duration = .zero, filter: [String: String] = [:]
     ) {
         self.metric = metric
+        self.filter = filter
         self.comparison = comparison
         self.limit = limit
         self.text = text
@@ -239,8 +263,16 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
     /// Whether `value` passes.
     public func holds(_ value: Double) -> Bool { comparison.holds(value, limit) }
 
-    /// `rtt_p99 < 120ms`, with `over every 5m window` when windowed.
+    /// The figure as a script names it, with its filter: `rtt_p99`, `rtt_p99{persona:chaser}`.
+    public var name: String {
+        guard !filter.isEmpty else { return metric.name }
+        return metric.name + "{"
+            + filter.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }
+            .joined(separator: ",") + "}"
+    }
+
+    /// `rtt_p99 < 120ms`, `rtt_p99{persona:chaser} < 80ms`, with `over every 5m window` when windowed.
     public var description: String {
-        "\(metric.name) \(text)" + (window.map { " over every \($0.scriptText) window" } ?? "")
+        "\(name) \(text)" + (window.map { " over every \($0.scriptText) window" } ?? "")
     }
 }

@@ -27,9 +27,19 @@ public struct ScriptLoader: Sendable {
     /// `Catalogue.scriptVocabulary`).
     public var vocabulary: ScriptVocabulary
 
-    /// A loader for scripts in `vocabulary`.
-    public init(vocabulary: ScriptVocabulary) {
+    /// What `${NAME}` and `${NAME:-default}` in a script's values read: the process's environment unless set.
+    ///
+    /// Only values are expanded (never keys), after YAML has parsed them, so a variable cannot change the script's
+    /// structure. `${NAME}` with `NAME` unset is an error located at the value; `${NAME:-default}` uses `default`
+    /// when `NAME` is unset or empty; `$$` is a literal `$`.
+    public var environment: [String: String]
+
+    /// A loader for scripts in `vocabulary`, expanding variables from `environment` (default: the process's).
+    public init(
+        vocabulary: ScriptVocabulary, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.vocabulary = vocabulary
+        self.environment = environment
     }
 
     /// Loads the script at `path`.
@@ -63,9 +73,15 @@ public struct ScriptLoader: Sendable {
         guard text.utf8.count <= Self.maxFileSize else {
             throw ScriptError(file: file, line: 0, column: 0, message: "script is above the 1 MiB limit")
         }
+        guard let marked = Interpolation.mark(text) else {
+            throw ScriptError(
+                file: file, line: 0, column: 0,
+                message: "script holds U+E000 or U+E001, private-use characters reserved for reading ${NAME}",
+                hint: "remove them; a script never needs them")
+        }
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            root = try Yams.compose(yaml: marked)
         } catch let error as YamlError {
             throw Self.locate(error, file: file)
         } catch {
@@ -78,7 +94,10 @@ public struct ScriptLoader: Sendable {
         }
         var reader = NodeReader(file: file)
         reader.vocabulary = vocabulary
-        return try reader.script(root)
+        reader.environment = environment
+        var script = try reader.script(root)
+        script.digest = Script.digest(of: text)
+        return script
     }
 
     private static func locate(_ error: YamlError, file: String) -> ScriptError {
@@ -104,6 +123,8 @@ struct NodeReader {
     let file: String
     var visited = 0
     var vocabulary = ScriptVocabulary()
+    /// What `${NAME}` in a value reads.
+    var environment: [String: String] = [:]
 
     init(file: String) { self.file = file }
 
@@ -135,6 +156,11 @@ struct NodeReader {
             try count(key, depth: depth + 1)
             try count(value, depth: depth + 1)
             guard case .scalar(let scalar) = key else { throw error(key, "keys must be plain words") }
+            if scalar.string.unicodeScalars.contains(Interpolation.open) {
+                throw error(
+                    key, "`\(Interpolation.unmark(scalar.string))` in \(what): only values may use ${NAME}, never keys",
+                    hint: "write the key itself and the variable in its value, as in `to: ${BOTS:-40}`")
+            }
             if let earlier = entries.first(where: { $0.key == scalar.string }) {
                 throw error(
                     key, "duplicate key `\(scalar.string)` in \(what)",
@@ -154,9 +180,52 @@ struct NodeReader {
         return Array(sequence)
     }
 
+    /// A scalar's text, with `${NAME}` and `${NAME:-default}` replaced from ``environment``.
     func string(_ node: Node, _ what: String) throws(ScriptError) -> String {
         guard case .scalar(let scalar) = node else { throw error(node, "\(what) must be a single value") }
-        return scalar.string
+        switch Interpolation.expand(scalar.string, environment: environment) {
+        case .success(let text):
+            return text
+        case .failure(let problem):
+            throw error(scalar, problem, what)
+        }
+    }
+
+    /// The error for a reference that could not be expanded, located at its `$` where the scalar is on one line.
+    private func error(_ scalar: Node.Scalar, _ problem: Interpolation.Problem, _ what: String) -> ScriptError {
+        func located(_ offset: Int, _ message: String, hint: String) -> ScriptError {
+            var column = scalar.mark?.column ?? 0
+            if column > 0, !scalar.string.contains("\n") {
+                switch scalar.style {
+                case .plain: column += offset
+                case .singleQuoted, .doubleQuoted: column += offset + 1
+                default: break
+                }
+            }
+            return ScriptError(
+                file: file, line: scalar.mark?.line ?? 0, column: column, message: message, hint: hint)
+        }
+        switch problem {
+        case .unset(let name, let offset):
+            return located(
+                offset, "\(what) uses `${\(name)}`, and \(name) is not set",
+                hint: "set it (\(name)=… skirmish swarm …), pass --env \(name)=…, or give a default: ${\(name):-value}")
+        case .unclosed(let offset):
+            return located(
+                offset, "\(what) has `${` with no closing `}`",
+                hint: "write ${NAME} or ${NAME:-default}; write $$ for a literal $")
+        case .badName(let name, let offset):
+            return located(
+                offset, "\(what) uses `${\(name)}`, and `\(name)` is not a variable name",
+                hint: "names are letters, digits and _ (not starting with a digit); a default follows `:-`, as in "
+                    + "${BOTS:-40}")
+        case .tooLong(let length):
+            return located(
+                0,
+                "\(what) is \(length) characters once its variables are replaced, above the limit of "
+                    + "\(Interpolation.maxLength)",
+                hint: "a script's values are short: a count, a duration, an address")
+        }
     }
 
     func integer(_ node: Node, _ what: String, in range: ClosedRange<Int>) throws(ScriptError) -> Int {

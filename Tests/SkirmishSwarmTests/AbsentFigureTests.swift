@@ -277,7 +277,7 @@ import Testing
             let verdicts = Dictionary(uniqueKeysWithValues: rows.map { ($0.metric, $0) })
             for metric in [
                 "rtt_p50", "rtt_p99", "snapshot_age_p99", "tick_lateness_p99", "desyncs_per_bot_hour",
-                "mispredictions_per_bot_hour", "matches_completed_per_bot_hour", "checks_failed_per_bot_hour",
+                "misprediction_rate", "matches_completed_per_bot_hour", "checks_failed_per_bot_hour",
             ] {
                 let row = try #require(verdicts[metric])
                 #expect(row.verdict == .notMeasured, "\(metric): \(row)")
@@ -293,7 +293,7 @@ import Testing
             #expect(
                 table.contains(
                     "chaser: not measured in \(side): rtt_p50, rtt_p95, rtt_p99, snapshot_age_p99, tick_lateness_p99, "
-                        + "desyncs_per_bot_hour, mispredictions_per_bot_hour, checks_failed_per_bot_hour, "
+                        + "desyncs_per_bot_hour, misprediction_rate, checks_failed_per_bot_hour, "
                         + "matches_completed_per_bot_hour"), "\(table)")
             // Throughput and errors of both personas.
             #expect(table.contains("0 worse, 0 better, 4 no change, "), "\(table)")

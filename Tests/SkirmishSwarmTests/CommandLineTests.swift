@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishSwarm
 import SkirmishTestSupport
 import Testing
 
@@ -84,6 +85,71 @@ import Testing
         let finished = try await Self.run(["swarm", script.path, "--out", directory.path])
         #expect(finished.status == 2)
         #expect(finished.stderr.contains("broken.yaml:2"))
+    }
+
+    @Test func scriptVariablesComeFromEnvAndTheEnvironmentAndAnUnsetOneIsBadInput() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = directory.appendingPathComponent("vars.yaml")
+        try """
+        name: vars
+        profile: [{ramp: {to: ${SKIRMISH_TEST_BOTS}, over: 1s}}, {hold: {for: ${SKIRMISH_TEST_HOLD:-1s}}}]
+        personas: [{name: chaser, weight: 1, game: puck}]
+        """.write(to: script, atomically: true, encoding: .utf8)
+        let out = directory.appendingPathComponent("out")
+
+        let unset = try await Self.run(["swarm", script.path, "--out", out.path])
+        #expect(unset.status == 2)
+        #expect(unset.stderr.contains("vars.yaml:2:"), "\(unset.stderr)")
+        #expect(unset.stderr.contains("SKIRMISH_TEST_BOTS is not set"), "\(unset.stderr)")
+        let badName = try await Self.run(["swarm", script.path, "--env", "1BOTS=3", "--out", out.path])
+        #expect(badName.status == 2)
+        #expect(badName.stderr.contains("'1BOTS' is not a variable name"), "\(badName.stderr)")
+
+        // --env wins over the environment.
+        let stream = directory.appendingPathComponent("live.jsonl")
+        let csv = directory.appendingPathComponent("live.csv")
+        let finished = try await Self.run(
+            [
+                "swarm", script.path, "--env", "SKIRMISH_TEST_BOTS=3", "--out", out.path, "--out-stream", stream.path,
+                "--out-csv", csv.path,
+            ], environment: ["SKIRMISH_TEST_BOTS": "50"])
+        #expect(finished.status == 0, "\(finished.stderr)")
+        let summary = try RunSummary.load(path: out.appendingPathComponent("summary.json").path)
+        #expect(summary.peakBots == 3)
+        // The stream holds a line a second for the one persona, and its round trips add up to the summary's.
+        let lines = try String(contentsOf: stream, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count >= 2, "\(lines)")
+        let objects = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:] }
+        #expect(objects.allSatisfy { $0["persona"] as? String == "chaser" && $0["run"] as? String == summary.run })
+        let roundTrips = objects.reduce(0) { $0 + (($1["rtt"] as? [String: Any])?["count"] as? Int ?? 0) }
+        #expect(
+            UInt64(roundTrips) == summary.latency.rtt?.count,
+            "stream \(roundTrips), summary \(String(describing: summary.latency.rtt))")
+        let rows = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n")
+        #expect(rows.first?.hasPrefix("t,time,run,shard,persona,game,") == true)
+        #expect(rows.count == lines.count + 1)
+        #expect(finished.stdout.contains(stream.path) && finished.stdout.contains(csv.path), "\(finished.stdout)")
+
+        // A second run into the same folder is refused before it starts, unless told to replace it.
+        let again = try await Self.run(
+            ["swarm", script.path, "--out", out.path], environment: ["SKIRMISH_TEST_BOTS": "2"])
+        #expect(again.status == 2)
+        #expect(again.stderr.contains("already holds a run (run \(summary.run))"), "\(again.stderr)")
+        #expect(again.stderr.contains("--overwrite"))
+        let streamAgain = try await Self.run(
+            [
+                "swarm", script.path, "--out", directory.appendingPathComponent("other").path, "--out-stream",
+                stream.path,
+            ],
+            environment: ["SKIRMISH_TEST_BOTS": "2"])
+        #expect(streamAgain.status == 2)
+        #expect(streamAgain.stderr.contains("--out-stream \(stream.path) already holds"), "\(streamAgain.stderr)")
+        #expect(try RunSummary.load(path: out.appendingPathComponent("summary.json").path).run == summary.run)
+        let replaced = try await Self.run(
+            ["swarm", script.path, "--out", out.path, "--overwrite"], environment: ["SKIRMISH_TEST_BOTS": "2"])
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(try RunSummary.load(path: out.appendingPathComponent("summary.json").path).peakBots == 2)
     }
 
     @Test func aFailedThresholdExitsNinetyNineAndStillWritesTheSummary() async throws {

@@ -13,7 +13,8 @@ import Testing
     /// A run of `seconds` one-second blocks of persona `p`: RTTs drawn around `rtt`, `errors` a second at random.
     static func samples(
         seconds: Int, rtt: Double, jitter: Double = 0.3, packetsPerSecond: UInt64 = 600, errorsPerSecond: Double = 0,
-        desyncAt: Int? = nil, burstAt: Int? = nil, burstSize: UInt64 = 0, seed: UInt64
+        desyncAt: Int? = nil, burstAt: Int? = nil, burstSize: UInt64 = 0, predictionsPerSecond: Int = 0,
+        mispredictedShare: Double = 0, seed: UInt64
     ) -> RunSamples {
         let shard = MetricsShard(constantLabels: ["run": "r", "shard": "0"])
         let labels: Labels = ["game": "puck", "persona": "p"]
@@ -21,6 +22,8 @@ import Testing
         let sent = shard.counter(SkirmishMetrics.packetsSent, labels.adding(["type": "Ping", "delivery": "x"]))
         let errors = shard.counter(SkirmishMetrics.errors, labels.adding(["kind": "transport"]))
         let desyncs = shard.counter(SkirmishMetrics.desyncs, labels.adding(["part": "hash"]))
+        let predictionError = shard.histogram(SkirmishMetrics.predictionError, labels)
+        let mispredictions = shard.counter(SkirmishMetrics.mispredictions, labels)
         let bots = shard.gauge(SkirmishMetrics.botsConnected, labels)
         shard.add(bots, 10)
         var random = SeededRandom(seed: seed)
@@ -40,6 +43,12 @@ import Testing
                 owed -= 1
             }
             if second == desyncAt { shard.add(desyncs) }
+            for _ in 0..<predictionsPerSecond {
+                // Each prediction misses (more than 2 px off) with the given chance.
+                let missed = Double(random.next() % 10_000) / 10_000 < mispredictedShare
+                shard.record(predictionError, value: missed ? 6 : 0.5)
+                if missed { shard.add(mispredictions) }
+            }
             if second == burstAt { shard.add(errors, burstSize) }
             samples.record(shard.snapshot(at: 0), at: Double(second), personas: ["p"])
         }
@@ -128,10 +137,63 @@ import Testing
             options: Comparison.Options())
         let verdicts = Self.verdicts(comparison)
         #expect(verdicts["rtt_p99"] == .notCompared && verdicts["packets_per_second"] == .notCompared)
-        #expect(verdicts["mispredictions_per_bot_hour"] == .notCompared)
+        #expect(verdicts["misprediction_rate"] == .notCompared)
         #expect(verdicts["matches_completed_per_bot_hour"] == .notCompared)
         #expect(verdicts["errors_per_bot_hour"] == .noChange)
         #expect(comparison.notes.contains { $0.contains("limited by its own generator") })
+    }
+
+    @Test func mispredictionsAreJudgedPerPredictionNotPerBotHour() {
+        // The new server answers faster, so its bots judge four times the predictions an hour, with the same share
+        // missed: four times the mispredictions per bot-hour, which is not worse.
+        let base = Self.samples(seconds: 30, rtt: 0.04, predictionsPerSecond: 50, mispredictedShare: 0.1, seed: 1)
+        let faster = Self.samples(seconds: 30, rtt: 0.02, predictionsPerSecond: 200, mispredictedShare: 0.1, seed: 2)
+        let comparison = Self.compare(base, faster)
+        let rows = Dictionary(uniqueKeysWithValues: comparison.rows.map { ($0.metric, $0) })
+        #expect(rows["rtt_p99"]?.verdict == .better)
+        let rate = rows["misprediction_rate"]
+        #expect(rate?.verdict == .noChange, "\(String(describing: rate))")
+        #expect(abs((rate?.base ?? 0) - 0.1) < 0.02 && abs((rate?.new ?? 0) - 0.1) < 0.02)
+        #expect(!comparison.anyWorse, "a pure improvement fails nothing: \(comparison.table(all: true))")
+
+        // Missing three predictions in ten instead of one is worse, whatever the count per hour.
+        let sloppy = Self.samples(seconds: 30, rtt: 0.04, predictionsPerSecond: 50, mispredictedShare: 0.3, seed: 3)
+        #expect(Self.verdicts(Self.compare(base, sloppy))["misprediction_rate"] == .worse)
+    }
+
+    @Test func everyFigureKnowsItsDirection() {
+        let comparison = Self.compare(
+            Self.samples(seconds: 10, rtt: 0.02, seed: 1), Self.samples(seconds: 10, rtt: 0.02, seed: 2))
+        let better = Dictionary(uniqueKeysWithValues: comparison.rows.map { ($0.metric, $0.better) })
+        #expect(better["rtt_p99"] == .lower && better["misprediction_rate"] == .lower)
+        #expect(better["errors_per_bot_hour"] == .lower && better["desyncs_per_bot_hour"] == .lower)
+        #expect(better["packets_per_second"] == .higher && better["matches_completed_per_bot_hour"] == .higher)
+        #expect(comparison.table(all: true).contains("better"))
+    }
+
+    @Test func runsOfDifferentScriptsAreComparedWithANote() {
+        let samples = Self.samples(seconds: 10, rtt: 0.02, seed: 1)
+        func side(_ run: String, _ script: (String, String?)) -> Comparison.Side {
+            .init(run: run, personas: [("p", "puck")], samples: samples, script: script)
+        }
+        let same = Comparison(
+            base: side("a", ("ladder", "00aa")), new: side("b", ("ladder", "00aa")), options: Comparison.Options())
+        #expect(same.notes.isEmpty)
+        // A name built from `${NAME}` differs between runs of one script; the digest decides.
+        let renamed = Comparison(
+            base: side("a", ("nightly-eu", "00aa")), new: side("b", ("nightly-us", "00aa")),
+            options: Comparison.Options())
+        #expect(renamed.notes.isEmpty)
+        let pairs: [((String, String?), (String, String?))] = [
+            (("ladder", "00aa"), ("ladder", "00bb")), (("ladder", nil), ("soak", nil)),
+        ]
+        for (base, new) in pairs {
+            let comparison = Comparison(base: side("a", base), new: side("b", new), options: Comparison.Options())
+            #expect(comparison.notes.contains { $0.contains("the runs ran different scripts") }, "\(comparison.notes)")
+            #expect(comparison.table().contains("note: the runs ran different scripts"))
+        }
+        #expect(Script.digest(of: "name: a\n") != Script.digest(of: "name: b\n"))
+        #expect(Script.digest(of: "").count == 16)
     }
 
     @Test func oneDesyncWhereTheBaselineHadNoneIsWorse() {

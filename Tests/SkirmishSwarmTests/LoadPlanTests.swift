@@ -128,4 +128,32 @@ import Testing
             \.count)
         #expect(counts == ["a": 500, "b": 300, "c": 200])
     }
+
+    @Test(arguments: [[8, 3, 3, 2], [5, 3, 2], [1, 1, 1], [1, 1], [7, 1], [13, 5, 4, 3, 2, 1]])
+    func everyShardAndTheRunTogetherHoldTheScriptsMix(weights: [Int]) {
+        let personas = weights.enumerated().map { persona("p\($0.offset)", weight: $0.element) }
+        let total = Double(weights.reduce(0, +))
+        func off(_ counts: [Int], of bots: Int) -> Double {
+            zip(counts, weights).map { abs(Double($0) - Double(bots) * Double($1) / total) }.max() ?? 0
+        }
+        for count in [1, 2, 3, 7] {
+            let peak = 199
+            let tables = (0..<count).map {
+                PersonaTable(personas, shard: Shard(index: $0, count: count), closedBots: peak)
+            }
+            for bots in 1...peak {
+                var run = [Int](repeating: 0, count: weights.count)
+                for (index, table) in tables.enumerated() {
+                    let share = Shard(index: index, count: count).share(of: bots)
+                    var own = [Int](repeating: 0, count: weights.count)
+                    for local in 0..<share { own[table.index(forClosed: local)] += 1 }
+                    for persona in weights.indices { run[persona] += own[persona] }
+                    // Each shard's bots are mixed like the whole: no shard starved of a persona.
+                    #expect(off(own, of: share) < 1.4, "shard \(index)/\(count) at \(bots) bots: \(own)")
+                }
+                // One process: smooth weighted round-robin, within one of each share; shards together within 1.1.
+                #expect(off(run, of: bots) < (count == 1 ? 1 : 1.1), "\(count) shards at \(bots) bots: \(run)")
+            }
+        }
+    }
 }

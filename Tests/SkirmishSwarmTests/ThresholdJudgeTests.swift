@@ -54,6 +54,88 @@ import Testing
         #expect(script.thresholds[0].window == nil && !script.thresholds[0].abortOnFail)
     }
 
+    @Test func aFilteredThresholdJudgesOnlyItsPersonaOrGame() throws {
+        let script = try Catalogue.builtIn.scriptLoader.parse(
+            """
+            name: t
+            personas: [{name: fast, game: puck}, {name: slow, game: puck}, {name: cards, game: snap}]
+            thresholds:
+              rtt_p99: "< 100ms"
+              rtt_p99{persona:fast}: [{limit: "< 100ms", window: 2s, abort_on_fail: true}, "< 100ms"]
+              "rtt_p99{ persona: slow , game: puck }": "< 100ms"
+              errors{game:snap}: "== 0"
+              errors{protocol:snap}: "< 10"
+            """, file: "t.yaml")
+        #expect(
+            script.thresholds.map(\.filter) == [
+                [:], ["persona": "fast"], ["persona": "fast"], ["persona": "slow", "game": "puck"], ["game": "snap"],
+                ["protocol": "snap"],
+            ])
+        #expect(script.thresholds[3].description == "rtt_p99{game:puck,persona:slow} < 100ms")
+        let shard = MetricsShard(constantLabels: ["run": "r", "shard": "0"])
+        let fast = shard.histogram(SkirmishMetrics.rtt, ["game": "puck", "persona": "fast"])
+        let slow = shard.histogram(SkirmishMetrics.rtt, ["game": "puck", "persona": "slow"])
+        let cardErrors = shard.counter(SkirmishMetrics.errors, ["game": "snap", "persona": "cards", "kind": "x"])
+        let puckErrors = shard.counter(SkirmishMetrics.errors, ["game": "puck", "persona": "slow", "kind": "x"])
+        var judge = ThresholdJudge(thresholds: script.thresholds, legit: ["fast", "slow", "cards"])
+        for second in 1...6 {
+            for _ in 0..<100 {
+                shard.record(fast, seconds: 0.01)
+                shard.record(slow, seconds: 0.3)
+            }
+            shard.add(puckErrors, 2)
+            // The slow persona's round trips never stop the run: only the fast one's window may.
+            #expect(judge.observe(shard.snapshot(at: 0), at: Double(second)) == nil)
+        }
+        judge.finish(shard.snapshot(at: 0), at: 6)
+        #expect(judge.windowRecords[1]?.judged == 5 && judge.windowRecords[1]?.failed == 0)
+        let reader = SnapshotReader(snapshot: shard.snapshot(at: 0), legit: ["fast", "slow", "cards"])
+        func value(_ index: Int) -> Double? {
+            let threshold = script.thresholds[index]
+            return threshold.metric.value(of: threshold.metric.reading(reader.scoped(to: threshold)))
+        }
+        #expect(try #require(value(0)) > 0.1, "all personas together: the slow one's p99")
+        #expect(try #require(value(2)) < 0.02, "the fast persona alone")
+        #expect(try #require(value(3)) > 0.1)
+        #expect(value(4) == 0, "the snap game had no error; the puck game's 12 are not its")
+        #expect(value(5) == 12, "the script's one protocol: every persona's errors")
+        shard.add(cardErrors)
+        let after = SnapshotReader(snapshot: shard.snapshot(at: 0), legit: ["fast", "slow", "cards"])
+        let snapErrors = script.thresholds[4]
+        #expect(snapErrors.metric.value(of: snapErrors.metric.reading(after.scoped(to: snapErrors))) == 1)
+    }
+
+    @Test(
+        arguments: [
+            ("rtt_p99{persona:chasr}: \"< 1s\"", "no persona `chasr` in this script", "did you mean `chaser`?"),
+            ("rtt_p99{team:red}: \"< 1s\"", "filters on `team`, which no series carries", "persona, game, protocol"),
+            ("rtt_p99{persona:chaser,persona:chaser}: \"< 1s\"", "filters on `persona` twice", "keep one"),
+            ("rtt_p99{persona}: \"< 1s\"", "`persona` is not label:value", "{persona:chaser}"),
+            ("rtt_p99{game:suns}: \"< 1s\"", "no game `suns` in this script", "its games: puck"),
+            ("rtt_p99{protocol:enet}: \"< 1s\"", "no protocol `enet` in this script", "its protocols: snap"),
+            ("errors{persona:bad}: \"== 0\"", "persona `bad` is rogue", nil),
+            ("exporter_failures{persona:chaser}: \"== 0\"", "belong to no persona or game", nil),
+        ] as [(String, String, String?)])
+    func aFilterNamingNothingInTheScriptIsRefused(line: String, message: String, hint: String?) {
+        #expect {
+            try Catalogue.builtIn.scriptLoader.parse(
+                """
+                name: t
+                personas: [{name: chaser, game: puck}, {name: bad, game: puck, behavior: rogue}]
+                thresholds:
+                  \(line)
+                """, file: "t.yaml")
+        } throws: { error in
+            guard let error = error as? ScriptError, error.line == 4, error.message.contains(message),
+                hint.map({ error.hint?.contains($0) ?? false }) ?? true
+            else {
+                Issue.record("unexpected error: \(error)")
+                return false
+            }
+            return true
+        }
+    }
+
     @Test func aSlowStretchFailsItsWindowThoughTheWholeRunPasses() throws {
         let script = try Self.script("  rtt_p99: [\"< 100ms\", {limit: \"< 100ms\", window: 3s}]")
         var judge = ThresholdJudge(thresholds: script.thresholds, legit: ["p"])

@@ -40,6 +40,40 @@ import Testing
         #expect(points[5].desyncs == 0 && points[6].desyncs == 1 && points[12].desyncs == 1)
     }
 
+    @Test func timeCountsFromTheRunsStartAndTheFirstPointHasItsRate() {
+        // The first sample comes a second into the run: the axis starts at the run's start, not at that sample.
+        var timeline = RunTimeline(startMs: 10_000)
+        let metrics = MetricsShard(constantLabels: [:])
+        let sent = metrics.counter(SkirmishMetrics.packetsSent, ["game": "puck", "persona": "p", "type": "x"])
+        for second in 1...3 {
+            metrics.add(sent, 400)
+            timeline.record(metrics.snapshot(at: 10_000 + Int64(second) * 1_000))
+        }
+        #expect(timeline.points.map(\.t) == [1, 2, 3])
+        #expect(timeline.points.map(\.packetsPerSecond) == [400, 400, 400])
+    }
+
+    @Test func aSnapshotJustAfterTheLastWidensItInsteadOfSpiking() throws {
+        // The final snapshot comes 14 ms after the last sample, with the goodbyes' burst: as a point of its own that
+        // would be 100 packets over 14 ms, a rate of 7,143/s against a normal 1,000.
+        var timeline = RunTimeline(startMs: 0)
+        let metrics = MetricsShard(constantLabels: [:])
+        let sent = metrics.counter(SkirmishMetrics.packetsSent, ["game": "puck", "persona": "p", "type": "x"])
+        let errors = metrics.counter(SkirmishMetrics.errors, ["game": "puck", "persona": "p", "kind": "x"])
+        for second in 1...5 {
+            metrics.add(sent, 1_000)
+            timeline.record(metrics.snapshot(at: Int64(second) * 1_000))
+        }
+        metrics.add(sent, 100)
+        metrics.add(errors)
+        timeline.record(metrics.snapshot(at: 5_014))
+        #expect(timeline.points.count == 5)
+        let last = try #require(timeline.points.last)
+        #expect(last.t == 5.014 && last.errors == 1)
+        #expect(abs(last.packetsPerSecond - 1_100 / 1.014) < 0.01, "\(last.packetsPerSecond)")
+        #expect(timeline.points.map(\.packetsPerSecond).allSatisfy { $0 <= 1_085 })
+    }
+
     @Test func timelineStaysBoundedAndKeepsItsEnds() {
         var timeline = RunTimeline(capacity: 10)
         let metrics = MetricsShard(constantLabels: [:])
@@ -68,6 +102,11 @@ import Testing
         #expect(html.components(separatedBy: "<svg").count - 1 == 6)
         #expect(html.components(separatedBy: "<polyline").count - 1 >= 6)
         #expect(!html.contains("<script"))
+        // Values on hover: each chart's points carry a tooltip with every series' value at that time.
+        // (four charts with data: this timeline has no snapshot age or tick lateness, whose charts say "no data").
+        #expect(html.components(separatedBy: "<rect class=\"hover\"").count - 1 == 4 * 13)
+        #expect(html.contains("<title>60 s: p50 80."), "the last RTT point's tooltip")
+        #expect(html.contains("<title>60 s: bots 60</title>"))
         #expect(!html.contains("http:") && !html.contains("https:") && !html.contains("src="))
         #expect(html.contains("bots/&lt;puck&gt;.yaml"))
         #expect(html.contains("<title>puck-ladder &amp; co</title>"))
@@ -145,6 +184,104 @@ import Testing
         }
     }
 
+    /// The boxes of a page laid out by headless Chromium at `width` px that overlap, and the sections whose content
+    /// does not fit their box: read by a script appended to a copy of the page (the report itself has none).
+    static func overlaps(of page: URL, width: Int, in folder: URL) async throws -> [String] {
+        let probe = """
+            <script>
+            (() => {
+              const named = e => e.getAttribute('aria-label') || (e.querySelector('h2') || e).textContent.trim().slice(0, 40);
+              const boxes = [...document.querySelectorAll('section, svg.chart, .top, h1')];
+              const problems = [];
+              for (let i = 0; i < boxes.length; i++) {
+                for (let j = i + 1; j < boxes.length; j++) {
+                  const a = boxes[i], b = boxes[j];
+                  if (a.contains(b) || b.contains(a)) continue;
+                  const r = a.getBoundingClientRect(), q = b.getBoundingClientRect();
+                  const x = Math.min(r.right, q.right) - Math.max(r.left, q.left);
+                  const y = Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top);
+                  if (x > 1 && y > 1) problems.push('overlap: ' + named(a) + ' / ' + named(b));
+                }
+              }
+              for (const e of document.querySelectorAll('section')) {
+                if (e.scrollWidth > e.clientWidth + 1) problems.push('too wide: ' + named(e));
+              }
+              if (document.documentElement.scrollWidth > window.innerWidth + 1) problems.push('page scrolls sideways');
+              const out = document.createElement('pre');
+              out.id = 'layout-problems';
+              out.textContent = problems.length ? problems.join(' | ') : 'none';
+              document.body.appendChild(out);
+            })();
+            </script>
+            """
+        let html = try String(contentsOf: page, encoding: .utf8)
+        let probed = folder.appendingPathComponent("probe-\(width).html")
+        try html.replacingOccurrences(of: "</body>", with: probe + "</body>").write(
+            to: probed, atomically: true, encoding: .utf8)
+        let dom = try await Command.run(
+            try chromium(),
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+                "--user-data-dir=\(folder.path)/profile-\(width)", "--window-size=\(width),1200", "--dump-dom",
+                probed.absoluteString,
+            ], timeout: 90)
+        guard dom.status == 0, let start = dom.output.range(of: "<pre id=\"layout-problems\">"),
+            let end = dom.output[start.upperBound...].range(of: "</pre>")
+        else { throw Collector.Failure(description: "no layout read: \(dom.output.suffix(1_000))") }
+        let text = String(dom.output[start.upperBound..<end.lowerBound])
+        return text == "none" ? [] : text.components(separatedBy: " | ")
+    }
+
+    /// An aborted run's long threshold lines, a seven-column latency table beside a server table, a wide comparison:
+    /// nothing overlaps and nothing runs out of its box at 1280 and 1920 px.
+    @Test(arguments: [1280, 1920])
+    func noBoxOverlapsAnotherAtCommonWidths(width: Int) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-layout-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let long = "worst of 1,284 windows 812.44 ms; first failing window 1,202–1,262 s (812.44 ms)"
+        let summary = ReportSummary(
+            settings: [
+                .init("script", "bots/a-rather-long-script-name-for-the-nightly-soak-of-the-eu-cluster.yaml"),
+                .init("target", "udp://game-server-eu-west-1.internal.example.com:4000"), .init("seed", "42"),
+            ],
+            totals: [.init("packets sent", "18,000,000"), .init("desyncs", "1")],
+            verdicts: [
+                .init(
+                    name: "rtt_p99", expectation: "rtt_p99{game:puck,persona:chaser} < 120ms over every 1m window",
+                    observed: long, passed: false),
+                .init(name: "desyncs", expectation: "desyncs == 0", observed: "measured 1", passed: false),
+                .init(
+                    name: "aborted", expectation: "stopped early at 1,262 s: rtt_p99 < 120ms failed", observed: long,
+                    passed: false),
+            ],
+            tables: [
+                .init(
+                    "Latency", columns: ["figure", "count", "p50", "p95", "p99", "max", "mean"],
+                    rows: [
+                        ["round trip", "12,345,678", "12.34 ms", "45.67 ms", "812.44 ms", "2,345.67 ms", "15.2 ms"],
+                        ["snapshot age", "98,765,432", "22.1 ms", "61.9 ms", "101.4 ms", "1,999.99 ms", "24.0 ms"],
+                    ]),
+                .init(
+                    "Server (embedded)", columns: ["figure", "value"],
+                    rows: [["tick time p99", "0.512 ms"], ["sessions open at the end", "12,345"]]),
+                .init(
+                    "Compared with baseline nightly-20261127-abcdef — 99% intervals from a 1000-draw block bootstrap",
+                    columns: ["persona", "game", "figure", "better", "base", "new", "change", "interval", "verdict"],
+                    rows: [
+                        [
+                            "chaser", "puck", "matches_completed_per_bot_hour", "higher", "123.45", "118.02", "-4.4%",
+                            "[−12.31, +2.17]", "no change",
+                        ]
+                    ], wide: true),
+            ])
+        let page = folder.appendingPathComponent("report.html")
+        try HTMLReport.render(timeline: Self.timeline(), summary: summary, title: "layout check")
+            .write(to: page, atomically: true, encoding: .utf8)
+        let problems = try await Self.overlaps(of: page, width: width, in: folder)
+        #expect(problems.isEmpty, "at \(width) px: \(problems)")
+    }
+
     @Test func emptyTimelineSaysNoData() {
         let html = HTMLReport.render(timeline: RunTimeline(), summary: ReportSummary(), title: "empty")
         #expect(html.contains("no data"))
@@ -201,6 +338,11 @@ import Testing
             let rest = dom.output[start.upperBound...]
             let body = rest[..<(rest.range(of: "</svg>")?.lowerBound ?? rest.endIndex)]
             #expect(body.contains("<polyline"), "\(chart) has no line")
+        }
+
+        for width in [1280, 1920] {
+            let problems = try await Self.overlaps(of: page, width: width, in: run.directory)
+            #expect(problems.isEmpty, "a real run's report at \(width) px: \(problems)")
         }
 
         let shot = run.directory.appendingPathComponent("report.png")

@@ -45,6 +45,8 @@ package final class SwarmRun: Sendable {
         /// With a target: its Prometheus `/metrics`, scraped at the end for the report's server figures.
         package var serverMetricsURL: String?
         package var baseline: RunSummary?
+        /// The per-second JSON-lines and CSV files written as the run goes (`--out-stream`, `--out-csv`).
+        package var stream: RunStream?
         /// Health checks for a soak.
         package var soak: Soak?
         /// Makes the logger of each part from its label (`skirmish.server`, `skirmish.swarm`, `skirmish.soak`); the
@@ -200,7 +202,11 @@ package final class SwarmRun: Sendable {
         // With no server in the process, nothing else in it must keep a bot loop from its sends.
         swarmService.loopsFirst = !embedded
         swarmService.onStart = { swarm in metrics.add(swarm.metricsSource) }
-        swarmService.progress = { progress in console.progress(progress, exporter?.stats.liveStatus) }
+        let stream = settings.stream
+        swarmService.progress = { progress in
+            stream?.record(progress.snapshot, at: progress.elapsed.seconds)
+            console.progress(progress, exporter?.stats.liveStatus)
+        }
         swarmService.onEnd = console.progressEnd
         // The plan's end ends the command: the group then stops the other parts gracefully.
         parts.append(
@@ -269,8 +275,11 @@ package final class SwarmRun: Sendable {
                 summary.attach(watch.report(state: outcome.interrupted ? .interrupted : .finished))
             }
             if let baseline = settings.baseline { summary.comparison = Comparison(base: baseline, new: summary) }
-            let written = try RunOutput.write(
-                summary: summary, outcome: outcome, to: settings.outDirectory, serverMetrics: serverStats)
+            let streamNotes = settings.stream?.finish(outcome.snapshot, at: outcome.elapsed.seconds) ?? []
+            let written =
+                try RunOutput.write(
+                    summary: summary, outcome: outcome, to: settings.outDirectory, serverMetrics: serverStats)
+                + (settings.stream?.paths ?? [])
             console.line(summary.table())
             if let soak = summary.soak {
                 console.line("")
@@ -279,6 +288,7 @@ package final class SwarmRun: Sendable {
                 for line in soak.lines() { console.line(line) }
             }
             console.line("results: \(written.joined(separator: ", "))")
+            for note in streamNotes { console.note(note) }
             if let warning = summary.generatorWarning { console.note(warning) }
             if outcome.interrupted { console.note("stopped early by a signal; the figures cover the run so far") }
             if let aborted = summary.aborted {

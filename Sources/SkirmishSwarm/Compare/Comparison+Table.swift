@@ -9,7 +9,7 @@ extension Comparison {
         lines += notes.map { "note: \($0)" }
         lines.append("")
         let shown = all ? rows : rows.filter { $0.verdict == .better || $0.verdict == .worse }
-        var cells = [["persona", "game", "figure", "base", "new", "change", "interval", "verdict"]]
+        var cells = [["persona", "game", "figure", "better", "base", "new", "change", "interval", "verdict"]]
         for row in shown.sorted(by: { Self.order($0) < Self.order($1) }) { cells.append(row.cells) }
         let absent = rows.filter { $0.verdict == .notMeasured }
         if shown.isEmpty {
@@ -51,7 +51,7 @@ extension Comparison {
     public var reportTable: ReportSummary.Table {
         ReportSummary.Table(
             "Compared with baseline \(base) — \(Self.method(options))",
-            columns: ["persona", "game", "figure", "base", "new", "change", "interval", "verdict"],
+            columns: ["persona", "game", "figure", "better", "base", "new", "change", "interval", "verdict"],
             rows: rows.sorted(by: { Self.order($0) < Self.order($1) }).map(\.cells), wide: true,
             empty: "no persona in common")
     }
@@ -91,7 +91,8 @@ extension Comparison.Row {
             evidence = "—"
         }
         return [
-            persona, game, metric, base.map { figure($0) } ?? "—", new.map { figure($0) } ?? "—", change, evidence,
+            persona, game, metric, better?.rawValue ?? "—", base.map { figure($0) } ?? "—",
+            new.map { figure($0) } ?? "—", change, evidence,
             verdict == .notMeasured ? whereAbsent(base: nil, new: nil) : verdict.rawValue,
         ]
     }
@@ -111,6 +112,9 @@ extension Comparison.Row {
         let sign = signed && value > 0 ? "+" : ""
         if metric.range(of: #"_p\d+$"#, options: .regularExpression) != nil {
             return sign + RunSummary.ms(value).replacingOccurrences(of: "-", with: "−")
+        }
+        if metric.hasSuffix("_rate") {
+            return sign + String(format: "%.2f%%", value * 100)
         }
         if metric.hasSuffix("per_second") || metric.hasSuffix("per_bot_hour") {
             return sign + String(format: "%.2f", value)

@@ -10,9 +10,12 @@ import SkirmishWire
 ///   replacement, the percentile recomputed from the resampled HDR values, and the difference's central interval
 ///   read from the resamples. Whole blocks are resampled because samples close in time are not independent.
 /// - **Throughput** (packets per second): the same bootstrap of packets over seconds.
-/// - **Counts** (errors, mispredictions, failed checks, matches completed): the same bootstrap of events over
-///   bot-seconds. Errors and timeouts come in bursts, so a test that assumes independent events (Poisson) would
-///   call a rerun's burst a regression; resampling whole blocks keeps the bursts whole.
+/// - **Counts** (errors, failed checks, matches completed): the same bootstrap of events over bot-seconds. Errors
+///   and timeouts come in bursts, so a test that assumes independent events (Poisson) would call a rerun's burst a
+///   regression; resampling whole blocks keeps the bursts whole.
+/// - **Mispredictions**: the same bootstrap of mispredictions over predictions judged (the share of predictions
+///   more than 2 px off), not over bot-seconds: a faster server lets bots judge more predictions per hour, and a
+///   count per bot-hour would call that improvement worse.
 /// - **Desyncs**: any desync in a run whose baseline had none is worse — a desync is a bug, not noise.
 ///
 /// A run whose own generator could not keep its schedule (its summary's `generatorWarning`) measured the generator,
@@ -22,6 +25,12 @@ import SkirmishWire
 /// A figure a persona did not measure in one run or both (its protocol has no round trip, nothing checks its
 /// state: the persona's `figures` in `summary.json` lack it) is "not measured" there: it is never compared as 0,
 /// never better or worse, and never fails `--fail-on worse`.
+///
+/// Every figure knows its direction (``Row/better``): lower is better for latencies, errors, desyncs,
+/// mispredictions and failed checks; higher for throughput and completed matches.
+///
+/// Runs of two different scripts (their ``RunSummary/Settings/scriptDigest`` differ) are still compared, with a
+/// note saying so: a difference may then be the script's, not the server's.
 ///
 /// A difference is marked better or worse only when it is both significant (the interval excludes zero, or the
 /// test's p-value is below `1 − confidence`) and large enough to matter (``Options/tolerance`` of the baseline and,
@@ -74,6 +83,13 @@ public struct Comparison: Sendable, Codable {
         public var verdict: Verdict
         /// For a figure not measured, the runs that lack it: `base`, `new` or both (`nil` otherwise).
         public var notMeasuredIn: [String]? = nil
+        /// Which way is better for this figure: `lower` or `higher` (`nil` in comparisons written before 0.22).
+        public var better: Direction? = nil
+    }
+
+    /// Which way a figure improves.
+    public enum Direction: String, Sendable, Codable, Hashable {
+        case lower, higher
     }
 
     /// The baseline run's id.
@@ -98,10 +114,12 @@ public struct Comparison: Sendable, Codable {
         self.init(
             base: Side(
                 run: base.run, personas: base.personas.map { ($0.name, $0.game) }, samples: base.samples,
-                generatorWarning: base.generatorWarning, figures: Side.figures(of: base)),
+                generatorWarning: base.generatorWarning, figures: Side.figures(of: base),
+                script: (base.settings.script, base.settings.scriptDigest)),
             new: Side(
                 run: new.run, personas: new.personas.map { ($0.name, $0.game) }, samples: new.samples,
-                generatorWarning: new.generatorWarning, figures: Side.figures(of: new)),
+                generatorWarning: new.generatorWarning, figures: Side.figures(of: new),
+                script: (new.settings.script, new.settings.scriptDigest)),
             options: options)
     }
 
@@ -115,6 +133,8 @@ public struct Comparison: Sendable, Codable {
         /// The figures each persona measured, by persona name; a persona missing here (a summary written before
         /// figures were kept) counts as having measured everything, as such summaries claimed.
         var figures: [String: Set<String>] = [:]
+        /// The script's name and digest (`nil` digest: a summary from before 0.22).
+        var script: (name: String, digest: String?)? = nil
 
         /// Whether persona `name` measured `figure` in this run.
         func measured(_ figure: RunFigure?, by name: String) -> Bool {
@@ -134,6 +154,18 @@ public struct Comparison: Sendable, Codable {
         self.new = new.run
         self.options = options
         var random = SeededRandom(seed: options.seed)
+        if let a = base.script, let b = new.script {
+            // The digests when both runs have one (a name may hold `${NAME}`), the names otherwise.
+            let differ = a.digest != nil && b.digest != nil ? a.digest != b.digest : a.name != b.name
+            if differ {
+                func named(_ side: (name: String, digest: String?)) -> String {
+                    side.name + (side.digest.map { " (\($0))" } ?? "")
+                }
+                notes.append(
+                    "the runs ran different scripts (base: \(named(a)), new: \(named(b))): a change may be the "
+                        + "script's, not the server's")
+            }
+        }
         for side in [base, new] {
             if side.samples == nil {
                 notes.append("\(side.run) has no per-block samples (written before 0.17): nothing in it can be tested")
@@ -143,6 +175,14 @@ public struct Comparison: Sendable, Codable {
                     "\(side.run) was limited by its own generator (\(warning.prefix { $0 != ":" })): latencies, "
                         + "throughput, mispredictions and completed matches are not compared")
             }
+        }
+        for side in [base, new]
+        where side.samples?.blocks.contains(where: { block in
+            block.personas.values.contains { $0.predictions == nil }
+        }) == true {
+            notes.append(
+                "\(side.run) was written before 0.22 and kept no count of predictions: its misprediction rate is not "
+                    + "compared")
         }
         let generatorLimited = base.generatorWarning != nil || new.generatorWarning != nil
         let baseTotals = base.samples?.total ?? [:]
@@ -157,7 +197,7 @@ public struct Comparison: Sendable, Codable {
                 rows += Metric.allCases.map {
                     Row(
                         persona: name, game: game, metric: $0.name, base: nil, new: nil, low: nil, high: nil,
-                        verdict: .notCompared)
+                        verdict: .notCompared, better: $0.better)
                 }
                 continue
             }
@@ -172,7 +212,7 @@ public struct Comparison: Sendable, Codable {
                     rows.append(
                         Row(
                             persona: name, game: game, metric: metric.name, base: nil, new: nil, low: nil, high: nil,
-                            verdict: .notMeasured, notMeasuredIn: absentIn.map(\.0)))
+                            verdict: .notMeasured, notMeasuredIn: absentIn.map(\.0), better: metric.better))
                     continue
                 }
                 var row =
@@ -183,6 +223,7 @@ public struct Comparison: Sendable, Codable {
                     : metric.compare(a, aSeconds, b, bSeconds, options: options, random: &random)
                 row.persona = name
                 row.game = game
+                row.better = metric.better
                 rows.append(row)
             }
         }
@@ -206,7 +247,7 @@ extension Comparison {
             case .packetsPerSecond: "packets_per_second"
             case .errors: "errors_per_bot_hour"
             case .desyncs: "desyncs_per_bot_hour"
-            case .mispredictions: "mispredictions_per_bot_hour"
+            case .mispredictions: "misprediction_rate"
             case .checksFailed: "checks_failed_per_bot_hour"
             case .matchesCompleted: "matches_completed_per_bot_hour"
             }
@@ -239,8 +280,8 @@ extension Comparison {
             }
         }
 
-        /// Whether a larger figure is better.
-        var higherIsBetter: Bool { self == .packetsPerSecond || self == .matchesCompleted }
+        /// Which way the figure improves.
+        var better: Direction { self == .packetsPerSecond || self == .matchesCompleted ? .higher : .lower }
 
         func compare(
             _ a: [RunSamples.Figures], _ aSeconds: [Double], _ b: [RunSamples.Figures], _ bSeconds: [Double],
@@ -291,12 +332,36 @@ extension Comparison {
                 row.high = interval?.upperBound
                 row.verdict = verdict(
                     difference: newRate - baseRate, interval: interval, threshold: options.tolerance * baseRate)
-            case .errors, .desyncs, .mispredictions, .checksFailed, .matchesCompleted:
+            case .mispredictions:
+                // Mispredictions over the predictions judged: the share of predictions more than 2 px off.
+                let x = a.map { Double($0.mispredictions) }
+                let y = b.map { Double($0.mispredictions) }
+                guard a.allSatisfy({ $0.predictions != nil }), b.allSatisfy({ $0.predictions != nil }) else {
+                    return row
+                }
+                let s = a.map { Double($0.predictions ?? 0) }
+                let t = b.map { Double($0.predictions ?? 0) }
+                guard s.reduce(0, +) > 0, t.reduce(0, +) > 0 else { return row }
+                let baseRate = x.reduce(0, +) / s.reduce(0, +)
+                let newRate = y.reduce(0, +) / t.reduce(0, +)
+                row.base = baseRate
+                row.new = newRate
+                let interval = Bootstrap.interval(
+                    resamples: options.resamples, confidence: options.confidence, random: &random
+                ) { random in
+                    Bootstrap.resampledRate(x, s, random: &random).flatMap { p in
+                        Bootstrap.resampledRate(y, t, random: &random).map { $0 - p }
+                    }
+                }
+                row.low = interval?.lowerBound
+                row.high = interval?.upperBound
+                row.verdict = verdict(
+                    difference: newRate - baseRate, interval: interval, threshold: options.tolerance * baseRate)
+            case .errors, .desyncs, .checksFailed, .matchesCompleted:
                 let count: (RunSamples.Figures) -> UInt64 =
                     switch self {
                     case .errors: { $0.errors }
                     case .desyncs: { $0.desyncs }
-                    case .mispredictions: { $0.mispredictions }
                     case .checksFailed: { $0.checksFailed }
                     default: { $0.matchesCompleted }
                     }
@@ -333,7 +398,7 @@ extension Comparison {
             guard let interval else { return .noChange }
             let significant = interval.lowerBound > 0 || interval.upperBound < 0
             guard significant, abs(difference) >= threshold, difference != 0 else { return .noChange }
-            return (difference > 0) == higherIsBetter ? .better : .worse
+            return (difference > 0) == (better == .higher) ? .better : .worse
         }
     }
 }

@@ -26,6 +26,9 @@ public struct RunSamples: Sendable, Codable, Equatable {
         public var desyncs: UInt64 = 0
         /// Mispredictions (puck more than 2 pixels from its prediction) in the block.
         public var mispredictions: UInt64 = 0
+        /// Predictions judged in the block (the denominator of the misprediction rate); `nil` in summaries written
+        /// before 0.22.
+        public var predictions: UInt64? = nil
         /// Matches completed in the block.
         public var matchesCompleted: UInt64 = 0
         /// Replies that failed a check in the block.
@@ -41,6 +44,9 @@ public struct RunSamples: Sendable, Codable, Equatable {
             errors &+= other.errors
             desyncs &+= other.desyncs
             mispredictions &+= other.mispredictions
+            if predictions != nil || other.predictions != nil {
+                predictions = (predictions ?? 0) &+ (other.predictions ?? 0)
+            }
             matchesCompleted &+= other.matchesCompleted
             checksFailed &+= other.checksFailed
             botSeconds += other.botSeconds
@@ -94,20 +100,7 @@ public struct RunSamples: Sendable, Codable, Equatable {
         var block = Block(seconds: length, personas: [:])
         for persona in personas {
             let current = Self.cumulative(snapshot, persona: persona)
-            let before = previous[persona] ?? Figures()
-            var step = Figures()
-            step.rtt = Self.difference(current.rtt, before.rtt)
-            step.snapshotAge = Self.difference(current.snapshotAge, before.snapshotAge)
-            step.tickLateness = Self.difference(current.tickLateness, before.tickLateness)
-            step.packets = current.packets - min(current.packets, before.packets)
-            step.errors = current.errors - min(current.errors, before.errors)
-            step.desyncs = current.desyncs - min(current.desyncs, before.desyncs)
-            step.mispredictions = current.mispredictions - min(current.mispredictions, before.mispredictions)
-            step.matchesCompleted = current.matchesCompleted - min(current.matchesCompleted, before.matchesCompleted)
-            step.checksFailed = current.checksFailed - min(current.checksFailed, before.checksFailed)
-            // Bots connected at both ends of the stretch, averaged: the last stretch ends after the bots stopped.
-            step.botSeconds = (current.botSeconds + before.botSeconds) / 2 * length
-            block.personas[persona] = step
+            block.personas[persona] = Self.step(from: previous[persona] ?? Figures(), to: current, seconds: length)
             previous[persona] = current
         }
         previousSeconds = seconds
@@ -145,8 +138,26 @@ public struct RunSamples: Sendable, Codable, Equatable {
         blockSeconds *= 2
     }
 
+    /// What happened between two cumulative readings `seconds` apart (``cumulative(_:persona:)``'s).
+    static func step(from before: Figures, to current: Figures, seconds length: Double) -> Figures {
+        var step = Figures()
+        step.rtt = difference(current.rtt, before.rtt)
+        step.snapshotAge = difference(current.snapshotAge, before.snapshotAge)
+        step.tickLateness = difference(current.tickLateness, before.tickLateness)
+        step.packets = current.packets - min(current.packets, before.packets)
+        step.errors = current.errors - min(current.errors, before.errors)
+        step.desyncs = current.desyncs - min(current.desyncs, before.desyncs)
+        step.mispredictions = current.mispredictions - min(current.mispredictions, before.mispredictions)
+        step.predictions = (current.predictions ?? 0) - min(current.predictions ?? 0, before.predictions ?? 0)
+        step.matchesCompleted = current.matchesCompleted - min(current.matchesCompleted, before.matchesCompleted)
+        step.checksFailed = current.checksFailed - min(current.checksFailed, before.checksFailed)
+        // Bots connected at both ends of the stretch, averaged: the last stretch ends after the bots stopped.
+        step.botSeconds = (current.botSeconds + before.botSeconds) / 2 * length
+        return step
+    }
+
     /// A persona's cumulative figures in a snapshot; `botSeconds` holds the bots connected now.
-    private static func cumulative(_ snapshot: MetricsSnapshot, persona: String) -> Figures {
+    static func cumulative(_ snapshot: MetricsSnapshot, persona: String) -> Figures {
         let only = ["persona": persona]
         var figures = Figures()
         figures.rtt = snapshot.histogram(SkirmishMetrics.rtt, where: only).map(SparseDistribution.init)
@@ -159,6 +170,7 @@ public struct RunSamples: Sendable, Codable, Equatable {
         figures.errors = snapshot.counterTotal(SkirmishMetrics.errors, where: only)
         figures.desyncs = snapshot.counterTotal(SkirmishMetrics.desyncs, where: only)
         figures.mispredictions = snapshot.counterTotal(SkirmishMetrics.mispredictions, where: only)
+        figures.predictions = snapshot.histogram(SkirmishMetrics.predictionError, where: only)?.count ?? 0
         figures.matchesCompleted = snapshot.counterTotal(SkirmishMetrics.matchesCompleted, where: only)
         figures.checksFailed = snapshot.counterTotal(SkirmishMetrics.checksFailed, where: only)
         figures.botSeconds = max(0, snapshot.gaugeTotal(SkirmishMetrics.botsConnected, where: only))

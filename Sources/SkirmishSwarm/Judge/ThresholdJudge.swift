@@ -77,7 +77,7 @@ public struct ThresholdJudge: Sendable {
         for index in slots.indices {
             let threshold = slots[index].threshold
             guard threshold.window != nil || threshold.abortOnFail else { continue }
-            let reading = threshold.metric.reading(reader)
+            let reading = threshold.metric.reading(reader.scoped(to: threshold))
             defer { previous[index] = reading }
             guard let window = threshold.window?.seconds else {
                 // The run so far.

@@ -92,7 +92,7 @@ extension ThresholdMetric {
         switch self {
         case .percentile(let histogram, _):
             return ThresholdReading(
-                distribution: reader.snapshot.histogram(histogram.family).map(SparseDistribution.init))
+                distribution: reader.histogram(histogram.family).map(SparseDistribution.init))
         case .count(let count):
             let total: UInt64 =
                 switch count {

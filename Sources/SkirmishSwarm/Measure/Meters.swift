@@ -78,6 +78,18 @@ final class Meters {
         var expectsKind: (Int) -> Bool
         var behavior: BehaviorSeries
 
+        /// The plan of `persona`'s series: its protocol's description in `catalogue`, the packet kinds its
+        /// connection can see, and what its behaviour reports.
+        init(of persona: Persona, in catalogue: Catalogue, protocolName: String) {
+            let support = catalogue.support(of: protocolName)
+            let kind = catalogue.kind(of: persona, in: protocolName)
+            self.init(
+                description: support?.description
+                    ?? ProtocolDescription(name: protocolName, transports: [], packetKinds: [], figures: []),
+                expectsKind: { kind in support?.expects(kind: kind, with: persona.connection) ?? true },
+                behavior: kind?.series(for: persona) ?? BehaviorSeries())
+        }
+
         /// A plan for a protocol whose every packet kind may occur.
         init(
             description: ProtocolDescription, expectsKind: @escaping (Int) -> Bool = { _ in true },
@@ -103,7 +115,10 @@ final class Meters {
         persona = spec.name
         isLegit = spec.isLegit
         figures = plan.description.figures.union(plan.behavior.figures)
-        let base = Labels(["game": spec.gameName, "persona": spec.name])
+        // A persona's tags ride on every series it produces (the shard adds their names to the bot families).
+        let base = Labels(
+            [("game", spec.gameName), ("persona", spec.name)]
+                + spec.tags.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
         let kinds = plan.description.packetKinds
         packetKinds = kinds
         // Only the kinds this persona's client can send or receive exist from the start (at 0); anything else (a

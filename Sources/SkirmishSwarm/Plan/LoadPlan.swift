@@ -132,12 +132,14 @@ public struct LoadPlan: Sendable, Hashable {
     }
 
     /// The most concurrent closed-model bots this shard ever runs.
-    public var peakClosedBots: Int {
-        shard.share(
-            of: stages.reduce(0) { peak, stage in
-                if case .ramp(let to, _) = stage { return max(peak, to) }
-                return peak
-            })
+    public var peakClosedBots: Int { shard.share(of: runPeakClosedBots) }
+
+    /// The most concurrent closed-model bots of the whole run, every shard's together.
+    public var runPeakClosedBots: Int {
+        stages.reduce(0) { peak, stage in
+            if case .ramp(let to, _) = stage { return max(peak, to) }
+            return peak
+        }
     }
 
     /// The most concurrent open-model bots this shard may run (the largest arrival cap).

@@ -3,16 +3,36 @@ import SkirmishScript
 /// Deals personas to bots in proportion to their weights, interleaved so that any run of bots is already mixed.
 ///
 /// Uses smooth weighted round-robin (as nginx does for upstreams): weights 8 and 2 give `A A A B A A A A B A`, not
-/// eight As then two Bs, so a ramp's first ten bots already hold both personas. The deal is a pure function of the
-/// bot's number within its shard, so every shard gets the same mix and runs are reproducible.
+/// eight As then two Bs, so a ramp's first ten bots already hold both personas. Any N consecutive bots hold each
+/// persona within one of its exact share (N × weight ÷ total).
+///
+/// A sharded run's closed-model bots need two things at once: each shard's bots mixed like the whole (a shard that
+/// held no chaser would fail a `{persona:chaser}` threshold), and the shards together holding the whole run's mix.
+/// Dealing within each shard repeats the cycle's start in every shard and drifts the sum (chaser 15 instead of 13 of
+/// 40 bots over three shards); dealing by the global number alone starves shards when the shard count and the cycle
+/// share a factor (weights 1:1 over two shards: all of one persona in each). So ``init(_:shard:closedBots:)`` deals
+/// the run's global bots in order (shard *i* of *n* holds global bots *i*, *i + n*, …), each to the persona furthest
+/// below its share of the run so far *plus* its share of that bot's shard so far — the same deficits smooth weighted
+/// round-robin keeps, at two levels. Every shard computes the same deal without talking to the others. Over the
+/// shipped weights and 1 to 7 shards, every persona stays within 1.1 bots of its exact share of the run and 1.4 of
+/// its share of each shard, at every bot count; one process (`0/1`) gets plain smooth weighted round-robin, within
+/// one of its share.
 package struct PersonaTable: Sendable, Hashable {
     package let personas: [Persona]
+    /// The shard whose closed-model bots ``index(forClosed:)`` deals.
+    package let shard: Shard
     /// One cycle of persona indices, as long as the sum of the weights.
     let cycle: [Int]
+    /// This shard's closed-model bots' personas, by local number (see the type's discussion).
+    let closed: [UInt8]
 
-    package init(_ personas: [Persona]) {
+    /// A table for `shard`, dealing its share of `closedBots` closed-model bots (the run's peak across all shards)
+    /// ahead of time; a bot beyond them takes the cycle's persona at its global number.
+    package init(_ personas: [Persona], shard: Shard = .whole, closedBots: Int = 0) {
         precondition(!personas.isEmpty, "a script has at least one persona")
+        precondition(personas.count <= 255, "a script has at most 64 personas")
         self.personas = personas
+        self.shard = shard
         let total = personas.reduce(0) { $0 + $1.weight }
         var current = [Int](repeating: 0, count: personas.count)
         var cycle: [Int] = []
@@ -24,11 +44,51 @@ package struct PersonaTable: Sendable, Hashable {
             cycle.append(chosen)
         }
         self.cycle = cycle
+        closed = Self.deal(weights: personas.map(\.weight), shard: shard, bots: closedBots)
     }
 
-    /// The persona of the bot numbered `number` within this shard.
+    /// Shard `shard`'s personas among `bots` global closed-model bots, dealt at two levels (see the type).
+    static func deal(weights: [Int], shard: Shard, bots: Int) -> [UInt8] {
+        let total = Int64(weights.reduce(0, +))
+        let count = shard.count
+        var run = [Int64](repeating: 0, count: weights.count)
+        // Per shard and persona, flattened; only as many shards as there are bots ever hold any.
+        let shards = min(count, max(bots, 1))
+        var held = [Int32](repeating: 0, count: shards * weights.count)
+        var sizes = [Int64](repeating: 0, count: shards)
+        var result: [UInt8] = []
+        result.reserveCapacity(shard.share(of: bots))
+        for global in 0..<bots {
+            let owner = global % count
+            var best = 0
+            var bestScore = (Int64.min, Int64.min)
+            for (persona, weight) in weights.enumerated() {
+                // Deficits scaled by the total weight: expected × total − held × total.
+                let ofRun = Int64(global + 1) * Int64(weight) - run[persona] * total
+                let ofShard = (sizes[owner] + 1) * Int64(weight) - Int64(held[owner * weights.count + persona]) * total
+                let score = (ofRun + ofShard, ofRun)
+                if score > bestScore {
+                    bestScore = score
+                    best = persona
+                }
+            }
+            run[best] += 1
+            held[owner * weights.count + best] += 1
+            sizes[owner] += 1
+            if owner == shard.index { result.append(UInt8(best)) }
+        }
+        return result
+    }
+
+    /// The persona of the bot numbered `number` across the run.
     package func persona(for number: Int) -> Persona { personas[index(for: number)] }
 
-    /// The index into `personas` of bot `number`.
+    /// The index into `personas` of the bot numbered `number` across the run (open-model arrivals are numbered so).
     package func index(for number: Int) -> Int { cycle[number % cycle.count] }
+
+    /// The index into `personas` of this shard's closed-model bot `local` (0, 1, 2 … within the shard): global bot
+    /// `local × count + index`, as ``Shard/share(of:)`` deals them.
+    package func index(forClosed local: Int) -> Int {
+        local < closed.count ? Int(closed[local]) : index(for: local * shard.count + shard.index)
+    }
 }

@@ -238,6 +238,10 @@ extension RunSummary.Verdict {
     func observed(_ value: String) -> String {
         if measured == false {
             let what = figure.flatMap(RunFigure.init(rawValue:))?.label ?? name
+            if let filter, !filter.isEmpty {
+                let scope = filter.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                return "not measured: nothing in \(scope) measures \(what); filter on a persona or game that does"
+            }
             return "not measured: no persona's protocol or behaviour measures \(what); remove the threshold or run a "
                 + "protocol that measures it"
         }

@@ -32,6 +32,9 @@ public struct RunSummary: Codable, Sendable {
         public var script: String
         /// The script file as given on the command line.
         public var scriptPath: String
+        /// The script's ``SkirmishScript/Script/digest``: runs with the same digest ran the same script text
+        /// (variables aside); `nil` in summaries written before 0.22 or for a script a program built.
+        public var scriptDigest: String?
         /// The server the bots connected to, as `transport://host:port`.
         public var target: String
         /// This process's shard of the run, `i/n` (`1/1` when unsharded).
@@ -169,6 +172,8 @@ public struct RunSummary: Codable, Sendable {
         public var windowsFailed: Int? = nil
         /// The first window that failed.
         public var firstFailingWindow: ThresholdJudge.Breach? = nil
+        /// The labels the figure was read from (`{"persona": "chaser"}`); `nil` for every legitimate persona's.
+        public var filter: [String: String]? = nil
     }
 
     /// How often each check held: `skirmish_checks_total` and `skirmish_checks_failed_total` by check.
@@ -292,7 +297,8 @@ extension RunSummary {
         run = configuration.runID
         self.protocol = script.protocolName
         settings = Settings(
-            script: script.name, scriptPath: scriptPath, target: configuration.target.description,
+            script: script.name, scriptPath: scriptPath, scriptDigest: script.digest,
+            target: configuration.target.description,
             shard: configuration.plan.shard.fraction, seed: configuration.seed, loops: configuration.loops,
             plannedSeconds: configuration.plan.duration.seconds)
         self.startedAt = ISO8601DateFormatter().string(from: startedAt)
@@ -370,9 +376,10 @@ extension RunSummary {
         }
         self.games = games
 
-        let table = PersonaTable(script.personas)
+        let table = PersonaTable(
+            script.personas, shard: configuration.plan.shard, closedBots: configuration.plan.runPeakClosedBots)
         var peaks = [Int](repeating: 0, count: script.personas.count)
-        for number in 0..<outcome.peakBots { peaks[table.index(for: number)] += 1 }
+        for number in 0..<outcome.peakBots { peaks[table.index(forClosed: number)] += 1 }
         personas = script.personas.enumerated().map { index, persona in
             let only = ["persona": persona.name]
             let all = SnapshotReader(snapshot: outcome.snapshot, legit: nil)
@@ -427,12 +434,14 @@ extension RunSummary {
         let windows = outcome.windows
         thresholds = script.thresholds.enumerated().map { index, threshold in
             let record = index < windows.count ? windows[index] : nil
+            let reader = reader.scoped(to: threshold)
+            let filter = threshold.filter.isEmpty ? nil : threshold.filter
             guard threshold.metric.isMeasured(by: reader) else {
                 // Nothing was judged: a count of a figure no persona measures reads 0 and would pass unseen.
                 return Verdict(
                     name: threshold.metric.name, expression: threshold.description, value: nil, passed: false,
                     measured: false, figure: threshold.metric.figure?.rawValue,
-                    windowSeconds: threshold.window?.seconds)
+                    windowSeconds: threshold.window?.seconds, filter: filter)
             }
             if let window = threshold.window, let record {
                 // Windowed: passes when every judged window held; a run with no judged window had no sample.
@@ -441,13 +450,13 @@ extension RunSummary {
                     passed: record.judged > 0 && record.failed == 0, measured: true,
                     figure: threshold.metric.figure?.rawValue, windowSeconds: window.seconds,
                     windowsJudged: record.judged, windowsFailed: record.failed,
-                    firstFailingWindow: record.firstFailure)
+                    firstFailingWindow: record.firstFailure, filter: filter)
             }
             let value = self.value(of: threshold.metric, reader: reader)
             return Verdict(
                 name: threshold.metric.name, expression: threshold.description, value: value,
                 passed: value.map { threshold.comparison.holds($0, threshold.limit) } ?? false, measured: true,
-                figure: threshold.metric.figure?.rawValue)
+                figure: threshold.metric.figure?.rawValue, filter: filter)
         }
         passed = thresholds.allSatisfy(\.passed) && aborted == nil
     }

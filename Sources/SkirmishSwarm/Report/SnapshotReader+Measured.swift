@@ -4,8 +4,9 @@ import SkirmishTelemetry
 extension SnapshotReader {
     /// Whether any persona read (the legitimate ones, or all) has a series of `family` matching `filter`.
     func has(_ family: MetricFamily, where filter: [String: String] = [:]) -> Bool {
-        guard let legit else { return !snapshot.series(of: family, where: filter).isEmpty }
-        return legit.contains { persona in
+        let filter = scope.merging(filter) { $1 }
+        guard let personas else { return !snapshot.series(of: family, where: filter).isEmpty }
+        return personas.contains { persona in
             !snapshot.series(of: family, where: filter.merging(["persona": persona]) { $1 }).isEmpty
         }
     }

@@ -49,7 +49,7 @@ final class BotGroup: BotSupervising {
         self.index = index
         self.groupCount = groupCount
         self.context = context
-        shard = MetricsShard(constantLabels: context.constantLabels)
+        shard = MetricsShard(constantLabels: context.constantLabels, tagNames: context.tagNames)
         seed = context.seed
         var settings = ShellSettings(localPorts: context.localPorts, streamLoops: context.streamLoops)
         settings.resolved = context.resolved
@@ -198,7 +198,7 @@ final class BotGroup: BotSupervising {
     }
 
     private func spawn(number: Int, oneShot: Bool, now: Instant) {
-        let persona = context.personas.index(for: number)
+        let persona = oneShot ? context.personas.index(for: number) : context.personas.index(forClosed: number)
         guard let (squad, profile) = profile(forPersona: persona) else { return }
         if oneShot { openCount += 1 }
         // Recorded before the bot starts: one whose steps end at once reports that back through `botEnded`.
@@ -213,13 +213,7 @@ final class BotGroup: BotSupervising {
     private func meters(forPersona index: Int) -> Meters {
         if let meters = personaMeters[index] { return meters }
         let persona = context.personas.personas[index]
-        let support = context.catalogue.support(of: context.protocolName)
-        let kind = context.catalogue.kind(of: persona, in: context.protocolName)
-        let plan = Meters.Plan(
-            description: support?.description
-                ?? ProtocolDescription(name: context.protocolName, transports: [], packetKinds: [], figures: []),
-            expectsKind: { kind in support?.expects(kind: kind, with: persona.connection) ?? true },
-            behavior: kind?.series(for: persona) ?? BehaviorSeries())
+        let plan = Meters.Plan(of: persona, in: context.catalogue, protocolName: context.protocolName)
         let meters = Meters(shard: shard, spec: persona, plan: plan, logger: logger, episodes: context.episodes)
         personaMeters[index] = meters
         return meters

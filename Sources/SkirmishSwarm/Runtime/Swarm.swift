@@ -41,10 +41,13 @@ public final class Swarm: Sendable {
         logger[metadataKey: "shard"] = "\(configuration.plan.shard.description)"
         self.logger = logger
         var context = SwarmContext(
-            personas: PersonaTable(configuration.script.personas), seed: configuration.seed,
+            personas: PersonaTable(
+                configuration.script.personas, shard: configuration.plan.shard,
+                closedBots: configuration.plan.runPeakClosedBots), seed: configuration.seed,
             constantLabels: configuration.constantLabels, target: configuration.target,
             alternates: configuration.alternates)
         context.catalogue = configuration.catalogue
+        context.tagNames = configuration.script.tagNames
         context.protocolName = configuration.script.protocolName
         context.streamLoops = group
         context.logger = logger
@@ -99,7 +102,7 @@ public final class Swarm: Sendable {
         let start = NIODeadline.now()
         let wallStart = WallTime.milliseconds()
         var cpuBefore = cpuAtStart
-        var timeline = RunTimeline()
+        var timeline = RunTimeline(startMs: wallStart)
         let legit = configuration.script.personas.filter(\.isLegit).map(\.name)
         var judge = ThresholdJudge(thresholds: configuration.script.thresholds, legit: legit)
         var aborted: ThresholdJudge.Breach?

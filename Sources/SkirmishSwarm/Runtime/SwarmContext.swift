@@ -16,6 +16,8 @@ struct SwarmContext: Sendable {
     var personas: PersonaTable
     var seed: UInt64
     var constantLabels: Labels
+    /// The script's tag names: extra labels of every bot series (see ``MetricsShard/tagNames``).
+    var tagNames: [String] = []
     /// Where bots connect by default (the `--target`, or the embedded server's UDP address).
     var target: Target
     /// Addresses of the same server on the other transports, for personas that ask for one (`transport: tcp`).

@@ -50,10 +50,18 @@ public final class MetricsShard {
     private var gaugeIDs: [SeriesKey: Int] = [:]
     private var histogramIDs: [SeriesKey: Int] = [:]
 
-    /// A shard whose series all start with `constantLabels`.
-    public init(constantLabels: Labels, startTimeMs: Int64 = 0) {
+    /// How many series the shard holds (hidden ones included): what its snapshots may grow to.
+    public var seriesCount: Int { counterSeries.count + gaugeSeries.count + histogramSeries.count }
+
+    /// The labels a script's persona `tags` add to every bot family's series, in this order.
+    public let tagNames: [String]
+
+    /// A shard whose series all start with `constantLabels`; the series of bot families (those labelled by game
+    /// and persona) also carry `tagNames` after the family's own labels (empty for a persona without that tag).
+    public init(constantLabels: Labels, startTimeMs: Int64 = 0, tagNames: [String] = []) {
         self.constantLabels = constantLabels
         self.startTimeMs = startTimeMs
+        self.tagNames = tagNames.map(MetricName.sanitiseLabel)
     }
 
     /// Resolves (creating when new) a counter series; labels are put in the family's order. One resolved with
@@ -165,7 +173,10 @@ public final class MetricsShard {
         ids: inout [SeriesKey: Int],
         create: () -> Void
     ) -> Int {
-        let full = constantLabels.appending(labels.conformed(to: family.labelNames))
+        let names =
+            tagNames.isEmpty || !family.labelNames.starts(with: SkirmishMetrics.botLabels)
+            ? family.labelNames : family.labelNames + tagNames
+        let full = constantLabels.appending(labels.conformed(to: names))
         let key = SeriesKey(name: family.name, labels: full)
         if let existing = ids[key] { return existing }
         let slot = table.count

@@ -37,7 +37,9 @@ package enum HTMLReport {
                 // `rtt_p99 < 50ms` already names its metric; a health check's detail does not.
                 let threshold =
                     item.expectation.hasPrefix(item.name) ? item.expectation : "\(item.name): \(item.expectation)"
-                html += "<tr><td>\(escape(threshold))</td><td class=\"n\">\(escape(item.observed))</td>\(mark)</tr>\n"
+                html +=
+                    "<tr><td>\(escape(threshold))</td><td class=\"\(numeric(item.observed))\">\(escape(item.observed))"
+                    + "</td>\(mark)</tr>\n"
             }
             html += "</table></section>\n"
         }
@@ -86,9 +88,9 @@ package enum HTMLReport {
         html += "</div>\n"
         // Wide tables take the full width; the others flow into balanced columns (short ones stack), so no table
         // stands beside a blank column.
-        for table in summary.tables where table.wide { html += self.table(table) }
+        for table in summary.tables where table.fillsWidth { html += self.table(table) }
         html += "<div class=\"flow\">\n"
-        for table in summary.tables where !table.wide { html += self.table(table) }
+        for table in summary.tables where !table.fillsWidth { html += self.table(table) }
         html += "</div>\n</body></html>\n"
         return html
     }
@@ -113,16 +115,22 @@ package enum HTMLReport {
         return html + "</table></section>\n"
     }
 
+    /// The class of a value cell: right-aligned, kept on one line when short (a figure), wrapped when long (a
+    /// sentence such as a windowed threshold's account), so no table is wider than its column.
+    private static func numeric(_ cell: String) -> String {
+        cell.count <= 24 ? "n" : "n long"
+    }
+
     /// A titled table; an empty one says so in a sentence instead of showing a bare header.
     static func table(_ table: ReportSummary.Table) -> String {
-        var html = "<section\(table.wide ? " class=\"wide\"" : "")><h2>\(escape(table.title))</h2>\n"
+        var html = "<section\(table.fillsWidth ? " class=\"wide\"" : "")><h2>\(escape(table.title))</h2>\n"
         guard !table.rows.isEmpty else { return html + "<p class=\"empty\">\(escape(table.empty))</p></section>\n" }
         html += "<table><tr>" + table.columns.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
         for row in table.rows {
             html +=
                 "<tr>"
                 + row.enumerated().map { index, cell in
-                    index == 0 ? "<td>\(escape(cell))</td>" : "<td class=\"n\">\(escape(cell))</td>"
+                    index == 0 ? "<td>\(escape(cell))</td>" : "<td class=\"\(numeric(cell))\">\(escape(cell))</td>"
                 }.joined() + "</tr>\n"
         }
         return html + "</table></section>\n"
@@ -132,7 +140,8 @@ package enum HTMLReport {
         body{font-family:system-ui,sans-serif;margin:20px auto;padding:0 20px;color:#222;max-width:1400px}\
         h1{font-size:22px;margin:0 0 12px}h2{font-size:16px;margin:22px 0 8px}\
         table{border-collapse:collapse;font-size:13px;width:100%}\
-        td,th{border:1px solid #ddd;padding:4px 8px;text-align:left}td.n{text-align:right;white-space:nowrap}\
+        td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;overflow-wrap:break-word}\
+        td.n{text-align:right;white-space:nowrap}td.n.long{white-space:normal}section{min-width:0;overflow-x:auto}\
         th{background:#f5f5f5}.verdict{display:inline-block;padding:10px 18px;font-weight:bold;border-radius:4px;\
         margin:0;font-size:18px}\
         .verdict.pass,.pass{background:#d8f0d8;color:#1b5e20}.verdict.fail,.fail{background:#f8d7d7;color:#b71c1c}\
@@ -145,7 +154,8 @@ package enum HTMLReport {
         .flow h2:first-child{margin-top:14px}\
         .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(400px,1fr));gap:14px}\
         .chart{border:1px solid #ddd;border-radius:4px;background:#fff;width:100%;height:auto}\
-        .chart text{font-size:11px;fill:#444}.chart .title{font-size:13px;font-weight:bold;fill:#222}
+        .chart text{font-size:11px;fill:#444}.chart .title{font-size:13px;font-weight:bold;fill:#222}\
+        .chart .hover:hover{fill:rgba(0,0,0,.06)}
         """
 
     /// An SVG line chart; `nil` values break a line (no data in that interval).
@@ -205,8 +215,35 @@ package enum HTMLReport {
             svg += "<text x=\"\(format(legendX + 14))\" y=\"33\">\(escape(name))</text>\n"
             legendX += 24 + Double(name.count) * 7
         }
+        // Values on hover: a transparent column around each point whose tooltip gives every series' value there.
+        let times = series.first?.2.map(\.0) ?? []
+        for (index, time) in times.enumerated() where !ys.isEmpty {
+            let low = index == 0 ? time : (times[index - 1] + time) / 2
+            let high = index == times.count - 1 ? time : (time + times[index + 1]) / 2
+            let values = series.map { name, _, values in
+                let value = index < values.count ? values[index].1.flatMap { $0.isFinite ? $0 : nil } : nil
+                return "\(name) " + (value.map { reading($0) + (unit.isEmpty ? "" : " " + unit) } ?? "—")
+            }
+            let x = left + low / xMax * plotWidth
+            let band = max((high - low) / xMax * plotWidth, 2)
+            svg += "<rect class=\"hover\" x=\"\(format(x - (index == 0 ? 1 : 0)))\" y=\"\(Int(top))\" "
+            svg += "width=\"\(format(band))\" height=\"\(format(plotHeight))\" fill=\"transparent\"><title>"
+            svg += escape(label(time / timeUnit.seconds) + " " + timeUnit.name + ": " + values.joined(separator: ", "))
+            svg += "</title></rect>"
+        }
         svg += "</svg>\n"
         return svg
+    }
+
+    /// A value as a tooltip reads it: about four significant digits, no trailing `.0`.
+    static func reading(_ value: Double) -> String {
+        let magnitude = abs(value)
+        let digits = magnitude >= 1_000 ? 0 : magnitude >= 100 ? 1 : magnitude >= 10 ? 2 : 3
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        var text = "\((value * scale).rounded() / scale)"
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
     }
 
     /// Runs of consecutive finite values.

@@ -50,6 +50,10 @@ public struct ReportSummary: Sendable, Codable, Equatable {
         /// Shown instead of an empty table, saying why there is nothing (`no errors`).
         public var empty: String
 
+        /// Whether the page gives it the full width: asked for, or six columns and more, which do not fit the
+        /// 400 px of a column without running into the next one.
+        public var fillsWidth: Bool { wide || columns.count >= 6 }
+
         /// A table; `empty` is what the page says when `rows` is empty.
         public init(_ title: String, columns: [String], rows: [[String]], wide: Bool = false, empty: String = "none") {
             self.title = title

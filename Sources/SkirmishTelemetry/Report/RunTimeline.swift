@@ -2,9 +2,11 @@
 /// desyncs and errors.
 ///
 /// Fed with the same merged snapshots the exporter pushes. Rates and percentiles are per interval (the
-/// difference between two snapshots), so a late spike shows instead of drowning in the run's history. The
-/// timeline is bounded: past ``capacity`` points every other point is dropped, so a soak run keeps its shape in
-/// constant memory.
+/// difference between two snapshots), so a late spike shows instead of drowning in the run's history. Times count
+/// from the run's start when it is given (otherwise from the first snapshot), and a snapshot less than
+/// ``shortestInterval`` after the previous one (the final one, taken just after the last sample) widens the last
+/// point instead of adding a point whose rate over a few milliseconds would spike. The timeline is bounded: past
+/// ``capacity`` points every other point is dropped, so a soak run keeps its shape in constant memory.
 public struct RunTimeline: Sendable, Codable, Equatable {
     /// One moment of the run.
     public struct Point: Sendable, Codable, Equatable {
@@ -52,12 +54,23 @@ public struct RunTimeline: Sendable, Codable, Equatable {
     /// The points, oldest first.
     public private(set) var points: [Point] = []
 
+    /// The shortest interval a point covers; a later snapshot closer than this widens the last point.
+    public static let shortestIntervalMs: Int64 = 500
+
+    /// The cumulative figures a point's interval starts from.
+    private struct Base: Sendable {
+        var ms: Int64
+        var packets: UInt64 = 0
+        var rtt: HistogramValue?
+        var age: HistogramValue?
+        var lateness: HistogramValue?
+    }
+
     private var startMs: Int64?
-    private var previousMs: Int64 = 0
-    private var previousPackets: UInt64 = 0
-    private var previousRTT: HistogramValue?
-    private var previousAge: HistogramValue?
-    private var previousLateness: HistogramValue?
+    /// Where the next point's interval starts (the latest snapshot's figures).
+    private var previous: Base?
+    /// Where the last point's interval started, to widen it.
+    private var lastBase: Base?
 
     private enum CodingKeys: String, CodingKey {
         case capacity, points
@@ -68,25 +81,36 @@ public struct RunTimeline: Sendable, Codable, Equatable {
         lhs.capacity == rhs.capacity && lhs.points == rhs.points
     }
 
-    /// An empty timeline keeping at most `capacity` points (at least 2).
-    public init(capacity: Int = 1_000) {
+    /// An empty timeline keeping at most `capacity` points (at least 2); `startMs`, the run's start on the
+    /// snapshots' clock, is where its time axis and its first interval begin (default: the first snapshot).
+    public init(capacity: Int = 1_000, startMs: Int64? = nil) {
         self.capacity = max(2, capacity)
+        self.startMs = startMs
+        previous = startMs.map { Base(ms: $0) }
     }
 
     /// Adds a point from a merged snapshot; snapshots must come in time order.
     public mutating func record(_ snapshot: MetricsSnapshot) {
         let start = startMs ?? snapshot.timestampMs
         startMs = start
+        if let previous, let lastBase, !points.isEmpty,
+            snapshot.timestampMs - previous.ms < Self.shortestIntervalMs
+        {
+            // Too short to be a point of its own: the last point now covers up to this snapshot.
+            points.removeLast()
+            self.previous = lastBase
+        }
+        let base = previous
         let packets =
             snapshot.counterTotal(SkirmishMetrics.packetsSent) &+ snapshot.counterTotal(SkirmishMetrics.packetsReceived)
-        let elapsed = Double(snapshot.timestampMs - previousMs) / 1_000
-        let rate = points.isEmpty || elapsed <= 0 ? 0 : Double(packets &- min(previousPackets, packets)) / elapsed
+        let elapsed = Double(snapshot.timestampMs - (base?.ms ?? snapshot.timestampMs)) / 1_000
+        let rate = base == nil || elapsed <= 0 ? 0 : Double(packets &- min(base?.packets ?? 0, packets)) / elapsed
         let rtt = snapshot.histogram(SkirmishMetrics.rtt)
-        let interval = rtt.map { current in previousRTT.map { current.subtracting($0) } ?? current }
+        let interval = rtt.map { current in base?.rtt.map { current.subtracting($0) } ?? current }
         let age = snapshot.histogram(SkirmishMetrics.snapshotAge)
         let lateness = snapshot.histogram(SkirmishMetrics.tickLateness)
-        let ageInterval = age.map { current in previousAge.map { current.subtracting($0) } ?? current }
-        let latenessInterval = lateness.map { current in previousLateness.map { current.subtracting($0) } ?? current }
+        let ageInterval = age.map { current in base?.age.map { current.subtracting($0) } ?? current }
+        let latenessInterval = lateness.map { current in base?.lateness.map { current.subtracting($0) } ?? current }
         points.append(
             Point(
                 t: Double(snapshot.timestampMs - start) / 1_000,
@@ -100,11 +124,8 @@ public struct RunTimeline: Sendable, Codable, Equatable {
                 snapshotAgeP99: ageInterval?.quantile(0.99),
                 tickLatenessP99: latenessInterval?.quantile(0.99)
             ))
-        previousMs = snapshot.timestampMs
-        previousPackets = packets
-        previousRTT = rtt
-        previousAge = age
-        previousLateness = lateness
+        lastBase = base
+        previous = Base(ms: snapshot.timestampMs, packets: packets, rtt: rtt, age: age, lateness: lateness)
         if points.count > capacity {
             // Keep the first and the latest point; drop every other one in between.
             points = points.enumerated().filter { $0.offset % 2 == 0 || $0.offset == points.count - 1 }.map(\.element)

@@ -10,7 +10,9 @@ struct CompareCommand: ParsableCommand {
         discussion: """
             Reads two summary.json files written by `skirmish swarm` or `skirmish soak` and compares, persona by \
             persona: RTT p50/p95/p99, snapshot age p99 and tick lateness p99 (from the exact HDR values), packets \
-            per second, and errors, desyncs, mispredictions, failed checks and completed matches per bot-hour.
+            per second, errors, desyncs, failed checks and completed matches per bot-hour, and the misprediction \
+            rate (per prediction judged, so a faster server's extra predictions are not counted against it). Each \
+            figure says which way is better. Runs of different scripts are compared with a note saying so.
 
             Each difference is tested on the per-second blocks each run keeps: a block bootstrap (whole blocks \
             resampled, since samples close in time move together, and errors come in bursts) for percentiles, \

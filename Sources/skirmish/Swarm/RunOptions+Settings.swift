@@ -13,9 +13,18 @@ extension RunOptions {
         let started = Date()
         let script: Script
         do {
-            script = try Catalogue.standard.scriptLoader.load(path: self.script)
+            var loader = Catalogue.standard.scriptLoader
+            loader.environment = ScriptVariable.environment(loader.environment, adding: variables)
+            script = try loader.load(path: self.script)
         } catch {
             throw InputError(String(describing: error))
+        }
+        let series = Catalogue.standard.plannedSeries(of: script)
+        guard series <= Catalogue.maxSeries else {
+            throw InputError(
+                "\(self.script): its \(script.personas.count) personas would create \(series) metric series in each "
+                    + "process, above the limit of \(Catalogue.maxSeries): merge personas that differ only in a tag, or "
+                    + "split the script")
         }
         let plan = try makePlan(script)
         let baseline = try self.baseline.map { try SummaryFile.load($0, role: "baseline") }
@@ -44,7 +53,8 @@ extension RunOptions {
                     + "`\(Catalogue.standard.defaultProtocol)`: give the server to test with --target "
                     + "udp://HOST:PORT, or a `target:` on every persona")
         }
-        try Self.ensureWritable(outDirectory)
+        try Self.ensureWritable(outDirectory, overwrite: overwrite)
+        let stream = try openStream(script: script, plan: plan, runID: runID, startedAt: started)
 
         var settings = SwarmRun.Settings(
             script: script, scriptPath: self.script, plan: plan, runID: runID, outDirectory: outDirectory)
@@ -66,6 +76,7 @@ extension RunOptions {
         settings.metricsLinger = .seconds(metricsLinger)
         settings.serverMetricsURL = serverMetrics
         settings.baseline = baseline
+        settings.stream = stream
         return settings
     }
 
@@ -111,9 +122,48 @@ extension RunOptions {
         }
     }
 
-    /// Checks before anything starts that the results folder can be written (creating it), so a run never plays
-    /// for hours to fail at its last step.
-    private static func ensureWritable(_ directory: String) throws {
+    /// The `--out-stream` and `--out-csv` files, opened (and emptied) before the run starts; a file that already
+    /// holds something is refused without `--overwrite`.
+    private func openStream(script: Script, plan: LoadPlan, runID: String, startedAt: Date) throws -> RunStream? {
+        guard outStream != nil || outCsv != nil else { return nil }
+        for (option, path) in [("--out-stream", outStream), ("--out-csv", outCsv)] {
+            guard let path else { continue }
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            if size > 0, !overwrite {
+                throw InputError(
+                    "\(option) \(path) already holds \(size) bytes: give another file, or --overwrite to replace it")
+            }
+        }
+        if let json = outStream, let csv = outCsv,
+            URL(fileURLWithPath: json).standardizedFileURL.resolvingSymlinksInPath()
+                == URL(fileURLWithPath: csv).standardizedFileURL.resolvingSymlinksInPath()
+        {
+            throw InputError("--out-stream and --out-csv name the same file \(json): give each its own")
+        }
+        do {
+            return try RunStream(
+                json: outStream, csv: outCsv, script: script, run: runID, shard: plan.shard, startedAt: startedAt)
+        } catch {
+            throw InputError("cannot write \(error): choose a file in a folder you can write to")
+        }
+    }
+
+    /// The files that say a folder already holds a run's results.
+    static let resultFiles = ["summary.json", "metrics.om", "report.html"]
+
+    /// Checks before anything starts that the results folder holds no earlier run (unless `overwrite`) and can be
+    /// written (creating it), so a run never plays for hours to fail at its last step or replace last night's.
+    private static func ensureWritable(_ directory: String, overwrite: Bool) throws {
+        let found = resultFiles.filter { FileManager.default.fileExists(atPath: directory + "/" + $0) }
+        if !overwrite, !found.isEmpty {
+            let run = (try? RunSummary.load(path: directory + "/summary.json", role: "earlier")).map {
+                " (run \($0.run))"
+            }
+            throw InputError(
+                "--out \(directory) already holds a run\(run ?? "") (\(found.joined(separator: ", "))): give another "
+                    + "folder, a new --run-id (the default folder is skirmish-out/<run id>), or --overwrite to "
+                    + "replace it")
+        }
         let probe = URL(fileURLWithPath: directory).appendingPathComponent(".skirmish-write-check-\(getpid())")
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -9,6 +9,20 @@ struct RunOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("The swarm script to run.", valueName: "script.yaml"))
     var script: String
 
+    @Option(
+        name: .customLong("env"),
+        help: ArgumentHelp(
+            "A value for ${KEY} in the script (repeatable); it wins over the environment.",
+            discussion: """
+                Scripts may write ${NAME} or ${NAME:-default} in any value (never in a key), such as \
+                `profile: [{ramp: {to: ${BOTS:-40}, over: 30s}}]`. \
+                A name is read from --env first, then from the environment; ${NAME} with NAME set nowhere is an \
+                error naming the line. $$ is a literal $.
+                """,
+            valueName: "KEY=VALUE"),
+        transform: ScriptVariable.parse)
+    var variables: [ScriptVariable] = []
+
     @Option(help: "Peak concurrent bots: scales every ramp of the profile to this peak.")
     var bots: Int?
 
@@ -71,6 +85,35 @@ struct RunOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Results folder (default skirmish-out/<run id>).", valueName: "dir"))
     var out: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Also write the figures as JSON lines while the run goes: one line per second per persona.",
+            discussion: """
+                Each line: t, time, run, shard, persona, game, bots, packets_per_second, errors, desyncs, \
+                mispredictions, predictions, matches_completed, checks_failed, and rtt, snapshot_age and \
+                tick_lateness with count, p50, p95, p99, max (seconds) and the second's HDR values and counts \
+                (add lines' counts for exact percentiles over any span). Written once a second in whole lines; \
+                stops growing at 512 MiB with a last line saying so.
+                """,
+            valueName: "file.jsonl"))
+    var outStream: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Also write the figures as CSV while the run goes: the same columns as --out-stream, without HDR values.",
+            valueName: "file.csv"))
+    var outCsv: String?
+
+    @Flag(
+        help: ArgumentHelp(
+            "Replace an earlier run's results in --out (and the --out-stream and --out-csv files).",
+            discussion: """
+                Without it, a results folder that already holds summary.json, metrics.om or report.html is refused \
+                before anything starts, so a rerun under the same --run-id never silently replaces last night's \
+                results.
+                """))
+    var overwrite = false
 
     @OptionGroup var push: PushOptions
 
