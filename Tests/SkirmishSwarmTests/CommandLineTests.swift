@@ -130,6 +130,15 @@ import Testing
         #expect(rows.first?.hasPrefix("t,time,run,shard,persona,game,") == true)
         #expect(rows.count == lines.count + 1)
         #expect(finished.stdout.contains(stream.path) && finished.stdout.contains(csv.path), "\(finished.stdout)")
+        // The report charts the latency distribution and each persona's p99 over time.
+        let report = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        for chart in ["Latency by percentile", "Round-trip time p99 by persona"] {
+            let start = try #require(report.range(of: "aria-label=\"\(chart)\""), "no \(chart) chart")
+            let rest = report[start.upperBound...]
+            let svg = rest[..<(rest.range(of: "</svg>")?.lowerBound ?? rest.endIndex)]
+            // A line, or a dot where this short run has one point of it.
+            #expect(svg.contains("<polyline") || svg.contains("<circle"), "\(chart)")
+        }
 
         // A second run into the same folder is refused before it starts, unless told to replace it.
         let again = try await Self.run(

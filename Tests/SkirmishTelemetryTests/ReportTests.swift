@@ -74,6 +74,21 @@ import Testing
         #expect(timeline.points.map(\.packetsPerSecond).allSatisfy { $0 <= 1_085 })
     }
 
+    @Test func aPercentileChartSpreadsTheTailAndNamesItsPercentiles() throws {
+        #expect([0, 1, 2, 3, 4].map { HTMLReport.percentile(nines: $0) } == ["0%", "90%", "99%", "99.9%", "99.99%"])
+        #expect(HTMLReport.percentile(nines: 2.5) == "99.7%")
+        let chart = ReportSummary.Chart(
+            "Latency by percentile", unit: "ms", axis: .percentile,
+            series: [.init("round trip", points: (0...12).map { .init(x: Double($0) / 4, y: Double($0 * $0)) })])
+        let html = HTMLReport.render(
+            timeline: Self.timeline(), summary: ReportSummary(charts: [chart]), title: "percentiles")
+        let start = try #require(html.range(of: "aria-label=\"Latency by percentile\""))
+        let rest = html[start.upperBound...]
+        let svg = rest[..<(rest.range(of: "</svg>")?.lowerBound ?? rest.endIndex)]
+        for tick in [">0%<", ">90%<", ">99%<", ">99.9%<"] { #expect(svg.contains(tick), "no \(tick) tick") }
+        #expect(svg.contains("<polyline") && svg.contains("<title>99.9%: round trip 144 ms</title>"))
+    }
+
     @Test func timelineStaysBoundedAndKeepsItsEnds() {
         var timeline = RunTimeline(capacity: 10)
         let metrics = MetricsShard(constantLabels: [:])

@@ -137,7 +137,8 @@ public enum RunOutput {
         }
         return ReportSummary(
             headline: summary.reportHeadline, settings: settings, totals: totals, verdicts: verdicts + health,
-            tables: summary.reportTables, notMeasured: summary.notMeasured.map(\.rawValue))
+            tables: summary.reportTables, notMeasured: summary.notMeasured.map(\.rawValue),
+            charts: summary.reportCharts)
     }
 
     private static func makeDirectory(_ directory: String) throws {

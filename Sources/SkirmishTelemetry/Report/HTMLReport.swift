@@ -1,3 +1,5 @@
+import Foundation
+
 /// The self-contained `report.html`: verdict and headline figures, thresholds, charts over time, then the tables a
 /// k6 or Gatling user looks for (per persona and game, latencies, errors, rejections, exporter, server).
 ///
@@ -85,6 +87,13 @@ package enum HTMLReport {
                 "Tick lateness p99 (bot inputs)", unit: "ms",
                 series: [("p99", "#e377c2", points.map { ($0.t, $0.tickLatenessP99.map { $0 * 1_000 }) })])
         }
+        for extra in summary.charts {
+            html += chart(
+                extra.title, unit: extra.unit,
+                series: extra.series.enumerated().map { index, line in
+                    (line.name, palette[index % palette.count], line.points.map { ($0.x, $0.y) })
+                }, axis: extra.axis)
+        }
         html += "</div>\n"
         // Wide tables take the full width; the others flow into balanced columns (short ones stack), so no table
         // stands beside a blank column.
@@ -158,8 +167,17 @@ package enum HTMLReport {
         .chart .hover:hover{fill:rgba(0,0,0,.06)}
         """
 
-    /// An SVG line chart; `nil` values break a line (no data in that interval).
-    static func chart(_ title: String, unit: String, series: [(String, String, [(Double, Double?)])]) -> String {
+    /// The lines' colours, in order.
+    static let palette = [
+        "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+    ]
+
+    /// An SVG line chart; `nil` values break a line (no data in that interval). Over time by default; over
+    /// percentiles (`x` in nines) with `.percentile`.
+    static func chart(
+        _ title: String, unit: String, series: [(String, String, [(Double, Double?)])],
+        axis horizontal: ReportSummary.Chart.Axis = .time
+    ) -> String {
         let width = 460.0
         let height = 240.0
         let left = 60.0
@@ -170,7 +188,13 @@ package enum HTMLReport {
         let plotHeight = height - top - bottom
         let xs = series.flatMap { $0.2.map(\.0) }
         let ys = series.flatMap { $0.2.compactMap(\.1) }.filter(\.isFinite)
-        let xAxis = axis(max(xs.max() ?? 0, 1))
+        let xAxis =
+            horizontal == .percentile
+            ? (
+                top: max((xs.max() ?? 1).rounded(.up), 1),
+                ticks: Array(stride(from: 0.0, through: max((xs.max() ?? 1).rounded(.up), 1), by: 1))
+            )
+            : axis(max(xs.max() ?? 0, 1))
         let yAxis = axis(ys.max() ?? 0)
         let xMax = xAxis.top
         let yMax = yAxis.top
@@ -189,9 +213,12 @@ package enum HTMLReport {
                 "<text x=\"\(format(left - 6))\" y=\"\(py(value))\" text-anchor=\"end\" dominant-baseline=\"middle\">"
             svg += "\(escape(label(value) + (unit.isEmpty ? "" : " " + unit)))</text>\n"
         }
+        func xLabel(_ x: Double) -> String {
+            horizontal == .percentile ? percentile(nines: x) : label(x / timeUnit.seconds) + " " + timeUnit.name
+        }
         for time in xAxis.ticks {
             svg += "<text x=\"\(px(time))\" y=\"\(format(height - 10))\" text-anchor=\"middle\">"
-            svg += "\(escape(label(time / timeUnit.seconds) + " " + timeUnit.name))</text>\n"
+            svg += "\(escape(xLabel(time)))</text>\n"
         }
         svg += "<line x1=\"\(Int(left))\" x2=\"\(Int(left))\" y1=\"\(Int(top))\" y2=\"\(py(0))\" stroke=\"#999\"/>"
         svg += "<line x1=\"\(Int(left))\" x2=\"\(format(width - right))\" y1=\"\(py(0))\" y2=\"\(py(0))\" "
@@ -228,11 +255,24 @@ package enum HTMLReport {
             let band = max((high - low) / xMax * plotWidth, 2)
             svg += "<rect class=\"hover\" x=\"\(format(x - (index == 0 ? 1 : 0)))\" y=\"\(Int(top))\" "
             svg += "width=\"\(format(band))\" height=\"\(format(plotHeight))\" fill=\"transparent\"><title>"
-            svg += escape(label(time / timeUnit.seconds) + " " + timeUnit.name + ": " + values.joined(separator: ", "))
+            svg += escape(xLabel(time) + ": " + values.joined(separator: ", "))
             svg += "</title></rect>"
         }
         svg += "</svg>\n"
         return svg
+    }
+
+    /// `nines` (−log₁₀(1 − q)) as the percentile it stands for: 0 → `0%`, 1 → `90%`, 2 → `99%`, 3 → `99.9%`.
+    static func percentile(nines: Double) -> String {
+        let q = (1 - pow(10, -nines)) * 100
+        // As many decimals as the nines need (99.99 % is not 100 %), none for the body.
+        let decimals = max(Int(nines.rounded(.up)) - 2, 0)
+        var text = String(format: "%.\(decimals)f", q)
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        return text + "%"
     }
 
     /// A value as a tooltip reads it: about four significant digits, no trailing `.0`.

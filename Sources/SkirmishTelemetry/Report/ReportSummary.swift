@@ -64,6 +64,63 @@ public struct ReportSummary: Sendable, Codable, Equatable {
         }
     }
 
+    /// A chart beyond the timeline's: one line per series, over time or over percentiles.
+    public struct Chart: Sendable, Codable, Equatable {
+        /// What the horizontal axis counts.
+        public enum Axis: String, Sendable, Codable, Equatable {
+            /// Seconds since the run's start.
+            case time
+            /// Percentiles, spread as HDR histograms are plotted: 90 %, 99 %, 99.9 % … equally apart, so the tail
+            /// is as wide as the body (`x` holds the number of nines, −log₁₀(1 − q)).
+            case percentile
+        }
+
+        /// One line.
+        public struct Series: Sendable, Codable, Equatable {
+            /// Its legend.
+            public var name: String
+            /// Its points, in `x` order; a `nil` `y` breaks the line.
+            public var points: [Point]
+
+            /// A line named `name`.
+            public init(_ name: String, points: [Point]) {
+                self.name = name
+                self.points = points
+            }
+        }
+
+        /// One point of a line.
+        public struct Point: Sendable, Codable, Equatable {
+            /// Along the axis: seconds, or nines for percentiles.
+            public var x: Double
+            /// The value in the chart's unit; `nil` for no data.
+            public var y: Double?
+
+            /// A point.
+            public init(x: Double, y: Double?) {
+                self.x = x
+                self.y = y
+            }
+        }
+
+        /// The heading inside the chart.
+        public var title: String
+        /// The unit of the values (`ms`).
+        public var unit: String
+        /// What the horizontal axis counts.
+        public var axis: Axis
+        /// The lines.
+        public var series: [Series]
+
+        /// A chart.
+        public init(_ title: String, unit: String, axis: Axis, series: [Series]) {
+            self.title = title
+            self.unit = unit
+            self.axis = axis
+            self.series = series
+        }
+    }
+
     /// The few figures shown large at the top (peak bots, RTT p99, desyncs, …), in display order.
     public var headline: [Entry]
     /// The run's settings (script, target, bots, duration, seed, …), in display order.
@@ -77,12 +134,15 @@ public struct ReportSummary: Sendable, Codable, Equatable {
     /// The figures nobody in the run measured, by their summary names (`rtt`, `snapshot_age`, `tick_lateness`,
     /// `desyncs`, …): their charts are left out and named once as not measured, instead of drawn as flat zeros.
     public var notMeasured: [String]
+    /// Charts after the timeline's (latency distributions, percentiles over time per persona).
+    public var charts: [Chart]
 
     /// A summary; every part may be empty.
     public init(
         headline: [Entry] = [], settings: [Entry] = [], totals: [Entry] = [], verdicts: [Verdict] = [],
-        tables: [Table] = [], notMeasured: [String] = []
+        tables: [Table] = [], notMeasured: [String] = [], charts: [Chart] = []
     ) {
+        self.charts = charts
         self.headline = headline
         self.settings = settings
         self.totals = totals
@@ -92,7 +152,7 @@ public struct ReportSummary: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case headline, settings, totals, verdicts, tables, notMeasured
+        case headline, settings, totals, verdicts, tables, notMeasured, charts
     }
 
     /// Decodes a summary; the headline, tables and figures not measured may be missing (summaries written before
@@ -105,6 +165,7 @@ public struct ReportSummary: Sendable, Codable, Equatable {
         verdicts = try container.decode([Verdict].self, forKey: .verdicts)
         tables = try container.decodeIfPresent([Table].self, forKey: .tables) ?? []
         notMeasured = try container.decodeIfPresent([String].self, forKey: .notMeasured) ?? []
+        charts = try container.decodeIfPresent([Chart].self, forKey: .charts) ?? []
     }
 
     /// Whether every threshold held (true when there are none).
