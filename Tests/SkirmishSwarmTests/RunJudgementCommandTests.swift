@@ -120,6 +120,12 @@ import Testing
         #expect(third.stdout.contains("compared with baseline"))
         let report = try String(contentsOf: regressed.appendingPathComponent("report.html"), encoding: .utf8)
         #expect(report.contains("Compared with baseline"))
+        // The baseline's whole-run figures are drawn on the charts as dashed lines, named.
+        let baseRun = try #require(try Self.json(base.appendingPathComponent("summary.json"))["run"] as? String)
+        #expect(report.components(separatedBy: "<line class=\"reference\"").count - 1 >= 2, "packets/s and RTT")
+        #expect(report.contains("<title>baseline \(baseRun) p99: "))
+        // Two script files, one name: the comparison says they differ (their texts' digests do).
+        #expect(third.stdout.contains("the runs ran different scripts"), "\(third.stdout)")
 
         // A run whose own generator fell behind measured the generator: its latencies are left out, not guessed.
         let limited = try [base, regressed].contains {

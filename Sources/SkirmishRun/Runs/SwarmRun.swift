@@ -274,7 +274,7 @@ package final class SwarmRun: Sendable {
                 }
                 summary.attach(watch.report(state: outcome.interrupted ? .interrupted : .finished))
             }
-            if let baseline = settings.baseline { summary.comparison = Comparison(base: baseline, new: summary) }
+            if let baseline = settings.baseline { summary.compare(with: baseline) }
             let streamNotes = settings.stream?.finish(outcome.snapshot, at: outcome.elapsed.seconds) ?? []
             let written =
                 try RunOutput.write(

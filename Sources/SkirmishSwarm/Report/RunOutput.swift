@@ -138,7 +138,7 @@ public enum RunOutput {
         return ReportSummary(
             headline: summary.reportHeadline, settings: settings, totals: totals, verdicts: verdicts + health,
             tables: summary.reportTables, notMeasured: summary.notMeasured.map(\.rawValue),
-            charts: summary.reportCharts)
+            charts: summary.reportCharts, baseline: summary.baseline)
     }
 
     private static func makeDirectory(_ directory: String) throws {

@@ -2,6 +2,20 @@ import Foundation
 import SkirmishTelemetry
 
 extension RunSummary {
+    /// Compares this run with `baseline` (``comparison``) and keeps the baseline's whole-run figures for the
+    /// report's charts (``baseline``): what `--baseline` does.
+    public mutating func compare(with baseline: RunSummary) {
+        comparison = Comparison(base: baseline, new: self)
+        var figures = [
+            "packets_per_second": Double(baseline.packets.sent &+ baseline.packets.received)
+                / max(baseline.durationSeconds, 0.001)
+        ]
+        figures["rtt_p99"] = baseline.latency.rtt?.p99
+        figures["snapshot_age_p99"] = baseline.latency.snapshotAge?.p99
+        figures["tick_lateness_p99"] = baseline.latency.tickLateness?.p99
+        self.baseline = ReportSummary.Baseline(run: baseline.run, figures: figures)
+    }
+
     /// The report's charts beyond the timeline's: the latency distributions by percentile (from the run's exact HDR
     /// histograms), and each persona's round-trip p99 over time (from the per-block samples `compare` uses).
     var reportCharts: [ReportSummary.Chart] {

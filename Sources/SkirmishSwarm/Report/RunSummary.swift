@@ -276,6 +276,8 @@ public struct RunSummary: Codable, Sendable {
     public var samples: RunSamples?
     /// This run compared with the baseline given with `--baseline`.
     public var comparison: Comparison?
+    /// The baseline's whole-run figures, drawn on report.html's charts (`nil` without `--baseline`).
+    public var baseline: ReportSummary.Baseline?
     /// The embedded server's own figures at the end (`nil` against an external `--target`).
     public var server: ServerFigures?
     /// One connected bot's bytes per second each way, one sample per bot and second

@@ -57,9 +57,16 @@ package enum HTMLReport {
         html += chart(
             "Bots connected", unit: "",
             series: [("bots", "#1f77b4", points.map { ($0.t, Optional($0.bots)) })])
+        // The baseline's whole-run figure, as a dashed line on the chart of the same figure (`--baseline`).
+        func reference(_ key: String, scale: Double = 1_000) -> (name: String, value: Double)? {
+            summary.baseline.flatMap { baseline in
+                baseline.figures[key].map { ("baseline \(baseline.run)", $0 * scale) }
+            }
+        }
         html += chart(
             "Packets per second (sent + received)", unit: "/s",
-            series: [("packets/s", "#2ca02c", points.map { ($0.t, Optional($0.packetsPerSecond)) })])
+            series: [("packets/s", "#2ca02c", points.map { ($0.t, Optional($0.packetsPerSecond)) })],
+            reference: reference("packets_per_second", scale: 1))
         let errors = ("errors", "#9467bd", points.map { ($0.t, Optional(Double($0.errors))) })
         if absent.contains("desyncs") {
             html += chart("Errors (cumulative)", unit: "", series: [errors])
@@ -75,17 +82,19 @@ package enum HTMLReport {
                     ("p50", "#1f77b4", points.map { ($0.t, $0.rttP50.map { $0 * 1_000 }) }),
                     ("p95", "#ff7f0e", points.map { ($0.t, $0.rttP95.map { $0 * 1_000 }) }),
                     ("p99", "#d62728", points.map { ($0.t, $0.rttP99.map { $0 * 1_000 }) }),
-                ])
+                ], reference: reference("rtt_p99").map { ($0.name + " p99", $0.value) })
         }
         if !absent.contains("snapshot_age") {
             html += chart(
                 "Snapshot age p99", unit: "ms",
-                series: [("p99", "#8c564b", points.map { ($0.t, $0.snapshotAgeP99.map { $0 * 1_000 }) })])
+                series: [("p99", "#8c564b", points.map { ($0.t, $0.snapshotAgeP99.map { $0 * 1_000 }) })],
+                reference: reference("snapshot_age_p99"))
         }
         if !absent.contains("tick_lateness") {
             html += chart(
                 "Tick lateness p99 (bot inputs)", unit: "ms",
-                series: [("p99", "#e377c2", points.map { ($0.t, $0.tickLatenessP99.map { $0 * 1_000 }) })])
+                series: [("p99", "#e377c2", points.map { ($0.t, $0.tickLatenessP99.map { $0 * 1_000 }) })],
+                reference: reference("tick_lateness_p99"))
         }
         for extra in summary.charts {
             html += chart(
@@ -176,7 +185,7 @@ package enum HTMLReport {
     /// percentiles (`x` in nines) with `.percentile`.
     static func chart(
         _ title: String, unit: String, series: [(String, String, [(Double, Double?)])],
-        axis horizontal: ReportSummary.Chart.Axis = .time
+        axis horizontal: ReportSummary.Chart.Axis = .time, reference: (name: String, value: Double)? = nil
     ) -> String {
         let width = 460.0
         let height = 240.0
@@ -187,7 +196,9 @@ package enum HTMLReport {
         let plotWidth = width - left - right
         let plotHeight = height - top - bottom
         let xs = series.flatMap { $0.2.map(\.0) }
-        let ys = series.flatMap { $0.2.compactMap(\.1) }.filter(\.isFinite)
+        let measured = series.flatMap { $0.2.compactMap(\.1) }.filter(\.isFinite)
+        // The reference line counts towards the scale, so it is always in view.
+        let ys = measured.isEmpty ? [] : measured + [reference?.value].compactMap { $0 }.filter(\.isFinite)
         let xAxis =
             horizontal == .percentile
             ? (
@@ -241,6 +252,17 @@ package enum HTMLReport {
             svg += "<rect x=\"\(format(legendX))\" y=\"24\" width=\"10\" height=\"10\" fill=\"\(color)\"/>"
             svg += "<text x=\"\(format(legendX + 14))\" y=\"33\">\(escape(name))</text>\n"
             legendX += 24 + Double(name.count) * 7
+        }
+        if let reference, reference.value.isFinite, !ys.isEmpty {
+            svg +=
+                "<line class=\"reference\" x1=\"\(Int(left))\" x2=\"\(format(width - right))\" y1=\"\(py(reference.value))\" "
+            svg += "y2=\"\(py(reference.value))\" stroke=\"#555\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\">"
+            svg +=
+                "<title>\(escape(reference.name)): \(escape(reading(reference.value) + (unit.isEmpty ? "" : " " + unit)))"
+            svg += "</title></line>\n"
+            svg += "<line x1=\"\(format(legendX))\" x2=\"\(format(legendX + 12))\" y1=\"29\" y2=\"29\" stroke=\"#555\" "
+            svg += "stroke-width=\"1.5\" stroke-dasharray=\"4 2\"/>"
+            svg += "<text x=\"\(format(legendX + 16))\" y=\"33\">\(escape(reference.name))</text>\n"
         }
         // Values on hover: a transparent column around each point whose tooltip gives every series' value there.
         let times = series.first?.2.map(\.0) ?? []

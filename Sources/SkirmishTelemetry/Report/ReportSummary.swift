@@ -136,13 +136,31 @@ public struct ReportSummary: Sendable, Codable, Equatable {
     public var notMeasured: [String]
     /// Charts after the timeline's (latency distributions, percentiles over time per persona).
     public var charts: [Chart]
+    /// The baseline run's figures drawn as dashed lines on the charts over time (`--baseline`), by key:
+    /// `packets_per_second`, `rtt_p99`, `snapshot_age_p99`, `tick_lateness_p99` (seconds for latencies).
+    public var baseline: Baseline?
+
+    /// A baseline run's whole-run figures, for reference lines.
+    public struct Baseline: Sendable, Codable, Equatable {
+        /// The baseline run's id.
+        public var run: String
+        /// Its figures by key (see ``ReportSummary/baseline``).
+        public var figures: [String: Double]
+
+        /// A baseline.
+        public init(run: String, figures: [String: Double]) {
+            self.run = run
+            self.figures = figures
+        }
+    }
 
     /// A summary; every part may be empty.
     public init(
         headline: [Entry] = [], settings: [Entry] = [], totals: [Entry] = [], verdicts: [Verdict] = [],
-        tables: [Table] = [], notMeasured: [String] = [], charts: [Chart] = []
+        tables: [Table] = [], notMeasured: [String] = [], charts: [Chart] = [], baseline: Baseline? = nil
     ) {
         self.charts = charts
+        self.baseline = baseline
         self.headline = headline
         self.settings = settings
         self.totals = totals
@@ -152,7 +170,7 @@ public struct ReportSummary: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case headline, settings, totals, verdicts, tables, notMeasured, charts
+        case headline, settings, totals, verdicts, tables, notMeasured, charts, baseline
     }
 
     /// Decodes a summary; the headline, tables and figures not measured may be missing (summaries written before
@@ -166,6 +184,7 @@ public struct ReportSummary: Sendable, Codable, Equatable {
         tables = try container.decodeIfPresent([Table].self, forKey: .tables) ?? []
         notMeasured = try container.decodeIfPresent([String].self, forKey: .notMeasured) ?? []
         charts = try container.decodeIfPresent([Chart].self, forKey: .charts) ?? []
+        baseline = try container.decodeIfPresent(Baseline.self, forKey: .baseline)
     }
 
     /// Whether every threshold held (true when there are none).
