@@ -93,8 +93,9 @@ import Testing
         #expect(((summary["packets"] as? [String: Any])?["received"] as? Int ?? 0) > 0)
     }
 
-    /// The Job manifest passes the Kubernetes schema strictly, and says what sharding needs: an Indexed Job,
-    /// JOB_COMPLETIONS equal to its completions, the run id from the Job's name.
+    /// The manifest passes the Kubernetes schema strictly, and says what sharding needs: a CronJob of Indexed Jobs
+    /// (a fresh Job name, so a fresh run id, every night), JOB_COMPLETIONS equal to its completions, the run id from
+    /// the Job's name, and the ReadWriteMany claim the pods write their results to.
     @Test func theJobManifestIsValidKubernetes() async throws {
         let manifest = Self.deploy.appendingPathComponent("skirmish-job.yaml")
         let valid = try await Command.run(
@@ -102,17 +103,22 @@ import Testing
         #expect(valid.status == 0, "\(valid.output) (make test installs kubernetes-validate)")
         let script = """
             import sys, yaml
-            job = yaml.safe_load(open(sys.argv[1]))
-            spec = job['spec']
-            container = spec['template']['spec']['containers'][0]
+            docs = {d['kind']: d for d in yaml.safe_load_all(open(sys.argv[1]))}
+            cron, claim = docs['CronJob'], docs['PersistentVolumeClaim']
+            spec = cron['spec']['jobTemplate']['spec']
+            pod = spec['template']['spec']
+            container = pod['containers'][0]
             env = {e['name']: e for e in container.get('env', [])}
+            volumes = {v['name']: v for v in pod['volumes']}
             print(spec['completionMode'], spec['completions'] == int(env['JOB_COMPLETIONS']['value']),
-                  env['SKIRMISH_RUN_ID']['valueFrom']['fieldRef']['fieldPath'])
+                  env['SKIRMISH_RUN_ID']['valueFrom']['fieldRef']['fieldPath'], claim['spec']['accessModes'],
+                  volumes['results']['persistentVolumeClaim']['claimName'] == claim['metadata']['name'])
             """
         let facts = try await Command.run("/usr/bin/env", ["python3", "-c", script, manifest.path])
         #expect(
             facts.output.trimmingCharacters(in: .whitespacesAndNewlines)
-                == "Indexed True metadata.labels['batch.kubernetes.io/job-name']", "\(facts.output)")
+                == "Indexed True metadata.labels['batch.kubernetes.io/job-name'] ['ReadWriteMany'] True",
+            "\(facts.output)")
         // The validator is not a rubber stamp: a misspelt field fails it.
         let broken = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-job-\(UUID()).yaml")
         try String(contentsOf: manifest, encoding: .utf8)

@@ -15,7 +15,7 @@ import SkirmishScript
 /// below its share of the run so far *plus* its share of that bot's shard so far — the same deficits smooth weighted
 /// round-robin keeps, at two levels. Every shard computes the same deal without talking to the others. Over the
 /// shipped weights and 1 to 7 shards, every persona stays within 1.1 bots of its exact share of the run and 1.4 of
-/// its share of each shard, at every bot count; one process (`0/1`) gets plain smooth weighted round-robin, within
+/// its share of each shard, at every bot count (within 1.5 of both at 16 and 64 shards); one process (`0/1`) gets plain smooth weighted round-robin, within
 /// one of its share.
 package struct PersonaTable: Sendable, Hashable {
     package let personas: [Persona]
