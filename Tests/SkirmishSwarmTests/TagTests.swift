@@ -67,27 +67,13 @@ import Testing
             ("{a: 1, b: 1, c: 1, d: 1, e: 1, f: 1, g: 1, h: 1, i: 1}", "has 9 tags, above the limit of 8", nil),
         ] as [(String, String, String?)])
     func aBadTagIsRefusedWithItsLine(tags: String, message: String, hint: String?) {
-        #expect {
-            try Catalogue.builtIn.scriptLoader.parse(
-                "name: t\npersonas:\n  - {name: p, game: puck, tags: \(tags)}", file: "t.yaml")
-        } throws: { error in
-            guard let error = error as? ScriptError, error.line == 3, error.message.contains(message),
-                hint.map({ error.hint?.contains($0) ?? false }) ?? true
-            else {
-                Issue.record("unexpected error: \(error)")
-                return false
-            }
-            return true
-        }
+        expectRefusal(
+            "name: t\npersonas:\n  - {name: p, game: puck, tags: \(tags)}", line: 3, message: message, hint: hint)
     }
 
     @Test func aThresholdOnATagValueNoPersonaCarriesIsRefused() {
-        #expect {
-            try Catalogue.builtIn.scriptLoader.parse(
-                "name: t\npersonas: [{name: p, game: puck, tags: {tier: free}}]\nthresholds: {\"rtt_p99{tier:gold}\": \"< 1s\"}",
-                file: "t.yaml")
-        } throws: { error in
-            (error as? ScriptError)?.message.contains("no tier `gold` in this script") ?? false
-        }
+        expectRefusal(
+            "name: t\npersonas: [{name: p, game: puck, tags: {tier: free}}]\nthresholds: {\"rtt_p99{tier:gold}\": \"< 1s\"}",
+            line: 3, message: "no tier `gold` in this script", hint: "its tiers: free")
     }
 }

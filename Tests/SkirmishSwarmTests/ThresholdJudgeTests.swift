@@ -117,23 +117,13 @@ import Testing
             ("exporter_failures{persona:chaser}: \"== 0\"", "belong to no persona or game", nil),
         ] as [(String, String, String?)])
     func aFilterNamingNothingInTheScriptIsRefused(line: String, message: String, hint: String?) {
-        #expect {
-            try Catalogue.builtIn.scriptLoader.parse(
-                """
-                name: t
-                personas: [{name: chaser, game: puck}, {name: bad, game: puck, behavior: rogue}]
-                thresholds:
-                  \(line)
-                """, file: "t.yaml")
-        } throws: { error in
-            guard let error = error as? ScriptError, error.line == 4, error.message.contains(message),
-                hint.map({ error.hint?.contains($0) ?? false }) ?? true
-            else {
-                Issue.record("unexpected error: \(error)")
-                return false
-            }
-            return true
-        }
+        expectRefusal(
+            """
+            name: t
+            personas: [{name: chaser, game: puck}, {name: bad, game: puck, behavior: rogue}]
+            thresholds:
+              \(line)
+            """, line: 4, message: message, hint: hint)
     }
 
     @Test func aSlowStretchFailsItsWindowThoughTheWholeRunPasses() throws {
