@@ -24,7 +24,9 @@ struct SwarmCommand: AsyncParsableCommand {
             URL printed at the start (or pushed with --push).
 
             Thresholds judge the whole run, or every sliding window (`rtt_p99: {limit: "< 120ms", window: 5m}`); \
-            with `abort_on_fail: true` a failing one stops the run at once. `--baseline base.json` compares this \
+            with `abort_on_fail: true` a failing one stops the run at once. A filter judges part of the run: \
+            `rtt_p99{persona:chaser}`, `errors{game:snap}`, or a tag a persona carries (`tags: {tier: premium}`, \
+            then `rtt_p99{tier:premium}`). Values may read the environment: `to: ${BOTS:-40}`, or --env BOTS=200. `--baseline base.json` compares this \
             run with an earlier one (as `skirmish compare` does) in the summary and report.
 
             Exit status: 0 when every threshold holds, 99 when one fails (or stopped the run), 2 for bad input (script, flags, target), \
