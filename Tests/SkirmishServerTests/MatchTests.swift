@@ -27,14 +27,17 @@ import Testing
         #expect(stats.matchesCompleted(.puck) == 1)
         // Inputs still in flight when the match ends (or after a player said goodbye) are refused as stale (sent
         // before the player could know), out of state or from an unknown peer: a race with the end, at most a second
-        // of inputs. A client whose process stalled (a busy CI machine) sends what queued meanwhile at once, and the
-        // per-address limiter may refuse the tail of that burst: the limiter doing its job, bounded the same way.
-        // Nothing else is ever refused.
+        // of inputs — plus every input a client sent after its session had already received the end, answering the
+        // snapshots a stalled test process was still working through (a busy CI machine: 40 once, beside two
+        // spinning cores). A stalled client also sends what queued meanwhile at once, and the per-address limiter
+        // may refuse the tail of that burst: the limiter doing its job, bounded the same way. Nothing else is ever
+        // refused.
         let racingTheEnd = stats.rejections(.stale) + stats.rejections(.outOfState) + stats.rejections(.unknownPeer)
         let stalledBurst = stats.rejections(.rateLimited)
         let refused = Rejection.allCases.filter { stats.rejections($0) > 0 }.map { "\($0): \(stats.rejections($0))" }
         #expect(stats.totalRejected == racingTheEnd + stalledBurst, "\(refused)")
-        #expect(racingTheEnd + stalledBurst <= 30, "\(refused)")
+        let lagging = results.reduce(0) { $0 + $1.sentAfterTheEnd }
+        #expect(racingTheEnd + stalledBurst <= 30 + lagging, "\(refused), \(lagging) sent after the end arrived")
         await fixture.stop()
     }
 

@@ -129,6 +129,23 @@ import Testing
         #expect(counts == ["a": 500, "b": 300, "c": 200])
     }
 
+    @Test func everyShardsArrivalsHoldTheScriptsMix() {
+        // Weights 1:1 over two shards: dealt by the global number alone, each shard would get one persona.
+        let personas = [persona("a", weight: 1), persona("b", weight: 1)]
+        for count in [2, 4] {
+            var run = [0, 0]
+            for index in 0..<count {
+                let table = PersonaTable(personas, shard: Shard(index: index, count: count))
+                var own = [0, 0]
+                for number in stride(from: index, to: 400, by: count) { own[table.index(forArrival: number)] += 1 }
+                #expect(abs(own[0] - own[1]) <= 1, "shard \(index)/\(count): \(own)")
+                run[0] += own[0]
+                run[1] += own[1]
+            }
+            #expect(abs(run[0] - run[1]) <= count, "\(count) shards: \(run)")
+        }
+    }
+
     @Test(arguments: [[8, 3, 3, 2], [5, 3, 2], [1, 1, 1], [1, 1], [7, 1], [13, 5, 4, 3, 2, 1]])
     func everyShardAndTheRunTogetherHoldTheScriptsMix(weights: [Int]) {
         let personas = weights.enumerated().map { persona("p\($0.offset)", weight: $0.element) }

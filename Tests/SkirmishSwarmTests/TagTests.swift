@@ -33,7 +33,16 @@ import Testing
         }
         shard.record(meters[0].rtt, seconds: 0.2)
         shard.record(meters[1].rtt, seconds: 0.01)
+        // Series made on first use carry the tags too: an error kind, a check, bytes by packet type.
+        meters[0].error("resume_failed")
+        meters[0].check("late_reply", passed: false)
+        meters[0].sent(kind: 0, bytes: 40)
         let snapshot = shard.snapshot(at: 0)
+        for family in [SkirmishMetrics.errors, SkirmishMetrics.checksFailed, SkirmishMetrics.packetBytesSent] {
+            let made = snapshot.series(of: family, where: ["persona": "paying"])
+            #expect(!made.isEmpty, "\(family.name)")
+            #expect(made.allSatisfy { $0.labels["tier"] == "premium" && $0.labels["region"] == "eu" }, "\(family.name)")
+        }
         let paying = snapshot.series(of: SkirmishMetrics.bytesSent, where: ["persona": "paying"])
         #expect(paying.count == 1)
         #expect(paying.allSatisfy { $0.labels["tier"] == "premium" && $0.labels["region"] == "eu" })

@@ -89,6 +89,15 @@ import Testing
         #expect(svg.contains("<polyline") && svg.contains("<title>99.9%: round trip 144 ms</title>"))
     }
 
+    @Test func aCallerRecordingFasterThanTheShortestIntervalGetsAPointPerSnapshot() {
+        // Only a point at least 500 ms wide absorbs a short tail: ten snapshots 100 ms apart are ten points, not one
+        // point widening over the whole second.
+        var timeline = RunTimeline(startMs: 0)
+        let metrics = MetricsShard(constantLabels: [:])
+        for step in 1...10 { timeline.record(metrics.snapshot(at: Int64(step) * 100)) }
+        #expect(timeline.points.map(\.t) == (1...10).map { Double($0) / 10 })
+    }
+
     @Test func timelineStaysBoundedAndKeepsItsEnds() {
         var timeline = RunTimeline(capacity: 10)
         let metrics = MetricsShard(constantLabels: [:])

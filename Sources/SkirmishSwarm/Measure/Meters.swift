@@ -65,6 +65,9 @@ final class Meters {
     private var builtInChecks: [(judged: CounterID, failed: CounterID)?] = Array(
         repeating: nil, count: ReplyCheck.allCases.count)
 
+    /// The labels of every series of this persona: game, persona and its tags.
+    private let base: Labels
+
     /// The persona these meters count for (shared by all its bots, so an agent's context refers to it instead of
     /// copying it on every call).
     let spec: Persona
@@ -115,10 +118,12 @@ final class Meters {
         persona = spec.name
         isLegit = spec.isLegit
         figures = plan.description.figures.union(plan.behavior.figures)
-        // A persona's tags ride on every series it produces (the shard adds their names to the bot families).
+        // A persona's tags ride on every series it produces (the shard adds their names to the bot families),
+        // those made now and those made on first use below.
         let base = Labels(
             [("game", spec.gameName), ("persona", spec.name)]
                 + spec.tags.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        self.base = base
         let kinds = plan.description.packetKinds
         packetKinds = kinds
         // Only the kinds this persona's client can send or receive exist from the start (at 0); anything else (a
@@ -203,8 +208,6 @@ final class Meters {
     private static func sentLabels(_ kind: PacketKind, _ base: Labels) -> Labels {
         base.adding(["type": kind.name, "delivery": kind.delivery])
     }
-
-    private var base: Labels { Labels(["game": spec.gameName, "persona": persona]) }
 
     /// Records a latency or error sample; rogue personas record none, so their traffic never colours the legitimate
     /// distributions.

@@ -30,7 +30,7 @@ package struct PersonaTable: Sendable, Hashable {
     /// ahead of time; a bot beyond them takes the cycle's persona at its global number.
     package init(_ personas: [Persona], shard: Shard = .whole, closedBots: Int = 0) {
         precondition(!personas.isEmpty, "a script has at least one persona")
-        precondition(personas.count <= 255, "a script has at most 64 personas")
+        precondition(personas.count <= Int(UInt8.max) + 1, "a persona's index must fit the deal's byte")
         self.personas = personas
         self.shard = shard
         let total = personas.reduce(0) { $0 + $1.weight }
@@ -83,8 +83,25 @@ package struct PersonaTable: Sendable, Hashable {
     /// The persona of the bot numbered `number` across the run.
     package func persona(for number: Int) -> Persona { personas[index(for: number)] }
 
-    /// The index into `personas` of the bot numbered `number` across the run (open-model arrivals are numbered so).
+    /// How many of this shard's first `bots` closed-model bots each persona holds, in `personas` order.
+    package func peaks(of bots: Int) -> [Int] {
+        var peaks = [Int](repeating: 0, count: personas.count)
+        for local in 0..<max(bots, 0) { peaks[index(forClosed: local)] += 1 }
+        return peaks
+    }
+
+    /// The index into `personas` of the bot numbered `number` across the run.
     package func index(for number: Int) -> Int { cycle[number % cycle.count] }
+
+    /// The index into `personas` of open-model arrival `number` (numbered across the run and dealt to shards
+    /// round-robin, as ``LoadPlan/arrivals(from:to:limit:)`` does). Arrivals have no end to deal ahead of time, so
+    /// each shard walks the cycle with its own arrivals, from a start spread over the cycle by its index: every
+    /// shard's arrivals hold the script's mix (by the global number alone, weights 1:1 over two shards would give
+    /// each shard one persona), and the shards together stay within a few arrivals of it.
+    package func index(forArrival number: Int) -> Int {
+        let start = shard.count > 1 ? shard.index * cycle.count / shard.count : 0
+        return cycle[(number / shard.count + start) % cycle.count]
+    }
 
     /// The index into `personas` of this shard's closed-model bot `local` (0, 1, 2 … within the shard): global bot
     /// `local × count + index`, as ``Shard/share(of:)`` deals them.

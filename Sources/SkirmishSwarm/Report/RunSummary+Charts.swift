@@ -6,10 +6,21 @@ extension RunSummary {
     /// report's charts (``baseline``): what `--baseline` does.
     public mutating func compare(with baseline: RunSummary) {
         comparison = Comparison(base: baseline, new: self)
+        // Packets per second as the chart it is drawn on counts them (every persona, from the timeline), the
+        // summary's totals (legitimate personas only) when the baseline kept no timeline.
         var figures = [
             "packets_per_second": Double(baseline.packets.sent &+ baseline.packets.received)
                 / max(baseline.durationSeconds, 0.001)
         ]
+        if let points = baseline.timeline?.points, let last = points.last, last.t > 0 {
+            var start = 0.0
+            var packets = 0.0
+            for point in points {
+                packets += point.packetsPerSecond * (point.t - start)
+                start = point.t
+            }
+            figures["packets_per_second"] = packets / last.t
+        }
         figures["rtt_p99"] = baseline.latency.rtt?.p99
         figures["snapshot_age_p99"] = baseline.latency.snapshotAge?.p99
         figures["tick_lateness_p99"] = baseline.latency.tickLateness?.p99

@@ -378,10 +378,13 @@ extension RunSummary {
         }
         self.games = games
 
-        let table = PersonaTable(
-            script.personas, shard: configuration.plan.shard, closedBots: configuration.plan.runPeakClosedBots)
-        var peaks = [Int](repeating: 0, count: script.personas.count)
-        for number in 0..<outcome.peakBots { peaks[table.index(forClosed: number)] += 1 }
+        // The swarm's own deal when it kept one; dealt again from the plan otherwise (an outcome made by hand).
+        let peaks =
+            outcome.personaPeaks.count == script.personas.count
+            ? outcome.personaPeaks
+            : PersonaTable(
+                script.personas, shard: configuration.plan.shard, closedBots: configuration.plan.runPeakClosedBots
+            ).peaks(of: outcome.peakBots)
         personas = script.personas.enumerated().map { index, persona in
             let only = ["persona": persona.name]
             let all = SnapshotReader(snapshot: outcome.snapshot, legit: nil)

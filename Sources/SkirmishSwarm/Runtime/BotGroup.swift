@@ -181,7 +181,7 @@ final class BotGroup: BotSupervising {
         guard !stopped else { return }
         let cap = max(1, arrival.cap / groupCount)
         guard openCount < cap else {
-            meters(forPersona: context.personas.index(for: arrival.number)).error("arrival_capped")
+            meters(forPersona: context.personas.index(forArrival: arrival.number)).error("arrival_capped")
             return
         }
         spawn(number: arrival.number, oneShot: true, now: Instant(now))
@@ -198,7 +198,8 @@ final class BotGroup: BotSupervising {
     }
 
     private func spawn(number: Int, oneShot: Bool, now: Instant) {
-        let persona = oneShot ? context.personas.index(for: number) : context.personas.index(forClosed: number)
+        let persona =
+            oneShot ? context.personas.index(forArrival: number) : context.personas.index(forClosed: number)
         guard let (squad, profile) = profile(forPersona: persona) else { return }
         if oneShot { openCount += 1 }
         // Recorded before the bot starts: one whose steps end at once reports that back through `botEnded`.

@@ -23,6 +23,8 @@ public final class Swarm: Sendable {
     private let loops: [ClientLoop]
     private let logger: Logger
     private let episodes: DesyncEpisodeLog
+    /// The persona deal the bot groups follow, for the outcome's peaks per persona.
+    private let personaTable: PersonaTable
 
     /// Creates the client loops and their groups; no bot starts before ``run(progress:)``. `group` carries the TCP
     /// and WebSocket sessions.
@@ -53,6 +55,7 @@ public final class Swarm: Sendable {
         context.logger = logger
         let settled = context
         episodes = context.episodes
+        personaTable = context.personas
         var loops: [ClientLoop] = []
         var groups: [NIOLoopBound<BotGroup>] = []
         do {
@@ -198,7 +201,8 @@ public final class Swarm: Sendable {
         return SwarmOutcome(
             snapshot: final, timeline: timeline, elapsed: elapsed, interrupted: interrupted, peakBots: peak,
             busiestLoop: Self.busiest(from: cpuAtStart, to: cpuAtEnd, over: elapsedBeforeStop), aborted: aborted,
-            windows: judge.windowRecords, samples: samples, desyncEpisodes: episodes.kept)
+            windows: judge.windowRecords, samples: samples, desyncEpisodes: episodes.kept,
+            personaPeaks: personaTable.peaks(of: peak))
     }
 
     /// CPU seconds each bot loop's thread has used so far.

@@ -23,6 +23,8 @@ public struct SwarmOutcome: Sendable {
     public var samples: RunSamples? = nil
     /// The run's first desync episodes (at most 100), in full: bot, match, tick, part, expected and observed values.
     public var desyncEpisodes: [DesyncEpisode] = []
+    /// How many of ``peakBots`` each persona held, in script order (empty: dealt again from the plan).
+    public var personaPeaks: [Int] = []
 }
 
 /// One progress sample, once a second.

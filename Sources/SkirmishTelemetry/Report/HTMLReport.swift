@@ -253,6 +253,29 @@ package enum HTMLReport {
             svg += "<text x=\"\(format(legendX + 14))\" y=\"33\">\(escape(name))</text>\n"
             legendX += 24 + Double(name.count) * 7
         }
+        // Values on hover: a transparent column around each point whose tooltip gives every series' value there.
+        // Every series' points by their position, over the positions any series has (a percentile line may stop
+        // before another, at the depth its samples allow).
+        let times = Array(Set(series.flatMap { $0.2.map(\.0) })).sorted()
+        let byPosition = series.map { _, _, values in
+            Dictionary(values.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first })
+        }
+        for (index, time) in times.enumerated() where !ys.isEmpty {
+            let low = index == 0 ? time : (times[index - 1] + time) / 2
+            let high = index == times.count - 1 ? time : (time + times[index + 1]) / 2
+            let values = zip(series, byPosition).map { line, points in
+                let name = line.0
+                let value = points[time].flatMap { $0 }.flatMap { $0.isFinite ? $0 : nil }
+                return "\(name) " + (value.map { reading($0) + (unit.isEmpty ? "" : " " + unit) } ?? "—")
+            }
+            let x = left + low / xMax * plotWidth
+            let band = max((high - low) / xMax * plotWidth, 2)
+            svg += "<rect class=\"hover\" x=\"\(format(x - (index == 0 ? 1 : 0)))\" y=\"\(Int(top))\" "
+            svg += "width=\"\(format(band))\" height=\"\(format(plotHeight))\" fill=\"transparent\"><title>"
+            svg += escape(xLabel(time) + ": " + values.joined(separator: ", "))
+            svg += "</title></rect>"
+        }
+        // After the hover columns, so the line's own tooltip is the one under the pointer.
         if let reference, reference.value.isFinite, !ys.isEmpty {
             svg +=
                 "<line class=\"reference\" x1=\"\(Int(left))\" x2=\"\(format(width - right))\" y1=\"\(py(reference.value))\" "
@@ -263,22 +286,6 @@ package enum HTMLReport {
             svg += "<line x1=\"\(format(legendX))\" x2=\"\(format(legendX + 12))\" y1=\"29\" y2=\"29\" stroke=\"#555\" "
             svg += "stroke-width=\"1.5\" stroke-dasharray=\"4 2\"/>"
             svg += "<text x=\"\(format(legendX + 16))\" y=\"33\">\(escape(reference.name))</text>\n"
-        }
-        // Values on hover: a transparent column around each point whose tooltip gives every series' value there.
-        let times = series.first?.2.map(\.0) ?? []
-        for (index, time) in times.enumerated() where !ys.isEmpty {
-            let low = index == 0 ? time : (times[index - 1] + time) / 2
-            let high = index == times.count - 1 ? time : (time + times[index + 1]) / 2
-            let values = series.map { name, _, values in
-                let value = index < values.count ? values[index].1.flatMap { $0.isFinite ? $0 : nil } : nil
-                return "\(name) " + (value.map { reading($0) + (unit.isEmpty ? "" : " " + unit) } ?? "—")
-            }
-            let x = left + low / xMax * plotWidth
-            let band = max((high - low) / xMax * plotWidth, 2)
-            svg += "<rect class=\"hover\" x=\"\(format(x - (index == 0 ? 1 : 0)))\" y=\"\(Int(top))\" "
-            svg += "width=\"\(format(band))\" height=\"\(format(plotHeight))\" fill=\"transparent\"><title>"
-            svg += escape(xLabel(time) + ": " + values.joined(separator: ", "))
-            svg += "</title></rect>"
         }
         svg += "</svg>\n"
         return svg

@@ -4,13 +4,13 @@
 /// Fed with the same merged snapshots the exporter pushes. Rates and percentiles are per interval (the
 /// difference between two snapshots), so a late spike shows instead of drowning in the run's history. Times count
 /// from the run's start when it is given (otherwise from the first snapshot), and a snapshot less than
-/// ``shortestInterval`` after the previous one (the final one, taken just after the last sample) widens the last
+/// ``shortestIntervalMs`` after a point at least that wide (the final one, taken just after the last sample) widens the last
 /// point instead of adding a point whose rate over a few milliseconds would spike. The timeline is bounded: past
 /// ``capacity`` points every other point is dropped, so a soak run keeps its shape in constant memory.
 public struct RunTimeline: Sendable, Codable, Equatable {
     /// One moment of the run.
     public struct Point: Sendable, Codable, Equatable {
-        /// Seconds since the first snapshot.
+        /// Seconds since the run's start (the first snapshot, in timelines given no start).
         public var t: Double
         /// Bots connected.
         public var bots: Double
@@ -93,8 +93,11 @@ public struct RunTimeline: Sendable, Codable, Equatable {
     public mutating func record(_ snapshot: MetricsSnapshot) {
         let start = startMs ?? snapshot.timestampMs
         startMs = start
+        // Only a point at least as wide as the shortest interval absorbs a short tail: a caller recording faster
+        // than that gets a point per snapshot, never one point widening over the whole run.
         if let previous, let lastBase, !points.isEmpty,
-            snapshot.timestampMs - previous.ms < Self.shortestIntervalMs
+            snapshot.timestampMs - previous.ms < Self.shortestIntervalMs,
+            previous.ms - lastBase.ms >= Self.shortestIntervalMs
         {
             // Too short to be a point of its own: the last point now covers up to this snapshot.
             points.removeLast()

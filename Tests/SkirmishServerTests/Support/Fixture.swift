@@ -92,6 +92,9 @@ struct PuckResult: Sendable {
     var desyncs: Int
     var snapshots: Int
     var seat: Int
+    /// Inputs this client sent after its session had already received the match's end: answers to snapshots it
+    /// was still working through (a stalled test process), each bound to reach the server after the match ended.
+    var sentAfterTheEnd = 0
 }
 
 /// Plays one Puck match to its end, checking every server message against a replica.
@@ -103,6 +106,7 @@ func playPuck(_ session: AsyncClientSession, phase: Int, seat knownSeat: Int? = 
     var desyncs = 0
     var snapshots = 0
     var step: UInt32 = 0
+    var sentAt: [Instant] = []
     for await event in session.events {
         switch event {
         case .stateChanged(.seated(let welcome)):
@@ -117,12 +121,15 @@ func playPuck(_ session: AsyncClientSession, phase: Int, seat knownSeat: Int? = 
                 step &+= 1
                 let target = Striker.target(snapshot, tick: Int(snapshot.tick), phase: seat * 7)
                 session.send(.paddleState(PaddleState(inputStep: step, x: target.x, y: target.y, vx: 0, vy: 0)))
+                sentAt.append(.now())
             }
         case .message(.goalScored(let goal), _):
             if case .desync = replica.apply(goal) { desyncs += 1 }
-        case .message(.puckMatchOver(let over), _):
+        case .message(.puckMatchOver(let over), let receivedAt):
             if case .desync = replica.apply(over) { desyncs += 1 }
-            return PuckResult(over: over, desyncs: desyncs, snapshots: snapshots, seat: seat)
+            return PuckResult(
+                over: over, desyncs: desyncs, snapshots: snapshots, seat: seat,
+                sentAfterTheEnd: sentAt.filter { $0 >= receivedAt }.count)
         default:
             break
         }
