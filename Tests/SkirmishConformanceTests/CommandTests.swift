@@ -43,6 +43,51 @@ struct CommandTests {
         #expect(run.stderr.contains("udp://HOST:PORT"))
     }
 
+    @Test("--format junit and json: one document on stdout, the lines on stderr, the same exit status")
+    func machineReadable() async throws {
+        let runs = try await ConformanceTests.withProxy(.unmirrored) { target in
+            var runs: [(status: Int32, stdout: String, stderr: String)] = []
+            for format in ["junit", "json"] {
+                runs.append(
+                    try await runSkirmish([
+                        "conformance", "--target", "udp://127.0.0.1:\(target.port)", "--only", "handshake.vector",
+                        "--only", "puck.mirroring", "--format", format,
+                    ]))
+            }
+            return runs
+        }
+        let junit = runs[0]
+        #expect(junit.status == 1, "\(junit.stdout)\(junit.stderr)")
+        #expect(junit.stdout.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "))
+        #expect(junit.stdout.contains("tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\""))
+        #expect(junit.stdout.contains("<testcase classname=\"conformance.handshake\" name=\"handshake.vector: "))
+        #expect(junit.stdout.contains("<failure type=\"fail\" message=\"expected A to see B&apos;s paddle at"))
+        #expect(!junit.stdout.contains("PASS  ") && junit.stderr.contains("FAIL  puck.mirroring  "))
+        #expect(junit.stdout.components(separatedBy: "<testcase ").count - 1 == 2)
+        #expect(junit.stdout.hasSuffix("  </testsuite>\n</testsuites>\n"))
+
+        let json = runs[1]
+        #expect(json.status == 1)
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
+        #expect(document["passed"] as? Int == 1 && document["failed"] as? Int == 1)
+        let checks = try #require(document["checks"] as? [[String: Any]])
+        #expect(checks.map { $0["outcome"] as? String } == ["pass", "fail"])
+        #expect((checks[1]["expected"] as? String)?.hasPrefix("A to see B's paddle at") == true)
+    }
+
+    @Test("exit 2 with one line, no usage text, for a target that does not answer")
+    func unreachableTarget() async throws {
+        let port = try #require(LoopbackPort.free())
+        let run = try await runSkirmish(["conformance", "--target", "tcp://127.0.0.1:\(port)"])
+        #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
+        #expect(!run.stderr.contains("USAGE") && !run.stderr.contains("OPTIONS"), "\(run.stderr)")
+        #expect(run.stderr.contains("--target tcp://127.0.0.1:\(port)"), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("cannot connect: connection refused"), "the system's words, not NIO's error dump")
+        #expect(!run.stderr.contains("SingleConnectionFailure"), "\(run.stderr)")
+    }
+
     @Test("--list names every check")
     func list() async throws {
         let run = try await runSkirmish(["conformance", "--list"])

@@ -12,7 +12,7 @@ import Testing
         let fixture = try await ServerFixture.start()
         let a = try await fixture.client(.udp, game: .puck, seats: 2, name: "alice")
         let b = try await fixture.client(.udp, game: .puck, seats: 2, name: "bob")
-        let results = try await within(.seconds(90)) {
+        let results = try await within(wholePuckMatch) {
             async let first = playPuck(a, phase: 0)
             async let second = playPuck(b, phase: 7)
             return try await [first, second]
@@ -166,7 +166,7 @@ import Testing
         #expect(again.peer == welcomeB.peer && again.match == welcomeB.match && again.seat == welcomeB.seat)
         let resumed = try await fixture.stats()
         #expect(resumed.detached == 0 && resumed.resumes == 1)
-        let results = try await within(.seconds(90)) {
+        let results = try await within(wholePuckMatch) {
             async let first = playPuck(a, phase: 0, seat: Int(welcomeA.seat))
             async let second = playPuck(b, phase: 7, seat: Int(again.seat))
             return try await [first, second]

@@ -103,7 +103,7 @@ import Testing
             (.wrongDirection, encode(Packet(number: 9, .serverQuit))),
             (.unknownType, [0x53, 0x4E, 0x41, 0x50, 0, 0, 0, 1, 0x7F, 0x7F]),
         ]
-        let results = try await within(.seconds(90)) {
+        let results = try await within(wholePuckMatch) {
             async let first = playPuck(a, phase: 0, seat: Int(welcomeA.seat))
             async let second = playPuck(b, phase: 7, seat: Int(welcomeB.seat))
             for round in 0..<20 {

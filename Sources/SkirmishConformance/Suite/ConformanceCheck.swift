@@ -44,6 +44,15 @@ public struct CheckResult: Sendable {
     public let check: ConformanceCheck
     /// How it came out.
     public let outcome: CheckOutcome
+    /// How long it ran, in seconds (0 for a check skipped without running).
+    public var seconds: Double = 0
+
+    /// A result.
+    public init(check: ConformanceCheck, outcome: CheckOutcome, seconds: Double = 0) {
+        self.check = check
+        self.outcome = outcome
+        self.seconds = seconds
+    }
 
     /// The line printed for it: `PASS  id  title`, `FAIL  id  title: expected X, saw Y`, or
     /// `SKIP  id  title: not applicable to tcp`.

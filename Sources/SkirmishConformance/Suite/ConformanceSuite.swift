@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOPosix
 import SkirmishNet
@@ -47,6 +48,7 @@ public struct ConformanceSuite: Sendable {
         var results: [CheckResult] = []
         for (index, check) in checks.enumerated() {
             let outcome: CheckOutcome
+            let started = ContinuousClock.now
             if !check.transports.contains(target.transport) {
                 outcome = .skip("not applicable to \(target.transport.rawValue)")
             } else {
@@ -54,7 +56,8 @@ public struct ConformanceSuite: Sendable {
                 outcome = await Self.run(check, context: context)
                 await Goodbyes.drain()
             }
-            let result = CheckResult(check: check, outcome: outcome)
+            let result = CheckResult(
+                check: check, outcome: outcome, seconds: (ContinuousClock.now - started).seconds)
             results.append(result)
             report(result)
         }
@@ -112,6 +115,9 @@ public struct ConformanceReport: Sendable {
     /// The summary line: `12 passed, 0 failed, 2 skipped`.
     public var summary: String { "\(passed) passed, \(failed) failed, \(skipped) skipped" }
 
+    /// The whole run's length, in seconds: its checks' added up.
+    public var seconds: Double { results.reduce(0) { $0 + $1.seconds } }
+
     /// Whether every check that ran passed (skips do not fail a run).
     public var allPassed: Bool { failed == 0 }
 
@@ -131,7 +137,7 @@ extension ConformanceSuite {
         do {
             probe = try await RawProbe.open(target, group: group, timeout: .seconds(3))
         } catch {
-            throw Unreachable(target: target, problem: "cannot connect: \(error)")
+            throw Unreachable(target: target, problem: Self.reason(error))
         }
         defer { probe.close() }
         guard target.transport == .udp else { return }
@@ -140,6 +146,21 @@ extension ConformanceSuite {
         guard await probe.receiveRaw(within: .seconds(3)) != nil else {
             throw Unreachable(target: target, problem: "no answer to a Hello within 3 s")
         }
+    }
+
+    /// What a failed connection comes to, in a person's words: the system's reason for the error number NIO
+    /// reports (`connection refused`), not the error's dump.
+    static func reason(_ error: any Error) -> String {
+        let text = "\(error)"
+        if let errno = text.range(of: "(errno: ").map({ text[$0.upperBound...].prefix { $0.isNumber } }),
+            let number = Int32(errno)
+        {
+            return "cannot connect: " + String(cString: strerror(number)).lowercased()
+        }
+        if text.localizedCaseInsensitiveContains("timeout") || text.localizedCaseInsensitiveContains("timed out") {
+            return "no connection within 3 s"
+        }
+        return "cannot connect"
     }
 
     /// A target that does not answer, with what to check.

@@ -24,9 +24,14 @@ struct ConformanceCommand: AsyncParsableCommand {
             a time limit, so a run ends by itself (about 35 s over UDP, 20 s over TCP or WebSocket, against a local \
             server).
 
+            --format json or --format junit prints one document on stdout instead (the PASS/FAIL lines go to \
+            stderr as the run goes): JUnit XML has one testcase per check, failures and skips with their messages, \
+            for a CI system's test report.
+
             Examples:
               skirmish serve &          the reference server; it prints its listening lines
               skirmish conformance --target udp://127.0.0.1:4000
+              skirmish conformance --target udp://127.0.0.1:4000 --format junit > conformance.xml
               skirmish conformance --target ws://127.0.0.1:8080/ws --only session.resume
               skirmish conformance --list
             """
@@ -44,6 +49,13 @@ struct ConformanceCommand: AsyncParsableCommand {
 
     @Flag(help: "List the checks (id, transports, title) and exit.")
     var list = false
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json, junit
+    }
+
+    @Option(help: ArgumentHelp("What stdout holds: PASS/FAIL lines (text), or one JSON or JUnit XML document."))
+    var format: Format = .text
 
     func validate() throws {
         if list { return }
@@ -75,12 +87,25 @@ struct ConformanceCommand: AsyncParsableCommand {
         do {
             try await ConformanceSuite.reach(target)
         } catch {
-            throw ValidationError("--target: \(error)")
+            // One line naming the target and what to check, never the usage text: the input parsed, it is the
+            // server that did not answer.
+            Console.note("conformance --target \(target): \(error)")
+            throw ExitCode(2)
         }
         let suite = ConformanceSuite(only: only)
-        print("conformance of \(target): \(suite.checks.count) checks, at most \(suite.limit)")
-        let report = await suite.run(against: target) { result in print(result.line) }
-        print(report.summary)
+        // The lines go to stdout as the report itself, or to stderr beside a JSON or JUnit document.
+        let toStdout = format == .text
+        let progress: @Sendable (String) -> Void = { line in
+            if toStdout { print(line) } else { Console.note(line) }
+        }
+        progress("conformance of \(target): \(suite.checks.count) checks, at most \(suite.limit)")
+        let report = await suite.run(against: target) { result in progress(result.line) }
+        progress(report.summary)
+        switch format {
+        case .text: break
+        case .json: print(report.json(target: target))
+        case .junit: print(report.junit(target: target), terminator: "")
+        }
         if !report.allPassed { throw ExitCode(1) }
     }
 }

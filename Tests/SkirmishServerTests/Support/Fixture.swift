@@ -61,6 +61,12 @@ struct Timeout: Error, CustomStringConvertible {
 }
 
 /// Runs `body`, failing with ``Timeout`` when it takes longer than `limit` (a deadline, not a synchronisation sleep).
+/// How long a whole Puck match to seven may take before a test calls it hung. On an idle machine one plays out in
+/// 60–90 s of the server's 60 Hz ticks; a server starved of CPU (a busy CI machine) ticks slower and the match takes
+/// longer in wall time though nothing is wrong, so this guards against a hang, not a slow machine (once beside two
+/// spinning cores a match outlasted the 90 s this used to be).
+let wholePuckMatch = Duration.seconds(240)
+
 func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await body() }
