@@ -296,7 +296,10 @@ import Testing
         #expect(outcome.lastApplied > outcome.stepAtAttack, "inputs sent after the attack were applied")
         let stats = try await fixture.stats()
         #expect(stats.rejections(.unknownPeer) >= 2)
-        #expect(stats.sessionsClosed == 0)
+        // Nothing the spoofed packets said closed a session. A test process stalled for longer than the session
+        // timeout (beside two spinning cores: 36 s once) loses its sessions to their own timers, which is no
+        // attack's doing; every session closed must have timed out first.
+        #expect(stats.sessionsClosed <= stats.sessionsTimedOut, "\(stats.sessionsClosed) closed")
         await fixture.stop()
     }
 
@@ -313,7 +316,7 @@ import Testing
         let stats = try await fixture.stats()
         #expect(stats.rejections(.badMAC) == 3)
         #expect(stats.rejections(.farFuture) == 0, "the forged number was never read")
-        #expect(stats.sessionsClosed == 0)
+        #expect(stats.sessionsClosed <= stats.sessionsTimedOut, "closed only by their own timers (a stalled test)")
         await fixture.stop()
     }
 
@@ -332,7 +335,7 @@ import Testing
         // at most the two players' own addresses held sessions, and what came from those failed the trailer.
         #expect(stats.rejections(.unknownPeer) + stats.rejections(.rateLimited) > 1_000)
         #expect(stats.rejections(.badMAC) <= 2)
-        #expect(stats.sessionsClosed == 0)
+        #expect(stats.sessionsClosed <= stats.sessionsTimedOut, "closed only by their own timers (a stalled test)")
         await fixture.stop()
     }
 

@@ -532,6 +532,7 @@ package struct ServerCore: Sendable {
             if case .timedOut = status { timedOut.append(id) }
         }
         scratchIDs = ids
+        stats.sessionsTimedOut &+= UInt64(timedOut.count)
         for id in timedOut { drop(id, now: now) }
         if lastHousekeeping.map({ now - $0 >= .seconds(1) }) ?? true {
             lastHousekeeping = now

@@ -13,6 +13,9 @@ package struct ServerStats: Sendable, Hashable {
     package var challengesSent: UInt64 = 0
     package var sessionsOpened: UInt64 = 0
     package var sessionsClosed: UInt64 = 0
+    /// Sessions the server stopped hearing from (silence, unacknowledged packets): dropped by their own timers,
+    /// never by anything a packet said.
+    package var sessionsTimedOut: UInt64 = 0
     package var resumes: UInt64 = 0
     /// Matches per game; a game absent here has counted nothing yet.
     package var games: [GameKind: GameCounters] = [:]
