@@ -373,6 +373,7 @@ extension NodeReader {
         }
         let inside = key[key.index(after: open)..<key.index(before: key.endIndex)]
         var filter: [String: String] = [:]
+        let labels = Self.thresholdFilterKeys + Array(Set(personas.flatMap(\.tags.keys))).sorted()
         for part in inside.split(separator: ",", omittingEmptySubsequences: false) {
             let pair = part.split(separator: ":", maxSplits: 1).map { String($0).trimmed }
             guard pair.count == 2, !pair[0].isEmpty, !pair[1].isEmpty else {
@@ -381,8 +382,6 @@ extension NodeReader {
                     hint: "write \(name){persona:chaser} or \(name){game:puck, persona:chaser}")
             }
             let (label, value) = (pair[0], pair[1])
-            let tagNames = Array(Set(personas.flatMap(\.tags.keys))).sorted()
-            let labels = Self.thresholdFilterKeys + tagNames
             guard labels.contains(label) else {
                 throw error(
                     keyNode, "threshold `\(key)` filters on `\(label)`, which no series carries",

@@ -34,6 +34,9 @@ public struct ScriptLoader: Sendable {
     /// when `NAME` is unset or empty; `$$` is a literal `$`.
     public var environment: [String: String]
 
+    /// Whether `name` can be read as `${name}`: ASCII letters, digits and `_`, not starting with a digit.
+    public static func isVariableName(_ name: String) -> Bool { Interpolation.isName(name.unicodeScalars) }
+
     /// A loader for scripts in `vocabulary`, expanding variables from `environment` (default: the process's).
     public init(
         vocabulary: ScriptVocabulary, environment: [String: String] = ProcessInfo.processInfo.environment

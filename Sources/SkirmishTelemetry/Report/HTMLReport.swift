@@ -201,10 +201,7 @@ package enum HTMLReport {
         let ys = measured.isEmpty ? [] : measured + [reference?.value].compactMap { $0 }.filter(\.isFinite)
         let xAxis =
             horizontal == .percentile
-            ? (
-                top: max((xs.max() ?? 1).rounded(.up), 1),
-                ticks: Array(stride(from: 0.0, through: max((xs.max() ?? 1).rounded(.up), 1), by: 1))
-            )
+            ? nines(max((xs.max() ?? 1).rounded(.up), 1))
             : axis(max(xs.max() ?? 0, 1))
         let yAxis = axis(ys.max() ?? 0)
         let xMax = xAxis.top
@@ -289,6 +286,11 @@ package enum HTMLReport {
         }
         svg += "</svg>\n"
         return svg
+    }
+
+    /// A percentile axis out to `top` nines, a tick at each whole one.
+    private static func nines(_ top: Double) -> (top: Double, ticks: [Double]) {
+        (top, Array(stride(from: 0.0, through: top, by: 1)))
     }
 
     /// `nines` (−log₁₀(1 − q)) as the percentile it stands for: 0 → `0%`, 1 → `90%`, 2 → `99%`, 3 → `99.9%`.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SkirmishScript
 
 /// One `--env KEY=VALUE`: a value for `${KEY}` in the script, taking precedence over the environment.
 struct ScriptVariable: Sendable, Hashable {
@@ -13,10 +14,7 @@ struct ScriptVariable: Sendable, Hashable {
             throw ValidationError("write KEY=VALUE, such as BOTS=200 (the script reads it as ${BOTS})")
         }
         let name = String(text[..<equals])
-        guard let first = name.unicodeScalars.first, !("0"..."9").contains(first),
-            name.unicodeScalars.allSatisfy({
-                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_")
-            })
+        guard ScriptLoader.isVariableName(name)
         else {
             throw ValidationError(
                 "'\(name)' is not a variable name: letters, digits and _, not starting with a digit")
