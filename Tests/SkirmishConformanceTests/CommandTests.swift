@@ -43,6 +43,14 @@ struct CommandTests {
         #expect(run.stderr.contains("udp://HOST:PORT"))
     }
 
+    @Test("exit 2 naming --patience and its range for a patience below 1", arguments: ["0.5", "nan"])
+    func badPatience(_ text: String) async throws {
+        let run = try await runSkirmish(["conformance", "--target", "udp://127.0.0.1:4000", "--patience", text])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--patience"))
+        #expect(run.stderr.contains("from 1 to 100"))
+    }
+
     @Test("--format junit and json: one document on stdout, the lines on stderr, the same exit status")
     func machineReadable() async throws {
         let runs = try await ConformanceTests.withProxy(.unmirrored) { target in

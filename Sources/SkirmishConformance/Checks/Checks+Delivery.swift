@@ -52,7 +52,7 @@ extension ConformanceCheck {
         // A partner, so that the match plays and the server sends snapshots.
         let partner = try await context.player("npart")
         defer { release(partner) }
-        guard await partner.seated(within: .seconds(5)) != nil else {
+        guard await partner.seated(within: .seconds(5) * context.patience) != nil else {
             return .failed("a second player seated beside the probe", partner.now.lastState)
         }
         var unreliable: [UInt32] = []
@@ -97,7 +97,7 @@ extension ConformanceCheck {
         }
         let partner = try await context.player("spart")
         defer { release(partner) }
-        guard await partner.seated(within: .seconds(5)) != nil else {
+        guard await partner.seated(within: .seconds(5) * context.patience) != nil else {
             return .failed("a second player seated beside the probe", partner.now.lastState)
         }
         func paddle(number: UInt32, step: UInt32) {

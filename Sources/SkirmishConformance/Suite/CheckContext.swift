@@ -11,6 +11,8 @@ struct CheckContext: Sendable {
     let progress = Progress()
     /// Distinguishes the names (and link seeds) of this check's players from those of earlier checks.
     let run: Int
+    /// The suite's ``ConformanceSuite/patience``: how many times its usual wait a seat may take.
+    var patience: Double = 1
 
     var transport: Transport { target.transport }
     var isDatagram: Bool { target.transport == .udp }
@@ -35,11 +37,11 @@ struct CheckContext: Sendable {
         var saw = ""
         for attempt in 0..<2 {
             let a = try await player("cfa\(attempt)-", link: link, seed: 11)
-            guard let wa = await a.seated(within: limit) else {
+            guard let wa = await a.seated(within: limit * patience) else {
                 return .failure(PairFailure(players: [a], saw: "first player \(a.now.lastState)"))
             }
             let b = try await player("cfb\(attempt)-", link: link, seed: 23, match: wa.match)
-            guard let wb = await b.seated(within: limit) else {
+            guard let wb = await b.seated(within: limit * patience) else {
                 saw = "second player, asking for match \(wa.match), \(b.now.lastState)"
                 release(a, b)
                 continue

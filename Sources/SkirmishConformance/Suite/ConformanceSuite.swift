@@ -13,15 +13,21 @@ import SkirmishWire
 public struct ConformanceSuite: Sendable {
     /// The checks to run, in order.
     public let checks: [ConformanceCheck]
+    /// How many times its ``ConformanceCheck/limit`` each check may take, and a check's waits for a seat: at least
+    /// 1. More for a target on a slow link or a loaded machine, where the limits (set for a local server) would
+    /// fail a correct server for being slow; the rules checked are the same.
+    public let patience: Double
 
     /// The whole suite, or the checks whose id is in `only` (every check when `only` is empty).
-    public init(only: [String] = []) {
+    public init(only: [String] = [], patience: Double = 1) {
         checks = only.isEmpty ? Self.all : Self.all.filter { only.contains($0.id) }
+        self.patience = max(1, patience)
     }
 
     /// A suite of exactly `checks` (tests).
-    init(checks: [ConformanceCheck]) {
+    init(checks: [ConformanceCheck], patience: Double = 1) {
         self.checks = checks
+        self.patience = max(1, patience)
     }
 
     /// Every check, in the order they run: handshake first, then delivery, the game, the session's lifetime, and
@@ -52,8 +58,9 @@ public struct ConformanceSuite: Sendable {
             if !check.transports.contains(target.transport) {
                 outcome = .skip("not applicable to \(target.transport.rawValue)")
             } else {
-                let context = CheckContext(target: target, group: group, run: Self.runBase &+ index)
-                outcome = await Self.run(check, context: context)
+                let context = CheckContext(
+                    target: target, group: group, run: Self.runBase &+ index, patience: patience)
+                outcome = await Self.run(check, within: limit(of: check), context: context)
                 await Goodbyes.drain()
             }
             let result = CheckResult(
@@ -64,13 +71,18 @@ public struct ConformanceSuite: Sendable {
         return ConformanceReport(results: results)
     }
 
-    /// The longest a whole run of `checks` may take: the sum of their limits.
-    public var limit: Duration { checks.reduce(.zero) { $0 + $1.limit } }
+    /// The longest a whole run of `checks` may take: the sum of their limits, times ``patience``.
+    public var limit: Duration { checks.reduce(.zero) { $0 + limit(of: $1) } }
+
+    /// How long `check` may take in this suite: its limit times ``patience``.
+    func limit(of check: ConformanceCheck) -> Duration { check.limit * patience }
 
     /// A number per process, so that names of players of two runs against one server differ.
     private static let runBase = Int.random(in: 1_000..<9_000) * 100
 
-    private static func run(_ check: ConformanceCheck, context: CheckContext) async -> CheckOutcome {
+    private static func run(
+        _ check: ConformanceCheck, within limit: Duration, context: CheckContext
+    ) async -> CheckOutcome {
         await withTaskGroup(of: CheckOutcome?.self) { group in
             group.addTask {
                 do {
@@ -80,14 +92,14 @@ public struct ConformanceSuite: Sendable {
                 }
             }
             group.addTask {
-                try? await Task.sleep(for: check.limit)
+                try? await Task.sleep(for: limit)
                 let stood = context.progress.last.map { " (\($0))" } ?? ""
                 return Task.isCancelled
-                    ? nil : .failed("an answer within \(check.limit)", "the check still waiting\(stood)")
+                    ? nil : .failed("an answer within \(limit)", "the check still waiting\(stood)")
             }
             let first = await group.next() ?? nil
             group.cancelAll()
-            return first ?? .failed("an answer within \(check.limit)", "the check cancelled")
+            return first ?? .failed("an answer within \(limit)", "the check cancelled")
         }
     }
 }

@@ -33,6 +33,7 @@ struct ConformanceCommand: AsyncParsableCommand {
               skirmish conformance --target udp://127.0.0.1:4000
               skirmish conformance --target udp://127.0.0.1:4000 --format junit > conformance.xml
               skirmish conformance --target ws://127.0.0.1:8080/ws --only session.resume
+              skirmish conformance --target udp://10.0.0.5:4000 --patience 3    a server across a slow link
               skirmish conformance --list
             """
     )
@@ -57,6 +58,12 @@ struct ConformanceCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("What stdout holds: PASS/FAIL lines (text), or one JSON or JUnit XML document."))
     var format: Format = .text
 
+    @Option(
+        help: ArgumentHelp(
+            "Give every check N times its time limit, for a target on a slow link or a loaded machine (at least 1).",
+            valueName: "N"))
+    var patience: Double = 1
+
     func validate() throws {
         if list { return }
         guard let target else {
@@ -66,6 +73,10 @@ struct ConformanceCommand: AsyncParsableCommand {
             _ = try Target(parsing: target)
         } catch {
             throw ValidationError("--target: \(error)")
+        }
+        guard patience.isFinite, patience >= 1, patience <= 100 else {
+            throw ValidationError(
+                "--patience \(patience): must be a number from 1 to 100 (how many times its limit a check may take).")
         }
         let unknown = only.filter { !ConformanceSuite.ids.contains($0) }
         guard unknown.isEmpty else {
@@ -92,7 +103,7 @@ struct ConformanceCommand: AsyncParsableCommand {
             Console.note("conformance --target \(target): \(error)")
             throw ExitCode(2)
         }
-        let suite = ConformanceSuite(only: only)
+        let suite = ConformanceSuite(only: only, patience: patience)
         // The lines go to stdout as the report itself, or to stderr beside a JSON or JUnit document.
         let toStdout = format == .text
         let progress: @Sendable (String) -> Void = { line in
