@@ -67,6 +67,33 @@ enum Interpolation {
         return String(output)
     }
 
+    /// The names of the references in `marked` (as ``mark(_:)`` left it), each once: the variables a script reads.
+    /// `$$` is skipped as the literal it is; a malformed name is left out (loading fails on it anyway).
+    static func names(in marked: String) -> Set<String> {
+        var names: Set<String> = []
+        let scalars = Array(marked.unicodeScalars)
+        var index = 0
+        while index + 1 < scalars.count {
+            guard scalars[index] == "$" else {
+                index += 1
+                continue
+            }
+            if scalars[index + 1] == "$" {
+                index += 2
+                continue
+            }
+            guard scalars[index + 1] == open, let end = scalars[(index + 2)...].firstIndex(of: close) else {
+                index += 1
+                continue
+            }
+            var name = scalars[(index + 2)..<end]
+            if let colon = name.firstIndex(of: ":") { name = scalars[(index + 2)..<colon] }
+            if isName(name) { names.insert(String(String.UnicodeScalarView(name))) }
+            index = end + 1
+        }
+        return names
+    }
+
     /// `text` (as ``mark(_:)`` left it) with every reference replaced from `environment`.
     static func expand(_ text: String, environment: [String: String]) -> Result<String, Problem> {
         guard text.unicodeScalars.contains("$") else { return .success(text) }

@@ -22,6 +22,12 @@ public struct Script: Sendable, Hashable {
     /// set by ``ScriptLoader``. Two runs with the same digest ran the same script, whatever their variables; `nil`
     /// for a script a program built.
     public var digest: String?
+    /// The text as written, set by ``ScriptLoader``: what a run copies into its results folder as `script.yaml`,
+    /// so that the folder says what ran and `skirmish merge` can read it again. `nil` for a script a program built.
+    public var text: String?
+    /// The variables the text reads (`${NAME}`) that were set when it loaded, with their values: with ``text``,
+    /// everything needed to load the same script again. Empty when it reads none.
+    public var variables: [String: String] = [:]
 
     /// A script; the loader builds these, a program may too.
     public init(

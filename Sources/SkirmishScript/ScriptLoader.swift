@@ -100,6 +100,10 @@ public struct ScriptLoader: Sendable {
         reader.environment = environment
         var script = try reader.script(root)
         script.digest = Script.digest(of: text)
+        script.text = text
+        for name in Interpolation.names(in: marked) {
+            if let value = environment[name] { script.variables[name] = value }
+        }
         return script
     }
 

@@ -18,13 +18,14 @@ struct Skirmish: AsyncParsableCommand {
               skirmish ai-eval --quick              how well the AI plays across latency
               skirmish soak bots/soak.yaml          a nightly run with health checks
               skirmish compare base.json new.json   did a run regress against a baseline?
+              skirmish merge results/nightly-0412   one summary and verdict for a sharded run
               skirmish conformance --target udp://host:4000   does a server keep the protocol's rules?
               skirmish bench codec                  what this machine can do
             """,
         version: Version.text,
         subcommands: [
             SwarmCommand.self, SoakCommand.self, Serve.self, PracticeCommand.self, AIEvalCommand.self,
-            ReportCommand.self, CompareCommand.self, ConformanceCommand.self, Bench.self,
+            ReportCommand.self, CompareCommand.self, MergeCommand.self, ConformanceCommand.self, Bench.self,
         ]
     )
 }

@@ -87,6 +87,14 @@ import Testing
         ] {
             #expect(throws: Shard.EnvironmentError.self) { try Shard.fromEnvironment(bad) }
         }
+        // The manifest applied without its kustomization: the placeholder is named, and the way to apply it.
+        #expect {
+            try Shard.fromEnvironment([
+                "JOB_COMPLETION_INDEX": "0", "JOB_COMPLETIONS": "set from completions by kubectl apply -k",
+            ])
+        } throws: { error in
+            "\(error)".contains("is not a number") && "\(error)".contains("kubectl apply -k deploy/")
+        }
     }
 
     /// The `shard` label is the bare index: no `/` to end an InfluxQL regex or need escaping in a Pushgateway path.

@@ -93,13 +93,54 @@ import Testing
         #expect(((summary["packets"] as? [String: Any])?["received"] as? Int ?? 0) > 0)
     }
 
-    /// The manifest passes the Kubernetes schema strictly, and says what sharding needs: a CronJob of Indexed Jobs
-    /// (a fresh Job name, so a fresh run id, every night), JOB_COMPLETIONS equal to its completions, the run id from
-    /// the Job's name, and the ReadWriteMany claim the pods write their results to.
+    /// The manifest, as `kubectl apply -k deploy/` builds it, passes the Kubernetes schema strictly and says what
+    /// sharding needs: a CronJob of Indexed Jobs (a fresh Job name, so a fresh run id, every night) whose shard
+    /// count is written once (`completions`) and copied by the kustomization into `parallelism` and
+    /// JOB_COMPLETIONS, the run id from the Job's name, the last pod merging (`--merge`), and the ReadWriteMany
+    /// claim the pods write their results to.
+    ///
+    /// The kustomization's replacements are applied here as kustomize applies them (source field, target fields,
+    /// created where absent, the value written as a string where the target is one), since a fresh Debian machine
+    /// has no kustomize; changing `completions` must change the other two.
     @Test func theJobManifestIsValidKubernetes() async throws {
         let manifest = Self.deploy.appendingPathComponent("skirmish-job.yaml")
+        let built = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-built-\(UUID()).yaml")
+        defer { try? FileManager.default.removeItem(at: built) }
+        let build = #"""
+            import re, sys, yaml
+            kustomization = yaml.safe_load(open(sys.argv[1] + '/kustomization.yaml'))
+            assert kustomization['resources'] == ['skirmish-job.yaml'], kustomization['resources']
+            docs = list(yaml.safe_load_all(open(sys.argv[1] + '/skirmish-job.yaml')))
+            docs[1]['spec']['jobTemplate']['spec']['completions'] = int(sys.argv[3])
+            def find(doc, kind, name):
+                return next(d for d in doc if d['kind'] == kind and d['metadata']['name'] == name)
+            def walk(node, path, create, value=None):
+                parts = re.findall(r'\[[^]]*\]|[^.\[\]]+', path)
+                for i, part in enumerate(parts):
+                    last = i == len(parts) - 1
+                    if part.startswith('['):
+                        key, want = part[1:-1].split('=')
+                        node = next(item for item in node if item.get(key) == want)
+                    elif last:
+                        if value is None: return node[part]
+                        node[part] = str(value) if isinstance(node.get(part), str) else value
+                    else:
+                        node = node.setdefault(part, {}) if create else node[part]
+                return node
+            for rule in kustomization['replacements']:
+                source = rule['source']
+                value = walk(find(docs, source['kind'], source['name']), source['fieldPath'], False)
+                for target in rule['targets']:
+                    selected = find(docs, target['select']['kind'], target['select']['name'])
+                    for path in target['fieldPaths']:
+                        walk(selected, path, target.get('options', {}).get('create', False), value)
+            yaml.safe_dump_all(docs, open(sys.argv[2], 'w'))
+            """#
+        let made = try await Command.run(
+            "/usr/bin/env", ["python3", "-c", build, Self.deploy.path, built.path, "5"])
+        #expect(made.status == 0, "\(made.output)")
         let valid = try await Command.run(
-            "/usr/bin/env", ["python3", "-m", "kubernetes_validate", "--strict", manifest.path])
+            "/usr/bin/env", ["python3", "-m", "kubernetes_validate", "--strict", built.path])
         #expect(valid.status == 0, "\(valid.output) (make test installs kubernetes-validate)")
         let script = """
             import sys, yaml
@@ -110,15 +151,20 @@ import Testing
             container = pod['containers'][0]
             env = {e['name']: e for e in container.get('env', [])}
             volumes = {v['name']: v for v in pod['volumes']}
-            print(spec['completionMode'], spec['completions'] == int(env['JOB_COMPLETIONS']['value']),
+            print(spec['completionMode'], spec['completions'], spec['parallelism'], repr(env['JOB_COMPLETIONS']['value']),
                   env['SKIRMISH_RUN_ID']['valueFrom']['fieldRef']['fieldPath'], claim['spec']['accessModes'],
-                  volumes['results']['persistentVolumeClaim']['claimName'] == claim['metadata']['name'])
+                  volumes['results']['persistentVolumeClaim']['claimName'] == claim['metadata']['name'],
+                  '--merge' in container['args'])
             """
-        let facts = try await Command.run("/usr/bin/env", ["python3", "-c", script, manifest.path])
+        let facts = try await Command.run("/usr/bin/env", ["python3", "-c", script, built.path])
         #expect(
             facts.output.trimmingCharacters(in: .whitespacesAndNewlines)
-                == "Indexed True metadata.labels['batch.kubernetes.io/job-name'] ['ReadWriteMany'] True",
+                == "Indexed 5 5 '5' metadata.labels['batch.kubernetes.io/job-name'] ['ReadWriteMany'] True True",
             "\(facts.output)")
+        // The count is written once: the manifest holds no other number of shards.
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        #expect(!text.contains("parallelism:"))
+        #expect(text.components(separatedBy: "completions: ").count == 2)
         // The validator is not a rubber stamp: a misspelt field fails it.
         let broken = FileManager.default.temporaryDirectory.appendingPathComponent("skirmish-job-\(UUID()).yaml")
         try String(contentsOf: manifest, encoding: .utf8)

@@ -47,6 +47,9 @@ package final class SwarmRun: Sendable {
         package var baseline: RunSummary?
         /// The per-second JSON-lines and CSV files written as the run goes (`--out-stream`, `--out-csv`).
         package var stream: RunStream?
+        /// As one shard of a run written to `<run folder>/<shard>`, merge the run's shards into
+        /// `<run folder>/merged` when this is the last to finish (``SwarmRun/mergeShards(after:console:)``).
+        package var mergeShards = false
         /// Health checks for a soak.
         package var soak: Soak?
         /// Makes the logger of each part from its label (`skirmish.server`, `skirmish.swarm`, `skirmish.soak`); the
@@ -278,7 +281,8 @@ package final class SwarmRun: Sendable {
             let streamNotes = settings.stream?.finish(outcome.snapshot, at: outcome.elapsed.seconds) ?? []
             let written =
                 try RunOutput.write(
-                    summary: summary, outcome: outcome, to: settings.outDirectory, serverMetrics: serverStats)
+                    summary: summary, outcome: outcome, script: settings.script.text, to: settings.outDirectory,
+                    serverMetrics: serverStats)
                 + (settings.stream?.paths ?? [])
             console.line(summary.table())
             if let soak = summary.soak {
@@ -296,7 +300,39 @@ package final class SwarmRun: Sendable {
                     "stopped early at \(Int(aborted.atSeconds)) s: \(aborted.threshold) failed and has abort_on_fail; "
                         + "the figures cover the run so far")
             }
+            if settings.mergeShards { SwarmRun.mergeShards(after: settings.outDirectory, console: console) }
             run.summary.fulfil(summary)
+        }
+    }
+
+    /// The last shard out merges: reads every shard folder beside `directory` and, when each has finished, writes
+    /// the run's merge into `merged/` beside them. A shard that finishes earlier notes which are still running and
+    /// leaves the merge to the last; two finishing at once both write the same files, each by an atomic rename.
+    /// A shard that never finishes leaves the merge to a person (`skirmish merge --allow-missing`).
+    static func mergeShards(after directory: String, console: RunConsole) {
+        let parent = URL(fileURLWithPath: directory).deletingLastPathComponent().path
+        do {
+            let merge = try RunMerge(
+                folders: try RunMerge.folders(in: [parent]), loader: Catalogue.standard.scriptLoader,
+                allowMissing: true)
+            guard merge.missing.isEmpty else {
+                console.note(
+                    "merge: \(merge.missing.count == 1 ? "shard" : "shards") "
+                        + "\(merge.missing.map(String.init).joined(separator: ", ")) "
+                        + "\(merge.missing.count == 1 ? "has" : "have") not finished; the last shard to finish merges "
+                        + "the run into \(parent)/\(RunMerge.mergedFolder)")
+                return
+            }
+            let (summary, snapshot) = merge.merged()
+            let out = parent + "/" + RunMerge.mergedFolder
+            try RunOutput.write(summary: summary, snapshot: snapshot, script: merge.script.text, to: out)
+            console.note(
+                "merge: every shard has finished; run \(summary.run) merged into \(out): "
+                    + (summary.passed ? "every threshold holds" : "the run FAILED"))
+        } catch let problem as RunMerge.Problem where problem.unfinished {
+            console.note("merge: \(problem) The last shard to finish merges the run.")
+        } catch {
+            console.note("merge: the run's shards were not merged: \(error)")
         }
     }
 }

@@ -138,6 +138,31 @@ public struct RunSamples: Sendable, Codable, Equatable {
         blockSeconds *= 2
     }
 
+    /// The record of a run whose shards each kept their own: each shard's blocks added into a grid of the coarsest
+    /// shard's block length, by where each block starts. Every figure adds up exactly (distributions are counts);
+    /// only where a block falls moves, by less than one grid block, when the shards' blocks differ in length.
+    static func merging(_ shards: [RunSamples]) -> RunSamples? {
+        guard let grid = shards.max(by: { $0.blockSeconds < $1.blockSeconds }) else { return nil }
+        var merged = RunSamples(capacity: shards.map(\.capacity).max() ?? grid.capacity)
+        merged.blockSeconds = grid.blockSeconds
+        var blocks: [Block] = []
+        for shard in shards {
+            var start = 0.0
+            var lengths: [Int: Double] = [:]
+            for block in shard.blocks {
+                let slot = min(Int(start / grid.blockSeconds + 1e-9), merged.capacity - 1)
+                while blocks.count <= slot { blocks.append(Block(seconds: 0, personas: [:])) }
+                for (name, figures) in block.personas { blocks[slot].personas[name, default: Figures()].add(figures) }
+                lengths[slot, default: 0] += block.seconds
+                start += block.seconds
+            }
+            // A grid block lasts as long as the longest shard's stretch in it (the shards ran side by side).
+            for (slot, length) in lengths { blocks[slot].seconds = max(blocks[slot].seconds, length) }
+        }
+        merged.blocks = blocks
+        return merged
+    }
+
     /// What happened between two cumulative readings `seconds` apart (``cumulative(_:persona:)``'s).
     static func step(from before: Figures, to current: Figures, seconds length: Double) -> Figures {
         var step = Figures()

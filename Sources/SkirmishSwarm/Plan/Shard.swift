@@ -51,6 +51,11 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
                     + "only the index, so the Job's manifest must pass its completions as JOB_COMPLETIONS (as "
                     + "deploy/skirmish-job.yaml does), or pass --shard i/n.")
         }
+        guard Int(countText) != nil else {
+            throw EnvironmentError(
+                description: "JOB_COMPLETIONS=\"\(countText)\" is not a number: it must hold the Job's completions. "
+                    + "Apply deploy/ with `kubectl apply -k deploy/`, which copies them into it, or pass --shard i/n.")
+        }
         guard let index = Int(indexText), let count = Int(countText), count >= 1, count <= 100_000,
             (0..<count).contains(index)
         else {

@@ -2,10 +2,12 @@ import Foundation
 import SkirmishTelemetry
 
 /// Writes a run's results folder: `summary.json`, `metrics.om` (OpenMetrics, `# EOF`-terminated, loadable with
-/// `promtool tsdb create-blocks-from openmetrics`) and `report.html` (self-contained charts).
+/// `promtool tsdb create-blocks-from openmetrics`), `metrics.json` (every series exactly, HDR counts included: what
+/// `skirmish merge` adds up), `script.yaml` (the script as it ran) and `report.html` (self-contained charts).
 ///
 /// Each file is written to a temporary name and renamed into place, so a reader — or a run killed mid-write — never
-/// sees half a file; an earlier checkpoint stays whole until the new one replaces it.
+/// sees half a file; an earlier checkpoint stays whole until the new one replaces it. `summary.json` comes last: a
+/// folder whose summary is final holds every other file of the same run.
 public enum RunOutput {
     /// A results file that could not be written, with the path and the system's reason.
     public struct Failure: Error, CustomStringConvertible {
@@ -19,20 +21,36 @@ public enum RunOutput {
         }
     }
 
-    /// Writes every file and returns their paths.
+    /// Writes every file and returns their paths; `script` is the script's text (``SkirmishScript/Script/text``),
+    /// written as `script.yaml` when given.
     @discardableResult
     public static func write(
-        summary: RunSummary, outcome: SwarmOutcome, to directory: String, serverMetrics: String? = nil
+        summary: RunSummary, outcome: SwarmOutcome, script: String? = nil, to directory: String,
+        serverMetrics: String? = nil
+    ) throws -> [String] {
+        try write(
+            summary: summary, snapshot: outcome.snapshot, script: script, to: directory, serverMetrics: serverMetrics)
+    }
+
+    /// Writes every file from a summary and the snapshot it was built from (what `skirmish merge` writes).
+    @discardableResult
+    public static func write(
+        summary: RunSummary, snapshot: MetricsSnapshot, script: String?, to directory: String,
+        serverMetrics: String? = nil
     ) throws -> [String] {
         try makeDirectory(directory)
         var written: [String] = []
-        written.append(try writeSummary(summary, to: directory))
-        let metrics = MetricsRenderer.renderOpenMetrics(outcome.snapshot)
+        // Compact: a large run's histograms hold thousands of [value, count] pairs, one line each if indented.
+        let exact = try encode(snapshot, as: directory + "/metrics.json", indented: false)
+        written.append(try atomically(exact, to: directory + "/metrics.json"))
+        let metrics = MetricsRenderer.renderOpenMetrics(snapshot)
         written.append(try atomically(Data(metrics), to: directory + "/metrics.om"))
         if let serverMetrics {
             written.append(try atomically(Data(serverMetrics.utf8), to: directory + "/server-metrics.prom"))
         }
+        if let script { written.append(try atomically(Data(script.utf8), to: directory + "/script.yaml")) }
         written.append(try writeReport(summary, to: directory))
+        written.insert(try writeSummary(summary, to: directory), at: 0)
         return written
     }
 
@@ -40,15 +58,18 @@ public enum RunOutput {
     @discardableResult
     public static func writeSummary(_ summary: RunSummary, to directory: String) throws -> String {
         try makeDirectory(directory)
+        return try atomically(try encode(summary, as: directory + "/summary.json"), to: directory + "/summary.json")
+    }
+
+    /// `value` as JSON with sorted keys, indented unless `indented` is false; `path` names the file in the error.
+    private static func encode(_ value: some Encodable, as path: String, indented: Bool = true) throws -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data: Data
+        encoder.outputFormatting = indented ? [.prettyPrinted, .sortedKeys] : [.sortedKeys]
         do {
-            data = try encoder.encode(summary)
+            return try encoder.encode(value)
         } catch {
-            throw Failure(path: directory + "/summary.json", reason: "\(error)")
+            throw Failure(path: path, reason: "\(error)")
         }
-        return try atomically(data, to: directory + "/summary.json")
     }
 
     /// Writes `report.html` from a summary alone (its timeline included): what `skirmish report` runs.
@@ -75,6 +96,12 @@ public enum RunOutput {
             Entry("started", summary.startedAt),
         ]
         if let name = summary.protocol { settings.insert(Entry("protocol", name), at: 2) }
+        if let shards = summary.shards {
+            // A merged run: which shards, and each one's own verdict on its bots alone.
+            let verdicts = shards.map { "\($0.shard) \($0.passed && $0.healthPassed != false ? "passed" : "FAILED")" }
+            let missing = summary.missingShards.map { "; missing \($0.map(String.init).joined(separator: ", "))" } ?? ""
+            settings.append(Entry("merged from", verdicts.joined(separator: ", ") + missing))
+        }
         // A figure nobody measured says so, instead of a 0 or a dash that reads like an empty measurement.
         func measured<Value>(_ value: Value?, _ format: (Value) -> String) -> String {
             value.map(format) ?? "not measured"

@@ -11,6 +11,15 @@ extension RunSummary {
         lines.append(
             "run \(run) — \(settings.script), \(Self.seconds(durationSeconds))\(status), peak \(peakBots) bots, "
                 + "target \(settings.target)")
+        if let shards {
+            // A merged run: each shard's own verdict, judged on its bots alone, beside the run's.
+            let verdicts = shards.map { shard in
+                let health = shard.healthPassed == false ? ", health FAILED" : ""
+                return "\(shard.shard) \(shard.passed ? "passed" : "FAILED")\(health)"
+            }
+            let missing = missingShards.map { " — missing \($0.map(String.init).joined(separator: ", "))" } ?? ""
+            lines.append("merged from \(shards.count) shards: \(verdicts.joined(separator: ", "))\(missing)")
+        }
         lines.append("")
         let header = [
             "persona", "game", "bots", "matches", "pkts/s", "rtt p50", "p95", "p99", "age p99", "late p99", "desyncs",

@@ -45,6 +45,9 @@ public struct RunSummary: Codable, Sendable {
         public var loops: Int
         /// The plan's length in seconds (profile stages summed).
         public var plannedSeconds: Double
+        /// The values of the variables the script reads (`${NAME}`) that were set, so that `skirmish merge` reads
+        /// the shards' `script.yaml` exactly as they did; absent in summaries written before 0.23.
+        public var variables: [String: String]? = nil
     }
 
     /// Handshakes that ended in a `Welcome` and those that did not.
@@ -283,6 +286,26 @@ public struct RunSummary: Codable, Sendable {
     /// One connected bot's bytes per second each way, one sample per bot and second
     /// (`skirmish_bot_bytes_per_second`, legitimate personas only).
     public var botBytesPerSecond: TrafficFigures?
+    /// The shards a `skirmish merge` summary was built from, by index (`nil` in a process's own summary).
+    public var shards: [ShardResult]? = nil
+    /// Shard indices a merge was allowed to go without (`--allow-missing`); a run missing one does not pass.
+    public var missingShards: [Int]? = nil
+
+    /// One shard of a merged run, as its own summary had it.
+    public struct ShardResult: Codable, Sendable, Hashable {
+        /// Its `i/n`.
+        public var shard: String
+        /// The results folder it was read from.
+        public var folder: String
+        /// Whether its own verdict passed (its thresholds judged on its bots alone).
+        public var passed: Bool
+        /// A soak shard's health checks (memory, descriptors, stalls); `nil` for a swarm.
+        public var healthPassed: Bool?
+        /// How long it ran, in seconds.
+        public var durationSeconds: Double
+        /// The most bots it held at once.
+        public var peakBots: Int
+    }
 }
 
 extension RunSummary {
@@ -292,18 +315,46 @@ extension RunSummary {
         exporter: ExporterStats?, cpuSeconds: Double? = nil
     ) {
         let script = configuration.script
+        var outcome = outcome
+        if outcome.personaPeaks.count != script.personas.count {
+            // An outcome made by hand, without the swarm's own deal: dealt again from the plan.
+            outcome.personaPeaks = PersonaTable(
+                script.personas, shard: configuration.plan.shard, closedBots: configuration.plan.runPeakClosedBots
+            ).peaks(of: outcome.peakBots)
+        }
+        self.init(
+            outcome: outcome, script: script, runID: configuration.runID,
+            settings: Settings(
+                script: script.name, scriptPath: scriptPath, scriptDigest: script.digest,
+                target: configuration.target.description,
+                shard: configuration.plan.shard.fraction, seed: configuration.seed, loops: configuration.loops,
+                plannedSeconds: configuration.plan.duration.seconds, variables: script.variables),
+            startedAt: ISO8601DateFormatter().string(from: startedAt),
+            exporter: exporter.map {
+                Exporter(
+                    pushes: UInt64($0.pushes), failures: UInt64($0.totalFailures),
+                    failuresByReason: Dictionary(
+                        $0.failures.map { ("\($0.key.target) \($0.key.reason)", UInt64($0.value)) },
+                        uniquingKeysWith: +),
+                    lastError: $0.lastError)
+            }, cpuSeconds: cpuSeconds)
+    }
+
+    /// Builds a summary from a run's metrics and what was asked of it: the one place every figure, verdict and
+    /// warning of a summary is computed, for a process's own run and for the shards `skirmish merge` adds up.
+    /// `outcome.personaPeaks` holds one peak per persona of `script`.
+    init(
+        outcome: SwarmOutcome, script: Script, runID: String, settings: Settings, startedAt: String,
+        exporter: Exporter?, cpuSeconds: Double?
+    ) {
         let reader = SnapshotReader(
             snapshot: outcome.snapshot,
             legit: script.personas.filter(\.isLegit).map(\.name))
         let seconds = max(outcome.elapsed.seconds, 0.001)
-        run = configuration.runID
+        run = runID
         self.protocol = script.protocolName
-        settings = Settings(
-            script: script.name, scriptPath: scriptPath, scriptDigest: script.digest,
-            target: configuration.target.description,
-            shard: configuration.plan.shard.fraction, seed: configuration.seed, loops: configuration.loops,
-            plannedSeconds: configuration.plan.duration.seconds)
-        self.startedAt = ISO8601DateFormatter().string(from: startedAt)
+        self.settings = settings
+        self.startedAt = startedAt
         durationSeconds = seconds
         interrupted = outcome.interrupted
         peakBots = outcome.peakBots
@@ -378,19 +429,13 @@ extension RunSummary {
         }
         self.games = games
 
-        // The swarm's own deal when it kept one; dealt again from the plan otherwise (an outcome made by hand).
-        let peaks =
-            outcome.personaPeaks.count == script.personas.count
-            ? outcome.personaPeaks
-            : PersonaTable(
-                script.personas, shard: configuration.plan.shard, closedBots: configuration.plan.runPeakClosedBots
-            ).peaks(of: outcome.peakBots)
+        let peaks = outcome.personaPeaks
         personas = script.personas.enumerated().map { index, persona in
             let only = ["persona": persona.name]
             let all = SnapshotReader(snapshot: outcome.snapshot, legit: nil)
             return Persona(
                 name: persona.name, game: persona.gameName, behavior: persona.behavior.rawValue,
-                figures: all.figures(where: only), peakBots: peaks[index],
+                figures: all.figures(where: only), peakBots: index < peaks.count ? peaks[index] : 0,
                 matchesCompleted: all.total(SkirmishMetrics.matchesCompleted, of: .matches, where: only),
                 packetsPerSecond: Double(all.total(SkirmishMetrics.packetsSent, where: only)) / seconds,
                 rtt: all.measuredPercentiles(SkirmishMetrics.rtt, where: only),
@@ -400,13 +445,7 @@ extension RunSummary {
                 errors: all.total(SkirmishMetrics.errors, where: only),
                 bytesPerSecond: TrafficFigures(SkirmishMetrics.botBytesPerSecond, in: outcome.snapshot, where: only))
         }
-        self.exporter = exporter.map {
-            Exporter(
-                pushes: UInt64($0.pushes), failures: UInt64($0.totalFailures),
-                failuresByReason: Dictionary(
-                    $0.failures.map { ("\($0.key.target) \($0.key.reason)", UInt64($0.value)) }, uniquingKeysWith: +),
-                lastError: $0.lastError)
-        }
+        self.exporter = exporter
 
         var warning: String?
         if let lateness = latency.tickLateness?.p99, lateness > 0.005 {
@@ -419,7 +458,7 @@ extension RunSummary {
                 format: "a bot event loop was busy %.0f%% of the run (CPU-bound): these figures may describe the "
                     + "generator, not the server. Run fewer bots per core or more shards.",
                 busy * 100)
-        } else if let cpuSeconds, cpuSeconds / (seconds * Double(max(configuration.loops, 1))) > 0.9 {
+        } else if let cpuSeconds, cpuSeconds / (seconds * Double(max(settings.loops, 1))) > 0.9 {
             warning =
                 "the process was CPU-bound for most of the run: these figures may describe the generator, not the "
                 + "server. Run fewer bots per core or more shards."

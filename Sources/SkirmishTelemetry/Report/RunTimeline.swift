@@ -52,7 +52,7 @@ public struct RunTimeline: Sendable, Codable, Equatable {
     /// The most points kept.
     public let capacity: Int
     /// The points, oldest first.
-    public private(set) var points: [Point] = []
+    public internal(set) var points: [Point] = []
 
     /// The shortest interval a point covers; a later snapshot closer than this widens the last point.
     public static let shortestIntervalMs: Int64 = 500
@@ -133,5 +133,60 @@ public struct RunTimeline: Sendable, Codable, Equatable {
             // Keep the first and the latest point; drop every other one in between.
             points = points.enumerated().filter { $0.offset % 2 == 0 || $0.offset == points.count - 1 }.map(\.element)
         }
+    }
+
+    /// The timeline of a run whose shards each kept their own: one point a second of the run, each shard's latest
+    /// point at or before that second added in (a shard that has ended adds its counts and no bots).
+    ///
+    /// Bots, packet rates, desyncs and errors add up exactly. The percentiles cannot: a shard's point keeps its
+    /// interval's percentiles, not the interval's distribution, so a merged point shows the highest of the shards'
+    /// (an upper bound of the run's, and exactly it when one shard is slowest). The run's whole-run percentiles come
+    /// from its merged histograms instead. Shards' clocks start within a moment of each other; each counts from its
+    /// own start.
+    public static func merging(_ timelines: [RunTimeline]) -> RunTimeline {
+        var merged = RunTimeline(capacity: timelines.map(\.capacity).max() ?? 1_000)
+        let ends = timelines.map { $0.points.last.map { Int($0.t.rounded()) } ?? -1 }
+        guard let end = ends.max(), end >= 0 else { return merged }
+        var next = [Int](repeating: 0, count: timelines.count)
+        var latest = [Point?](repeating: nil, count: timelines.count)
+        for second in 0...end {
+            var point = Point(
+                t: Double(second), bots: 0, packetsPerSecond: 0, rttP50: nil, rttP95: nil, rttP99: nil, desyncs: 0,
+                errors: 0)
+            var present = false
+            for (shard, timeline) in timelines.enumerated() {
+                while next[shard] < timeline.points.count, timeline.points[next[shard]].t < Double(second) + 0.5 {
+                    latest[shard] = timeline.points[next[shard]]
+                    next[shard] += 1
+                }
+                guard let last = latest[shard] else { continue }
+                present = true
+                point.desyncs &+= last.desyncs
+                point.errors &+= last.errors
+                // A shard past its last point has ended: its counts stay, its bots and traffic are gone.
+                guard second <= ends[shard] else { continue }
+                point.bots += last.bots
+                point.packetsPerSecond += last.packetsPerSecond
+                point.rttP50 = highest(point.rttP50, last.rttP50)
+                point.rttP95 = highest(point.rttP95, last.rttP95)
+                point.rttP99 = highest(point.rttP99, last.rttP99)
+                point.snapshotAgeP99 = highest(point.snapshotAgeP99, last.snapshotAgeP99)
+                point.tickLatenessP99 = highest(point.tickLatenessP99, last.tickLatenessP99)
+            }
+            guard present else { continue }
+            merged.points.append(point)
+        }
+        if merged.points.count > merged.capacity {
+            let stride = (merged.points.count + merged.capacity - 1) / merged.capacity
+            merged.points = merged.points.enumerated()
+                .filter { $0.offset % stride == 0 || $0.offset == merged.points.count - 1 }.map(\.element)
+        }
+        return merged
+    }
+
+    private static func highest(_ a: Double?, _ b: Double?) -> Double? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return max(a, b)
     }
 }

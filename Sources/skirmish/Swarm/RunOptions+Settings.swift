@@ -53,6 +53,11 @@ extension RunOptions {
                     + "`\(Catalogue.standard.defaultProtocol)`: give the server to test with --target "
                     + "udp://HOST:PORT, or a `target:` on every persona")
         }
+        if mergeShards, plan.shard.count < 2 {
+            throw InputError(
+                "--merge: this run is not sharded, so there is nothing to merge; give --shard i/n (or run it as a "
+                    + "Kubernetes Indexed Job), or leave --merge out")
+        }
         try Self.ensureWritable(outDirectory, overwrite: overwrite)
         let stream = try openStream(script: script, plan: plan, runID: runID, startedAt: started)
 
@@ -77,6 +82,7 @@ extension RunOptions {
         settings.serverMetricsURL = serverMetrics
         settings.baseline = baseline
         settings.stream = stream
+        settings.mergeShards = mergeShards
         return settings
     }
 
@@ -149,7 +155,7 @@ extension RunOptions {
     }
 
     /// The files that say a folder already holds a run's results.
-    static let resultFiles = ["summary.json", "metrics.om", "report.html"]
+    static let resultFiles = ["summary.json", "metrics.om", "metrics.json", "script.yaml", "report.html"]
 
     /// Checks before anything starts that the results folder holds no earlier run (unless `overwrite`) and can be
     /// written (creating it), so a run never plays for hours to fail at its last step or replace last night's.

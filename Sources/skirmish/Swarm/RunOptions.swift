@@ -115,6 +115,15 @@ struct RunOptions: ParsableArguments {
                 """))
     var overwrite = false
 
+    @Flag(
+        name: .customLong("merge"),
+        help: ArgumentHelp(
+            "As one shard of a run, merge the run's shards when this is the last to finish.",
+            discussion: """
+                Give each shard --out <run folder>/<shard> (the Kubernetes manifest's /results/<run>/<index>).                 Each shard, once its own results are written, reads its siblings; the last to finish writes the                 run's one summary.json, report.html and verdict into <run folder>/merged, as `skirmish merge`                 would. A shard's exit status stays its own verdict. A shard that never finishes leaves the merge                 to `skirmish merge <run folder> --allow-missing`.
+                """))
+    var mergeShards = false
+
     @OptionGroup var push: PushOptions
 
     @OptionGroup(title: "Logs") var logs: LogOptions
