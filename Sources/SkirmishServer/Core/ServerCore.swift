@@ -757,7 +757,8 @@ package struct ServerCore: Sendable {
     /// Counts bytes the IO layer wrote.
     package mutating func wrote(bytes: Int) { stats.bytesSent &+= UInt64(bytes) }
 
-    /// Counts bytes the IO layer read from a TCP, WebSocket or HTTP connection (framing included).
+    /// Counts bytes the IO layer read from a TCP connection or an upgraded WebSocket (framing included); an HTTP
+    /// request (a `/metrics` scrape, the upgrade itself) is not game traffic and is never counted.
     package mutating func read(bytes: Int) { stats.bytesReceived &+= UInt64(bytes) }
 
     /// Counts bytes the IO layer wrote for an ``Outgoing`` of `match` (its ``Outgoing/match``) toward that match's

@@ -1,8 +1,13 @@
 import NIOCore
 import SkirmishNet
 
-/// The head of every TCP, WebSocket and HTTP connection's pipeline: counts the bytes it reads, closes it when it is
-/// idle or a frame stays half-sent, and frees its place under the connection caps when it closes.
+/// The head of every TCP, WebSocket and HTTP connection's pipeline: counts the game bytes it reads, closes it when it
+/// is idle or a frame stays half-sent, and frees its place under the connection caps when it closes.
+///
+/// Game bytes: everything read from a TCP connection, and what an HTTP connection reads once it has upgraded to a
+/// WebSocket (frames, framing included). A `/metrics` scrape, the practice page and the upgrade request itself are not
+/// game traffic and are not counted in `skirmish_server_bytes_received_total`, so a scraper does not move the figure
+/// it reads.
 ///
 /// Idle: nothing read for ``ServerConfiguration/ConnectionLimits/idleTimeout`` (a half-open connection, whose peer
 /// vanished, reads nothing forever). Half-sent: bytes of a frame or request head arrived but the unit did not
@@ -32,12 +37,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let seatLimit: TimeAmount?
     /// When an HTTP connection asked to close is closed whatever it is doing.
     private var closeDeadline: NIODeadline?
+    /// Whether what this connection reads is game traffic: from the start on TCP, once upgraded on HTTP.
+    private var countsReads: Bool
 
     init(server: NIOLoopBound<ServerLoop>, limits: ServerConfiguration.ConnectionLimits, seatLimit: TimeAmount?) {
         self.server = server
         idleTimeout = limits.idleTimeout
         frameTimeout = limits.frameTimeout
         self.seatLimit = seatLimit
+        // Only an HTTP connection has a seat limit; a TCP connection carries nothing but packets.
+        countsReads = seatLimit == nil
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -52,8 +61,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let bytes = unwrapInboundIn(data).readableBytes
-        server.value.core.read(bytes: bytes)
+        // An HTTP connection asks the pipeline until it finds the WebSocket codec (a few requests at most); a WebSocket
+        // and a TCP connection count every read without asking.
+        if !countsReads, upgraded(context) { countsReads = true }
+        if countsReads { server.value.core.read(bytes: unwrapInboundIn(data).readableBytes) }
         lastRead = .now()
         if pendingSince == nil { pendingSince = lastRead }
         context.fireChannelRead(data)

@@ -46,9 +46,12 @@ extension SkirmishMetrics {
         name: "skirmish_reconnect_seconds", help: "Time from a resume attempt to the Welcome.",
         kind: .histogram(.seconds), labelNames: botLabels)
 
-    /// `skirmish_server_bytes_received_total`: bytes the server received, every transport.
+    /// `skirmish_server_bytes_received_total`: game bytes the server received — UDP datagrams, TCP frames and WebSocket
+    /// frames, framing included — and no HTTP request (a `/metrics` scrape, the page, a WebSocket's upgrade).
     public static let serverBytesReceived = MetricFamily(
-        name: "skirmish_server_bytes_received_total", help: "Bytes the server received.", kind: .counter)
+        name: "skirmish_server_bytes_received_total",
+        help: "Game bytes the server received over UDP, TCP and WebSocket; HTTP requests (scrapes) are not counted.",
+        kind: .counter)
     /// `skirmish_server_bytes_sent_total`: bytes the server sent over UDP.
     public static let serverBytesSent = MetricFamily(
         name: "skirmish_server_bytes_sent_total", help: "Bytes the server sent over UDP.", kind: .counter)

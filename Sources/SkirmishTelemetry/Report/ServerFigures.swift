@@ -13,7 +13,7 @@ public struct ServerFigures: Sendable, Codable, Equatable {
     public var packetsReceived: UInt64
     /// Packets the server sent.
     public var packetsSent: UInt64
-    /// Bytes the server received.
+    /// Game bytes the server received over UDP, TCP and WebSocket (no HTTP request: a scrape is not counted).
     public var bytesReceived: UInt64
     /// Bytes the server sent over UDP.
     public var bytesSent: UInt64
