@@ -216,4 +216,36 @@ import Testing
         let step = try #require(rejectedAfter, "a forming match times out")
         #expect((300...310).contains(step), "Reject(9) after \(step * 100) ms")
     }
+
+    // MARK: Issue 32, item 4
+
+    /// `WireProtocol.md`, "What the trailer protects against": the session key is in the Welcome's bytes, so whoever
+    /// reads that datagram can seal packets of the session; the trailer stops only those who cannot.
+    @Test func whoeverReadsTheWelcomeCanSealForTheSession() throws {
+        var harness = ServerCoreTests.Harness()
+        let a = try ServerCoreTests.address(47_080)
+        _ = try harness.join(a)
+        let b = try ServerCoreTests.address(47_081)
+        harness.send(Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2))), from: b)
+        guard case .challenge(let challenge)? = harness.drain().first?.packet.message else {
+            Issue.record("expected a Challenge")
+            return
+        }
+        harness.send(Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2, cookie: challenge.cookie))), from: b)
+        let welcome = try #require(harness.drain().first { $0.connection == b && $0.packet.message.type == .welcome })
+        // The datagram as an on-path observer captures it.
+        var buffer = [UInt8](repeating: 0, count: WireLimits.maxDatagram + SessionKey.trailerSize)
+        let datagram = buffer.withUnsafeMutableBytes { Array($0[0..<welcome.encode(into: $0)]) }
+        func word(at offset: Int) -> UInt64 {
+            datagram[(PacketHeader.size + offset)..<(PacketHeader.size + offset + 8)].reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        let observed = SessionKey(key0: word(at: 19), key1: word(at: 27))
+        #expect(observed == welcome.key)
+        // An off-path forger without it is dropped; the observer's Disconnect, sealed with the key read, ends b's seat.
+        let disconnect = encode(Packet(.disconnect(Disconnect(reason: .quit))))
+        harness.sendUnsealed(sealed(disconnect, with: SessionKey(key0: 7, key1: 7), from: .client), from: b)
+        #expect(harness.core.stats.rejections(.badMAC) == 1 && harness.core.stats.sessions == 2)
+        harness.sendUnsealed(sealed(disconnect, with: observed, from: .client), from: b)
+        #expect(harness.core.stats.sessions == 1, "the forged Disconnect was taken as b's own")
+    }
 }

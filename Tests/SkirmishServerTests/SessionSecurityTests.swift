@@ -161,6 +161,74 @@ import Testing
         #expect(harness.core.stats.resumes == 0 && harness.core.stats.detached == 1)
     }
 
+    // MARK: Issue 32, item 4: the sealed resume Hello
+
+    /// `WireProtocol.md`, "Resuming a seat": a Hello from an address without a session is sealed exactly when 8 bytes
+    /// follow its padding; any other surplus is `trailingBytes`, and above 1,200 bytes it is `tooLarge`, trailer or not.
+    @Test func aHelloIsSealedOnlyWhenEightBytesFollowItsPaddingAndIsHeldTo1200Bytes() throws {
+        var harness = Harness()
+        let stranger = try Self.address(50_100)
+        func count(_ reason: Rejection) -> UInt64 { harness.core.stats.rejections(reason) }
+        let hello = encode(Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2, token: 99))))
+        var longest = ServerCoreTests.hello(game: .puck, seats: 2, token: 99)
+        longest.name = String(repeating: "n", count: WireLimits.maxName)
+        let longestHello = encode(Packet(.hello(longest)))
+        #expect(hello.count == 74 && longestHello.count == 75)
+        let trailer: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
+        for sealedHello in [hello + trailer, longestHello + trailer] {
+            harness.sendUnsealed(sealedHello, from: stranger)
+            let replies = harness.drain()
+            #expect(replies.map(\.packet.message.type) == [.challenge], "\(sealedHello.count) bytes: a sealed Hello")
+        }
+        for surplus in [1, 7, 9, 16] {
+            harness.sendUnsealed(hello + [UInt8](repeating: 1, count: surplus), from: stranger)
+            #expect(harness.drain().isEmpty)
+        }
+        #expect(count(.trailingBytes) == 4)
+        harness.sendUnsealed(hello + [UInt8](repeating: 0, count: 1_201 - hello.count), from: stranger)
+        #expect(harness.drain().isEmpty && count(.tooLarge) == 1)
+    }
+
+    /// `WireProtocol.md`, "Resuming a seat": a trailer that does not verify is refused as `Reject(11)` for a seat whose
+    /// owner is still connected (and is no `bad_mac`), and is not read for a seat held after its owner dropped, nor
+    /// for a first join.
+    @Test func aWrongTrailerIsSeatInUseForALiveSeatAndUnreadForAHeldOne() throws {
+        var harness = Harness()
+        let (a, _, b, welcomeB) = try Self.pair(&harness, base: 50_110)
+        let wrong = SessionKey(key0: 1, key1: 2)
+        let mover = try Self.address(50_119)
+        harness.send(
+            Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2, token: welcomeB.resumeToken))), from: mover)
+        guard case .challenge(let challenge)? = harness.drain().first?.packet.message else {
+            Issue.record("expected a Challenge")
+            return
+        }
+        let hello = encode(
+            Packet(
+                .hello(
+                    ServerCoreTests.hello(
+                        game: .puck, seats: 2, cookie: challenge.cookie, token: welcomeB.resumeToken))))
+        harness.sendUnsealed(sealed(hello, with: wrong, from: .client), from: mover)
+        let replies = harness.drain()
+        guard case .reject(let reject)? = replies.first?.packet.message, replies.count == 1 else {
+            Issue.record("expected one Reject, got \(replies.map(\.packet.message))")
+            return
+        }
+        #expect(reject.reason == .seatInUse && replies.first?.key == nil, "unsealed")
+        #expect(harness.core.stats.rejections(.seatInUse) == 1 && harness.core.stats.rejections(.badMAC) == 0)
+        #expect(harness.core.stats.resumes == 0)
+        // b plays, then drops: its seat is held, and the same wrong trailer is not read.
+        harness.send(Packet(number: 1, .chat(Chat(text: "hi"))), from: b)
+        var elapsed = TimeAmount.zero
+        harness.play(until: .milliseconds(5_200), elapsed: &elapsed, live: [a])
+        #expect(harness.core.stats.detached == 1)
+        let resumed = try harness.join(try Self.address(50_118), token: welcomeB.resumeToken, proof: wrong)
+        #expect(resumed.peer == welcomeB.peer && harness.core.stats.resumes == 1)
+        // A first join ignores a trailer.
+        let fresh = try harness.join(try Self.address(50_117), proof: wrong)
+        #expect(fresh.peer != welcomeB.peer && harness.core.stats.rejections(.badMAC) == 0)
+    }
+
     // MARK: Item 2: spoofed packets after the handshake
 
     /// Finding: a 12-byte Disconnect spoofed from a player's address ended their session. Now it fails the MAC.
