@@ -219,6 +219,25 @@ import Testing
 
     // MARK: Issue 32, item 4
 
+    /// `WireProtocol.md`, "The packet budget": every datagram counts, an Ack too; verified and unverified packets have
+    /// budgets of their own; a whole budget passes in one burst, and half a second into the next window the one
+    /// before still counts for half.
+    @Test func thePacketBudgetIsASlidingSecondAndEveryAckCounts() throws {
+        var harness = ServerCoreTests.Harness()
+        let a = try ServerCoreTests.address(47_070)
+        // The join spent one unverified packet (the Hello with a zero cookie) and one verified (the one with a cookie).
+        _ = try harness.join(a)
+        func count(_ reason: Rejection) -> UInt64 { harness.core.stats.rejections(reason) }
+        let ack = encode(Packet(.ack(Ack(cumulative: 0, bitfield: 0))))
+        for _ in 0..<450 { harness.sendUnsealed(ack, from: a) }
+        #expect(count(.badMAC) == 399 && count(.rateLimited) == 51, "unverified: 400 in the second")
+        for _ in 0..<450 { harness.sendRaw(ack, from: a) }
+        #expect(count(.rateLimited) == 102, "verified: 400 of their own")
+        harness.now = harness.now + .milliseconds(1_500)
+        for _ in 0..<300 { harness.sendRaw(ack, from: a) }
+        #expect(count(.rateLimited) == 202, "half of the last window's 400 still counts: 200 more pass")
+    }
+
     /// `WireProtocol.md`, "What the trailer protects against": the session key is in the Welcome's bytes, so whoever
     /// reads that datagram can seal packets of the session; the trailer stops only those who cannot.
     @Test func whoeverReadsTheWelcomeCanSealForTheSession() throws {
