@@ -202,6 +202,23 @@ import Testing
         #expect(delivered == [UInt32.max - 1, UInt32.max, 1, 2])
     }
 
+    /// `WireProtocol.md`, "Windows": the first unreliable number of a session is measured from 0, so 0–4,096 and the
+    /// half of the number space behind 0 are taken, 4,097–2³¹ − 1 refused; the first one taken is then the newest.
+    @Test(arguments: [
+        (UInt32(0), true), (1, true), (4_096, true), (4_097, false), (0x7FFF_FFFF, false), (0x8000_0000, true),
+        (0xFFFF_FFFF, true),
+    ])
+    func theFirstUnreliableNumberIsMeasuredFromZero(number: UInt32, accepted: Bool) {
+        let now = NIODeadline.uptimeNanoseconds(1)
+        var receiver = ReliableEndpoint(now: now)
+        let ping = { (number: UInt32) in Packet(number: number, .ping(Ping(player: 0, count: number, sendTime: 0))) }
+        let first = receiver.receive(ping(number), now: now) { _ in }
+        #expect(first == (accepted ? .delivered : .farFuture))
+        // Measured from the first number taken, or still from 0 when it was refused (never adopted).
+        let next = receiver.receive(ping(accepted ? number &+ 4_096 : 4_096), now: now) { _ in }
+        #expect(next == .delivered)
+    }
+
     @Test func silenceAndMissingAcksTimeOut() throws {
         let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
         var silent = ReliableEndpoint(now: start)

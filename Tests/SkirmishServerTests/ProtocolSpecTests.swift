@@ -219,6 +219,74 @@ import Testing
 
     // MARK: Issue 32, item 4
 
+    /// `WireProtocol.md`, "Acknowledgements" (the ack deadline): the server acknowledges a reliable packet on its next
+    /// tick, within 1/60 s, with the bitfield naming what arrived out of order, and acknowledges a duplicate again.
+    @Test func theServerAcknowledgesEachReliablePacketWithinOneTickWithItsBitfield() throws {
+        var harness = ServerCoreTests.Harness()
+        let a = try ServerCoreTests.address(47_060)
+        _ = try harness.join(a)
+        _ = harness.drain()
+        let tick = TimeAmount.nanoseconds(1_000_000_000 / 60 + 1)
+        func acksAfterOneTick() -> [Ack] {
+            let immediate = harness.drain().filter { $0.connection == a && $0.packet.message.type == .ack }
+            #expect(immediate.isEmpty, "acknowledged with the tick, not per packet")
+            harness.advance(tick, step: tick)
+            return harness.drain().compactMap { outgoing in
+                guard outgoing.connection == a, case .ack(let ack) = outgoing.packet.message else { return nil }
+                #expect(outgoing.key != nil, "sealed")
+                return ack
+            }
+        }
+        let chat = { (number: UInt32) in Packet(number: number, .chat(Chat(text: "n\(number)"))) }
+        harness.send(chat(1), from: a)
+        #expect(acksAfterOneTick() == [Ack(cumulative: 1, bitfield: 0)])
+        harness.send(chat(3), from: a)
+        #expect(acksAfterOneTick() == [Ack(cumulative: 1, bitfield: 0b10)], "bit 1: packet 3 arrived, 2 did not")
+        harness.send(chat(2), from: a)
+        harness.send(chat(4), from: a)
+        #expect(acksAfterOneTick() == [Ack(cumulative: 4, bitfield: 0)], "one Ack for the tick's packets")
+        harness.send(chat(2), from: a)
+        #expect(acksAfterOneTick() == [Ack(cumulative: 4, bitfield: 0)], "a duplicate is acknowledged again")
+        #expect(harness.core.stats.rejections(.duplicate) == 1)
+    }
+
+    /// `WireProtocol.md`, "Signs of life on TCP and WebSocket" and "Ping and keepalive": over a stream, where every
+    /// number is 0, the server Pings an idle client once a second and every packet numbered 0 keeps the session
+    /// alive; a client that answers nothing (its Hellos do not count) is dropped after 5 s.
+    @Test func overAStreamPacketsNumberedZeroKeepTheSessionAliveAndTheServerPingsOnceASecond() throws {
+        var harness = ServerCoreTests.Harness()
+        let stream = ConnectionID.stream(11)
+        harness.core.streamOpened(stream, from: nil, now: harness.now)
+        // Snap for four: a table waiting for three more players has nothing but keepalives to send.
+        let hello = Packet(.hello(ServerCoreTests.hello(game: .snap, seats: 4)))
+        harness.core.receive(hello, from: stream, now: harness.now)
+        let welcome = try #require(harness.drain().first { $0.packet.message.type == .welcome })
+        #expect(welcome.packet.number == 0 && welcome.key == nil)
+        // 10 s in 100 ms steps: the client answers each Ping with a Pong, both numbered 0, and sends nothing else.
+        var pings: [Packet] = []
+        for _ in 0..<100 {
+            harness.advance(.milliseconds(100))
+            for outgoing in harness.drain() where outgoing.connection == stream {
+                guard case .ping(let ping) = outgoing.packet.message else { continue }
+                pings.append(outgoing.packet)
+                harness.core.receive(Packet(number: 0, .pong(ping)), from: stream, now: harness.now)
+            }
+        }
+        #expect((9...10).contains(pings.count), "about one Ping a second: \(pings.count) in 10 s")
+        #expect(pings.allSatisfy { $0.number == 0 })
+        #expect(harness.core.stats.sessions == 1 && harness.core.stats.sessionsTimedOut == 0)
+        // Silent but for a Hello a second: dropped 5 s after its last Pong.
+        var droppedAfter: Int?
+        for step in 1...70 where droppedAfter == nil {
+            harness.advance(.milliseconds(100))
+            _ = harness.drain()
+            if step % 10 == 0 { harness.core.receive(hello, from: stream, now: harness.now) }
+            if harness.core.stats.sessionsTimedOut == 1 { droppedAfter = step }
+        }
+        let after = try #require(droppedAfter, "the silent stream session is dropped")
+        #expect((50...51).contains(after), "after \(after * 100) ms")
+    }
+
     /// `WireProtocol.md`, "The packet budget": every datagram counts, an Ack too; verified and unverified packets have
     /// budgets of their own; a whole budget passes in one burst, and half a second into the next window the one
     /// before still counts for half.
