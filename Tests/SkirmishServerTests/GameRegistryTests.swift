@@ -122,6 +122,18 @@ import Testing
         #expect(metrics.counterTotal(SkirmishMetrics.serverMatchesStarted, where: ["game": "puck"]) == 0)
     }
 
+    /// `WireProtocol.md`, "Game numbers": 0 is no game, 1–3 are the built-in games, 4–255 are left to a server's own.
+    @Test func zeroIsNoGameOneToThreeAreBuiltInAndTheRestAreFreeForAServersOwn() throws {
+        #expect(GameKind.builtIn.map(\.rawValue) == [1, 2, 3])
+        #expect(GameRegistry.builtIn.games.map(\.kind.rawValue) == [1, 2, 3])
+        func own(_ number: UInt8) -> GameDescription {
+            GameDescription(kind: GameKind(rawValue: number), name: "own", seats: 2...2)
+        }
+        #expect(own(0).problem?.contains("pick 4…255") == true)
+        #expect(
+            (4...255).allSatisfy { own(UInt8($0)).problem == nil && GameRegistry.builtIn[own(UInt8($0)).kind] == nil })
+    }
+
     @Test func aTableOutsideTheGamesSeatsIsRefused() throws {
         var harness = try Self.harness()
         #expect(throws: (any Error).self) {

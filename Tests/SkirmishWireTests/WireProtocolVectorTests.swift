@@ -20,6 +20,7 @@ import Testing
         "packet.sign-in-response": Packet(number: 1, .signInResponse(SignInResponse(name: "crazy joe"))),
         "packet.ack": Packet(.ack(Ack(cumulative: 5, bitfield: 0b1010))),
         "packet.hello": Packet(.hello(Hello(game: .puck, seats: 2, name: "bo"))),
+        "packet.hello.own-game": Packet(.hello(Hello(game: GameKind(rawValue: 200), seats: 2, name: "bo"))),
         "packet.hello.longest-name": Packet(
             .hello(Hello(game: .snap, seats: 3, name: String(repeating: "n", count: WireLimits.maxName)))),
         "packet.challenge": Packet(.challenge(Challenge(cookie: cookie))),
@@ -60,6 +61,8 @@ import Testing
         "packet.snap-game-over": Packet(number: 8, .snapGameOver(SnapGameOver(winner: 9, stateHash: 0xCAFE_BABE))),
         "packet.paddle-state": Packet(
             number: 5, .paddleState(PaddleState(inputStep: 4, x: 160, y: 400, vx: 1, vy: -1))),
+        "packet.paddle-state.off-table": Packet(
+            number: 6, .paddleState(PaddleState(inputStep: 5, x: -1_000, y: 5_000, vx: 0, vy: 0))),
         "packet.table-snapshot": Packet(
             number: 9,
             .tableSnapshot(
