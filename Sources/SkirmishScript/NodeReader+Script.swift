@@ -2,7 +2,10 @@ import SkirmishWire
 import Yams
 
 extension NodeReader {
-    static let scriptKeys = ["name", "description", "protocol", "profile", "personas", "thresholds"]
+    static let scriptKeys = ["name", "description", "protocol", "profile", "personas", "scenarios", "thresholds"]
+    static let scenarioKeys = ["name", "start", "profile", "personas", "tags"]
+    /// The most scenarios one script may hold.
+    static let maxScenarios = 16
     static let thresholdKeys = ["limit", "window", "abort_on_fail", "delay_abort_eval"]
     /// The runtime's own persona keys; the rest belong to the protocol and the behaviour.
     static let personaKeys = [
@@ -11,7 +14,7 @@ extension NodeReader {
     /// Label names a tag may not take: the series' own labels, and Prometheus's.
     static let reservedLabels: Set<String> = [
         "run", "shard", "game", "persona", "protocol", "type", "kind", "direction", "outcome", "timing", "event",
-        "part", "check", "delivery", "reason", "le", "quantile", "job", "instance", "name",
+        "part", "check", "delivery", "reason", "le", "quantile", "job", "instance", "name", "scenario",
     ]
     /// The most tags one persona may carry.
     static let maxTags = 8
@@ -26,26 +29,40 @@ extension NodeReader {
             try fields.take("description").map { (node) throws(ScriptError) in try string(node, "description") } ?? ""
         let (protocolName, protocolEntry, protocolOptions) = try protocolBlock(fields.take("protocol"), root: root)
         var profile: [Stage] = []
-        if let node = fields.take("profile") {
-            for item in try sequence(node, "profile", depth: 1, limit: ScriptLoader.maxStages) {
-                profile.append(try stage(item))
-            }
-        }
-        guard let personasNode = fields.take("personas") else {
-            throw error(
-                root, "the script has no `personas`",
-                hint: "add at least one, e.g. `personas: [{name: chaser, game: puck}]`")
-        }
         var personas: [Persona] = []
-        for item in try sequence(personasNode, "personas", depth: 1, limit: ScriptLoader.maxPersonas) {
-            let persona = try persona(item, entry: protocolEntry, configuration: protocolOptions)
-            if personas.contains(where: { $0.name == persona.name }) {
-                throw error(item, "two personas are named `\(persona.name)`", hint: "persona names must be unique")
+        var scenarios: [Scenario] = []
+        if let scenariosNode = fields.take("scenarios") {
+            // Several scenarios at once: each has its own personas and profile, so the single form's keys would be
+            // ambiguous beside them.
+            for key in ["profile", "personas"] {
+                if let node = fields.take(key) {
+                    throw error(
+                        node, "`\(key)` beside `scenarios`",
+                        hint: "a script with scenarios gives each scenario its own `profile` and `personas`")
+                }
             }
-            personas.append(persona)
-        }
-        guard !personas.isEmpty else {
-            throw error(personasNode, "`personas` is empty", hint: "add at least one persona")
+            let items = try sequence(scenariosNode, "scenarios", depth: 1, limit: Self.maxScenarios)
+            guard !items.isEmpty else {
+                throw error(scenariosNode, "`scenarios` is empty", hint: "add at least one scenario")
+            }
+            for item in items {
+                let scenario = try self.scenario(
+                    item, personas: &personas, entry: protocolEntry, configuration: protocolOptions)
+                if scenarios.contains(where: { $0.name == scenario.name }) {
+                    throw error(
+                        item, "two scenarios are named `\(scenario.name)`", hint: "scenario names must be unique")
+                }
+                scenarios.append(scenario)
+            }
+        } else {
+            if let node = fields.take("profile") { profile = try self.profile(node, depth: 1) }
+            guard let personasNode = fields.take("personas") else {
+                throw error(
+                    root, "the script has no `personas`",
+                    hint: "add at least one, e.g. `personas: [{name: chaser, game: puck}]`, or `scenarios`")
+            }
+            try self.personas(
+                personasNode, into: &personas, depth: 1, entry: protocolEntry, configuration: protocolOptions)
         }
         var thresholds: [Threshold] = []
         if let node = fields.take("thresholds") {
@@ -69,9 +86,111 @@ extension NodeReader {
             }
         }
         try fields.finish(self, known: Self.scriptKeys)
-        return Script(
+        var script = Script(
             name: name, summary: summary, profile: profile, personas: personas, thresholds: thresholds,
             protocolName: protocolName, protocolOptions: protocolOptions)
+        script.scenarios = scenarios
+        return script
+    }
+
+    /// A profile's stages.
+    mutating func profile(_ node: Node, depth: Int) throws(ScriptError) -> [Stage] {
+        var profile: [Stage] = []
+        for item in try sequence(node, "profile", depth: depth, limit: ScriptLoader.maxStages) {
+            profile.append(try stage(item))
+        }
+        return profile
+    }
+
+    /// The personas of a `personas` list, appended to `personas` (names unique across the whole script); `tags`
+    /// are added to each persona's own (a scenario's).
+    mutating func personas(
+        _ node: Node, into personas: inout [Persona], depth: Int, entry: ScriptVocabulary.ProtocolEntry,
+        configuration: OptionValue,
+        tags: [String: String] = [:]
+    ) throws(ScriptError) {
+        let items = try sequence(node, "personas", depth: depth, limit: ScriptLoader.maxPersonas)
+        guard !items.isEmpty else { throw error(node, "`personas` is empty", hint: "add at least one persona") }
+        for item in items {
+            var persona = try self.persona(item, entry: entry, configuration: configuration)
+            if personas.contains(where: { $0.name == persona.name }) {
+                throw error(item, "two personas are named `\(persona.name)`", hint: "persona names must be unique")
+            }
+            persona.tags.merge(tags) { own, _ in own }
+            guard persona.tags.count <= Self.maxTags + 1 else {
+                throw error(
+                    item,
+                    "persona `\(persona.name)` has \(persona.tags.count - 1) tags with its scenario's, above the "
+                        + "limit of \(Self.maxTags)",
+                    hint: "each tag is a label on every series: keep the few you filter or group by")
+            }
+            guard personas.count < ScriptLoader.maxPersonas else {
+                throw error(item, "the script has more than \(ScriptLoader.maxPersonas) personas")
+            }
+            personas.append(persona)
+        }
+    }
+
+    /// One scenario: its personas are appended to `personas`, and it keeps their positions.
+    mutating func scenario(
+        _ node: Node, personas: inout [Persona], entry: ScriptVocabulary.ProtocolEntry, configuration: OptionValue
+    ) throws(ScriptError) -> Scenario {
+        var f = try fields(node, "a scenario", depth: 2)
+        guard let nameNode = f.take("name") else {
+            throw error(node, "a scenario has no `name`", hint: "add `name: ladder` (it labels its bots' series)")
+        }
+        let name = try label(nameNode, "scenario name")
+        let start = try f.take("start").map { (node) throws(ScriptError) in try duration(node, "start") } ?? .zero
+        guard let profileNode = f.take("profile") else {
+            throw error(
+                node, "scenario `\(name)` has no `profile`",
+                hint: "give it its load model, e.g. `profile: [{ramp: {to: 20, over: 10s}}, {hold: {for: 1m}}]`")
+        }
+        let profile = try self.profile(profileNode, depth: 3)
+        guard profile.contains(where: { $0.length > .zero }) else {
+            throw error(
+                profileNode, "scenario `\(name)`'s profile lasts no time at all", hint: "give it a `hold` stage")
+        }
+        var tags =
+            try f.take("tags").map { (node) throws(ScriptError) in try self.tags(node, owner: "scenario `\(name)`") }
+            ?? [:]
+        tags["scenario"] = name
+        guard let personasNode = f.take("personas") else {
+            throw error(node, "scenario `\(name)` has no `personas`", hint: "add at least one persona")
+        }
+        let first = personas.count
+        try self.personas(
+            personasNode, into: &personas, depth: 3, entry: entry, configuration: configuration, tags: tags)
+        try f.finish(self, known: Self.scenarioKeys)
+        tags.removeValue(forKey: "scenario")
+        return Scenario(name: name, start: start, profile: profile, personas: first..<personas.count, tags: tags)
+    }
+
+    /// A `tags` mapping of `owner` (a persona, a scenario): label names that are not taken, at most ``maxTags``.
+    mutating func tags(_ node: Node, owner: String) throws(ScriptError) -> [String: String] {
+        var tags: [String: String] = [:]
+        let t = try fields(node, "tags", depth: 3)
+        guard t.entries.count <= Self.maxTags else {
+            throw error(
+                node, "\(owner) has \(t.entries.count) tags, above the limit of \(Self.maxTags)",
+                hint: "each tag is a label on every series: keep the few you filter or group by")
+        }
+        for entry in t.entries {
+            let key = entry.key
+            let isName = key.utf8.count <= 32 && Interpolation.isName(key.unicodeScalars) && !key.hasPrefix("__")
+            guard isName else {
+                throw error(
+                    entry.keyNode, "tag `\(key)` is not a label name",
+                    hint: "letters, digits and _ (not starting with a digit or __), at most 32 characters")
+            }
+            guard !Self.reservedLabels.contains(key) else {
+                throw error(
+                    entry.keyNode, "tag `\(key)` would replace a label the series already carry",
+                    hint: "choose another name; taken: \(Self.reservedLabels.sorted().joined(separator: ", "))")
+            }
+            tags[key] = try label(entry.value, "tag `\(key)`")
+        }
+        return tags
     }
 
     mutating func stage(_ node: Node) throws(ScriptError) -> Stage {
@@ -222,30 +341,9 @@ extension NodeReader {
                     hint: "it runs over \(entry.transports.map(\.rawValue).sorted().joined(separator: ", "))")
             }
         }
-        var tags: [String: String] = [:]
-        if let tagsNode = f.take("tags") {
-            let t = try fields(tagsNode, "tags", depth: 3)
-            guard t.entries.count <= Self.maxTags else {
-                throw error(
-                    tagsNode, "persona `\(name)` has \(t.entries.count) tags, above the limit of \(Self.maxTags)",
-                    hint: "each tag is a label on every series: keep the few you filter or group by")
-            }
-            for entry in t.entries {
-                let key = entry.key
-                let isName = key.utf8.count <= 32 && Interpolation.isName(key.unicodeScalars) && !key.hasPrefix("__")
-                guard isName else {
-                    throw error(
-                        entry.keyNode, "tag `\(key)` is not a label name",
-                        hint: "letters, digits and _ (not starting with a digit or __), at most 32 characters")
-                }
-                guard !Self.reservedLabels.contains(key) else {
-                    throw error(
-                        entry.keyNode, "tag `\(key)` would replace a label the series already carry",
-                        hint: "choose another name; taken: \(Self.reservedLabels.sorted().joined(separator: ", "))")
-                }
-                tags[key] = try label(entry.value, "tag `\(key)`")
-            }
-        }
+        let tags =
+            try f.take("tags").map { (node) throws(ScriptError) in try self.tags(node, owner: "persona `\(name)`") }
+            ?? [:]
         var steps: [Step] = []
         if let stepsNode = f.take("steps") {
             let items = try sequence(stepsNode, "steps", depth: 3, limit: ScriptLoader.maxSteps)

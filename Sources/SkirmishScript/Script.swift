@@ -8,10 +8,14 @@ public struct Script: Sendable, Hashable {
     public var name: String
     /// Free text from the `description` key, shown in reports.
     public var summary: String
-    /// The load profile's stages, run in order; their lengths add up to ``duration``.
+    /// The load profile's stages, run in order (the single-profile form; empty when the script has ``scenarios``).
     public var profile: [Stage]
-    /// The kinds of bot, in script order; each new bot takes the next persona by weight.
+    /// The kinds of bot, in script order, every scenario's; each new bot takes the next persona of its scenario by
+    /// weight.
     public var personas: [Persona]
+    /// The script's `scenarios`, each with its own personas, load model and start, all running at once; empty for
+    /// the single-profile form (``profile`` and ``personas`` at the top), which ``plannedScenarios`` reads as one.
+    public var scenarios: [Scenario] = []
     /// The pass/fail conditions judged on the run, in script order.
     public var thresholds: [Threshold]
     /// The protocol every persona speaks (`protocol:`, `snap` by default).
@@ -52,18 +56,51 @@ public struct Script: Sendable, Hashable {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    /// Total length of the profile.
-    public var duration: Duration { profile.reduce(.zero) { $0 + $1.length } }
+    /// The scenarios the run plays: the script's, or for the single-profile form one scenario holding its profile and
+    /// every persona, named after the script.
+    public var plannedScenarios: [Scenario] {
+        scenarios.isEmpty
+            ? [Scenario(name: name, profile: profile, personas: 0..<personas.count)] : scenarios
+    }
+
+    /// When the last scenario ends.
+    public var duration: Duration {
+        plannedScenarios.reduce(.zero) { longest, scenario in
+            max(longest, scenario.start + scenario.profile.reduce(.zero) { $0 + $1.length })
+        }
+    }
 
     /// Every tag name any persona carries, sorted: the extra labels of the run's bot series.
     public var tagNames: [String] { Array(Set(personas.flatMap(\.tags.keys))).sorted() }
 
-    /// The most bots the closed-model stages ask for at once.
-    public var peakConcurrency: Int {
-        profile.reduce(0) { peak, stage in
-            if case .ramp(let to, _) = stage { return max(peak, to) }
-            return peak
-        }
+}
+
+/// One of a script's `scenarios`: personas with a load model of their own, starting at an offset into the run.
+///
+/// Every scenario runs at the same time as the others, from its `start`; its bots are its own personas only, dealt
+/// by their weights within the scenario. Its `tags`, and a `scenario` tag holding its name, label every series its
+/// bots produce, so thresholds can judge it alone (`rtt_p99{scenario:lobby-rush}`).
+public struct Scenario: Sendable, Hashable {
+    /// The scenario's `name`; unique in the script.
+    public var name: String
+    /// How long after the run's start it begins.
+    public var start: Duration
+    /// Its load profile (closed `ramp`/`hold` stages, open `arrive` stages), run in order from ``start``.
+    public var profile: [Stage]
+    /// Its personas: positions in ``Script/personas``.
+    public var personas: Range<Int>
+    /// The tags every one of its personas carries (a persona's own tag of the same name wins).
+    public var tags: [String: String]
+
+    /// A scenario of `personas` (positions in the script's list).
+    public init(
+        name: String, start: Duration = .zero, profile: [Stage], personas: Range<Int>, tags: [String: String] = [:]
+    ) {
+        self.name = name
+        self.start = start
+        self.profile = profile
+        self.personas = personas
+        self.tags = tags
     }
 }
 

@@ -40,19 +40,19 @@ import Testing
             ]),
             overrides: .init(bots: 50, duration: .seconds(100)))
         #expect(
-            plan.stages == [
+            plan.scenarios[0].stages == [
                 .ramp(to: 50, over: .seconds(30)), .hold(for: .seconds(60)), .ramp(to: 0, over: .seconds(10)),
             ])
         let short = try LoadPlan(
             script: script([.ramp(to: 10, over: .seconds(30)), .hold(for: .seconds(30))]),
             overrides: .init(duration: .seconds(15)))
         #expect(short.duration == .seconds(15))
-        #expect(short.stages.first == .ramp(to: 10, over: .seconds(7.5)))
+        #expect(short.scenarios[0].stages.first == .ramp(to: 10, over: .seconds(7.5)))
     }
 
     @Test func aScriptWithoutAProfileUsesBotsAndDuration() throws {
         let plan = try LoadPlan(script: script([]), overrides: .init(bots: 20, duration: .seconds(60)))
-        #expect(plan.stages == [.ramp(to: 20, over: .seconds(6)), .hold(for: .seconds(54))])
+        #expect(plan.scenarios[0].stages == [.ramp(to: 20, over: .seconds(6)), .hold(for: .seconds(54))])
     }
 
     @Test func rateWithoutAnArriveStageIsRefusedWithAHint() {
@@ -178,6 +178,34 @@ import Testing
                 }
                 // One process: smooth weighted round-robin, within one of each share; shards together within 1.1.
                 #expect(off(run, of: bots) < (count == 1 ? 1 : 1.1), "\(count) shards at \(bots) bots: \(run)")
+                if bots == peak {
+                    // At the run's peak the shards together hold exactly each persona's largest-remainder share.
+                    let exact = PersonaTable.largestRemainder(weights: weights, total: peak).map { Int($0) }
+                    #expect(run == exact, "\(count) shards at the peak: \(run), exact \(exact)")
+                }
+            }
+        }
+    }
+
+    @Test("every persona's share of a sharded run's peak is its largest-remainder share, exactly")
+    func shardedSharesAreExactAtThePeak() {
+        // The case the review found: 40 bots of quickstart's weights over three shards drifted (chaser 15 vs 13).
+        let weights = [5, 2, 2, 2, 1]
+        let personas = weights.enumerated().map { persona("p\($0.offset)", weight: $0.element) }
+        #expect(PersonaTable.largestRemainder(weights: weights, total: 40) == [17, 7, 7, 6, 3])
+        #expect(PersonaTable.largestRemainder(weights: [1, 1, 1], total: 10) == [4, 3, 3])
+        for peak in [1, 2, 7, 40, 41, 100, 1_000] {
+            for count in [1, 2, 3, 4, 8] {
+                var run = [Int](repeating: 0, count: weights.count)
+                for index in 0..<count {
+                    let shard = Shard(index: index, count: count)
+                    let table = PersonaTable(personas, shard: shard, closedBots: peak)
+                    for persona in table.peaks(of: shard.share(of: peak)).indices {
+                        run[persona] += table.peaks(of: shard.share(of: peak))[persona]
+                    }
+                }
+                let exact = PersonaTable.largestRemainder(weights: weights, total: peak).map { Int($0) }
+                #expect(run == exact, "\(peak) bots over \(count) shards: \(run), exact \(exact)")
             }
         }
     }

@@ -6,8 +6,53 @@ import SkirmishWire
 /// Pure arithmetic on time since the start of the run, so the schedule is fixed in advance and a stalled generator
 /// shows up as lateness instead of silently sending less.
 public struct LoadPlan: Sendable, Hashable {
-    /// The profile's stages after the overrides, with this shard's share of bots and arrivals.
-    public private(set) var stages: [Stage]
+    /// One scenario's part of the plan: its stages after the overrides, from its start.
+    public struct Scenario: Sendable, Hashable {
+        /// The scenario's name (the script's name in the single-profile form).
+        public var name: String
+        /// How long after the run's start its first stage begins.
+        public var start: Duration
+        /// Its stages after the overrides, whole-run figures (every shard's bots and arrivals together).
+        public internal(set) var stages: [Stage]
+        /// Its personas: positions in the script's list.
+        public var personas: Range<Int>
+
+        /// When its last stage ends, since the run's start.
+        public var end: Duration { start + stages.reduce(.zero) { $0 + $1.length } }
+
+        /// The most concurrent closed-model bots it asks of the whole run.
+        public var runPeakClosedBots: Int {
+            stages.reduce(0) { peak, stage in
+                if case .ramp(let to, _) = stage { return max(peak, to) }
+                return peak
+            }
+        }
+
+        /// Concurrent closed-model bots of the whole run it asks for at `elapsed` since the run's start.
+        func globalClosedBots(at elapsed: Duration) -> Int {
+            guard elapsed >= start else { return 0 }
+            let elapsed = elapsed - start
+            var level = 0
+            var begin = Duration.zero
+            for stage in stages {
+                let end = begin + stage.length
+                if case .ramp(let to, let over) = stage {
+                    if elapsed < end && over > .zero {
+                        let fraction = max(0, (elapsed - begin) / over)
+                        return level + Int((Double(to - level) * fraction).rounded(.down))
+                    }
+                    level = to
+                }
+                if elapsed < end { return level }
+                begin = end
+            }
+            // Past its end a scenario holds no bots: its part of the run is over while others may go on.
+            return 0
+        }
+    }
+
+    /// The scenarios, in script order: one for a single-profile script.
+    public private(set) var scenarios: [Scenario]
     /// The slice of the run this process takes; bots and arrival rates are divided among the shards.
     public let shard: Shard
 
@@ -35,9 +80,11 @@ public struct LoadPlan: Sendable, Hashable {
     }
 
     /// The plan for `script`, adjusted by `overrides`:
-    /// - `bots` scales every closed-model stage so the peak equals it (and caps open-model stages);
+    /// - `bots` scales every closed-model stage so the peak equals it (and caps open-model stages); with several
+    ///   scenarios, every scenario's closed-model stages scale by the same factor, so that their peaks add up to it;
     /// - `duration` stretches or shrinks the hold and arrive stages to fit, keeping ramps as written (or scales every
-    ///   stage when the ramps alone are longer);
+    ///   stage when the ramps alone are longer); with several scenarios, each scenario's start and length scale by
+    ///   the run's;
     /// - `rate` replaces the arrival rate of open-model stages.
     /// A script without a profile gets a 10 % ramp to `bots` (default 10) and a hold for `duration` (default 30 s).
     public init(script: Script, overrides: Overrides = .init(), shard: Shard = .whole) throws(Error) {
@@ -51,7 +98,49 @@ public struct LoadPlan: Sendable, Hashable {
         if let rate = overrides.rate, !(rate > 0 && rate.isFinite) {
             throw Error(description: "--rate must be a positive arrival rate, like 50/s")
         }
-        var stages = script.profile
+        let planned = script.plannedScenarios
+        if overrides.rate != nil,
+            !planned.contains(where: { $0.profile.contains { if case .arrive = $0 { true } else { false } } }),
+            !(planned.count == 1 && planned[0].profile.isEmpty)
+        {
+            throw Error(
+                description: "--rate applies to open-model scripts, and this one has no `arrive` stage; "
+                    + "use --bots to scale concurrent bots, or add `- {arrive: {rate: 20/s, for: 1m}}`")
+        }
+        if planned.count == 1 {
+            let stages = try Self.adjust(planned[0].profile, overrides: overrides)
+            scenarios = [Scenario(name: planned[0].name, start: .zero, stages: stages, personas: planned[0].personas)]
+        } else {
+            // Every scenario scales by the same factors, so their proportions and offsets stay as written.
+            let peaks = planned.reduce(0) { sum, scenario in
+                sum
+                    + scenario.profile.reduce(0) { peak, stage in
+                        if case .ramp(let to, _) = stage { return max(peak, to) }
+                        return peak
+                    }
+            }
+            let stretch = overrides.duration.map { $0 / script.duration } ?? 1
+            scenarios = planned.map { scenario in
+                var stages = scenario.profile
+                if let bots = overrides.bots, peaks > 0 {
+                    stages = stages.map { stage in
+                        guard case .ramp(let to, let over) = stage else { return stage }
+                        return .ramp(to: Int((Double(to) * Double(bots) / Double(peaks)).rounded()), over: over)
+                    }
+                }
+                if let rate = overrides.rate { stages = Self.replacingRate(stages, with: rate) }
+                if stretch != 1 {
+                    stages = Self.fit(stages, to: stages.reduce(.zero) { $0 + $1.length } * stretch)
+                }
+                return Scenario(
+                    name: scenario.name, start: scenario.start * stretch, stages: stages, personas: scenario.personas)
+            }
+        }
+    }
+
+    /// One profile adjusted by `overrides` (the single-profile form).
+    private static func adjust(_ profile: [Stage], overrides: Overrides) throws(Error) -> [Stage] {
+        var stages = profile
         if stages.isEmpty {
             let total = overrides.duration ?? .seconds(30)
             let ramp = min(total / 10, .seconds(10))
@@ -72,19 +161,7 @@ public struct LoadPlan: Sendable, Hashable {
                     }
                 }
             }
-            if let rate = overrides.rate {
-                guard stages.contains(where: { if case .arrive = $0 { true } else { false } }) else {
-                    throw Error(
-                        description: "--rate applies to open-model scripts, and this one has no `arrive` stage; "
-                            + "use --bots to scale concurrent bots, or add `- {arrive: {rate: 20/s, for: 1m}}`")
-                }
-                stages = stages.map { stage in
-                    if case .arrive(_, let length, let cap) = stage {
-                        return .arrive(rate: rate, for: length, max: cap)
-                    }
-                    return stage
-                }
-            }
+            if let rate = overrides.rate { stages = replacingRate(stages, with: rate) }
             if let duration = overrides.duration {
                 stages = Self.fit(stages, to: duration)
             }
@@ -92,7 +169,14 @@ public struct LoadPlan: Sendable, Hashable {
         guard stages.contains(where: { $0.length > .zero }) else {
             throw Error(description: "the load profile lasts no time at all; give it a `hold` stage or pass --duration")
         }
-        self.stages = stages
+        return stages
+    }
+
+    private static func replacingRate(_ stages: [Stage], with rate: Double) -> [Stage] {
+        stages.map { stage in
+            if case .arrive(_, let length, let cap) = stage { return .arrive(rate: rate, for: length, max: cap) }
+            return stage
+        }
     }
 
     private static func fit(_ stages: [Stage], to total: Duration) -> [Stage] {
@@ -123,88 +207,89 @@ public struct LoadPlan: Sendable, Hashable {
         }
     }
 
-    /// Total length of the run.
-    public var duration: Duration { stages.reduce(.zero) { $0 + $1.length } }
+    /// Total length of the run: until the last scenario ends.
+    public var duration: Duration { scenarios.reduce(.zero) { max($0, $1.end) } }
 
-    /// Concurrent closed-model bots this shard should have at `elapsed` since the start.
+    /// Concurrent closed-model bots this shard should have at `elapsed` since the start, every scenario's.
     public func closedBots(at elapsed: Duration) -> Int {
-        shard.share(of: globalClosedBots(at: elapsed))
+        scenarios.indices.reduce(0) { $0 + closedBots(at: elapsed, scenario: $1) }
     }
 
-    /// The most concurrent closed-model bots this shard ever runs.
-    public var peakClosedBots: Int { shard.share(of: runPeakClosedBots) }
-
-    /// The most concurrent closed-model bots of the whole run, every shard's together.
-    public var runPeakClosedBots: Int {
-        stages.reduce(0) { peak, stage in
-            if case .ramp(let to, _) = stage { return max(peak, to) }
-            return peak
-        }
+    /// Concurrent closed-model bots of scenario `scenario` this shard should have at `elapsed` since the start.
+    public func closedBots(at elapsed: Duration, scenario: Int) -> Int {
+        shard.share(of: scenarios[scenario].globalClosedBots(at: elapsed))
     }
 
-    /// The most concurrent open-model bots this shard may run (the largest arrival cap).
+    /// The most concurrent closed-model bots this shard ever runs (each scenario's peak, added up).
+    public var peakClosedBots: Int { scenarios.reduce(0) { $0 + shard.share(of: $1.runPeakClosedBots) } }
+
+    /// The most concurrent closed-model bots of the whole run, every shard's together (each scenario's peak, added
+    /// up).
+    public var runPeakClosedBots: Int { scenarios.reduce(0) { $0 + $1.runPeakClosedBots } }
+
+    /// The most concurrent open-model bots this shard may run (each scenario's largest arrival cap, added up).
     public var peakOpenBots: Int {
-        shard.share(
-            of: stages.reduce(0) { peak, stage in
-                if case .arrive(_, _, let cap) = stage { return max(peak, cap) }
-                return peak
-            })
+        scenarios.reduce(0) { sum, scenario in
+            sum
+                + shard.share(
+                    of: scenario.stages.reduce(0) { peak, stage in
+                        if case .arrive(_, _, let cap) = stage { return max(peak, cap) }
+                        return peak
+                    })
+        }
     }
 
     func globalClosedBots(at elapsed: Duration) -> Int {
-        var level = 0
-        var start = Duration.zero
-        for stage in stages {
-            let end = start + stage.length
-            if case .ramp(let to, let over) = stage {
-                if elapsed < end && over > .zero {
-                    let fraction = max(0, (elapsed - start) / over)
-                    return level + Int((Double(to - level) * fraction).rounded(.down))
-                }
-                level = to
-            }
-            if elapsed < end { return level }
-            start = end
-        }
-        return level
+        scenarios.reduce(0) { $0 + $1.globalClosedBots(at: elapsed) }
     }
 
     /// One open-model arrival: a new bot that plays its steps once and leaves.
     public struct Arrival: Sendable, Hashable {
-        /// Numbered across the whole run and all shards.
+        /// Numbered across the whole run, every scenario and shard.
         public var number: Int
+        /// Its scenario, a position in ``LoadPlan/scenarios``.
+        public var scenario: Int = 0
+        /// Numbered within its scenario across all shards (what deals it to a shard and a persona).
+        public var local: Int = 0
         /// When it is scheduled, since the start of the run.
         public var at: Duration
         /// The stage's cap on concurrent open-model bots (for this shard).
         public var cap: Int
     }
 
-    /// This shard's arrivals scheduled in `[from, to)`, in order, at most `limit` of them.
+    /// This shard's arrivals scheduled in `[from, to)`, in order within each scenario, at most `limit` of them.
     ///
-    /// Arrival *k* of a stage starting at *s* with rate *r* is due at *s + k / r*; globally numbered arrivals are dealt
-    /// round-robin to shards.
+    /// Arrival *k* of a stage starting at *s* with rate *r* is due at *s + k / r*; arrivals numbered within their
+    /// scenario are dealt round-robin to shards.
     public func arrivals(from: Duration, to: Duration, limit: Int = 100_000) -> [Arrival] {
         var result: [Arrival] = []
-        var start = Duration.zero
         var numberBase = 0
-        for stage in stages {
-            let end = start + stage.length
-            if case .arrive(let rate, let length, let cap) = stage, rate > 0 {
-                let count = Int((length.seconds * rate).rounded(.down))
-                let low = max(0, Int(((from - start).seconds * rate).rounded(.up)))
-                let high = min(count, Int(((to - start).seconds * rate).rounded(.up)))
-                var k = low
-                while k < high, result.count < limit {
-                    let number = numberBase + k
-                    let at = start + Duration(seconds: Double(k) / rate)
-                    if number % shard.count == shard.index, at >= from, at < to {
-                        result.append(Arrival(number: number, at: at, cap: shard.share(of: cap)))
+        for (position, scenario) in scenarios.enumerated() {
+            var start = scenario.start
+            var localBase = 0
+            for stage in scenario.stages {
+                let end = start + stage.length
+                if case .arrive(let rate, let length, let cap) = stage, rate > 0 {
+                    let count = Int((length.seconds * rate).rounded(.down))
+                    let low = max(0, Int(((from - start).seconds * rate).rounded(.up)))
+                    let high = min(count, Int(((to - start).seconds * rate).rounded(.up)))
+                    var k = low
+                    while k < high, result.count < limit {
+                        let local = localBase + k
+                        let at = start + Duration(seconds: Double(k) / rate)
+                        if local % shard.count == shard.index, at >= from, at < to {
+                            result.append(
+                                Arrival(
+                                    number: numberBase + local, scenario: position, local: local, at: at,
+                                    cap: shard.share(of: cap)))
+                        }
+                        k += 1
                     }
-                    k += 1
+                    localBase += count
                 }
-                numberBase += count
+                start = end
             }
-            start = end
+            numberBase += localBase
         }
         return result
     }

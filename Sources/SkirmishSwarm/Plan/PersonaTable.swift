@@ -13,10 +13,11 @@ import SkirmishScript
 /// share a factor (weights 1:1 over two shards: all of one persona in each). So ``init(_:shard:closedBots:)`` deals
 /// the run's global bots in order (shard *i* of *n* holds global bots *i*, *i + n*, …), each to the persona furthest
 /// below its share of the run so far *plus* its share of that bot's shard so far — the same deficits smooth weighted
-/// round-robin keeps, at two levels. Every shard computes the same deal without talking to the others. Over the
-/// shipped weights and 1 to 7 shards, every persona stays within 1.1 bots of its exact share of the run and 1.4 of
-/// its share of each shard, at every bot count (within 1.5 of both at 16 and 64 shards); one process (`0/1`) gets plain smooth weighted round-robin, within
-/// one of its share.
+/// round-robin keeps, at two levels. Every shard computes the same deal without talking to the others. No persona
+/// is dealt more than its largest-remainder share of the run's peak, so at the peak the shards together hold exactly
+/// that share. Over the shipped weights and 1 to 7 shards, every persona stays within 1.1 bots of its exact share of
+/// the run and 1.4 of its share of each shard, at every bot count (within 1.5 of both at 16 and 64 shards); one
+/// process (`0/1`) gets plain smooth weighted round-robin, within one of its share.
 package struct PersonaTable: Sendable, Hashable {
     package let personas: [Persona]
     /// The shard whose closed-model bots ``index(forClosed:)`` deals.
@@ -58,11 +59,14 @@ package struct PersonaTable: Sendable, Hashable {
         var sizes = [Int64](repeating: 0, count: shards)
         var result: [UInt8] = []
         result.reserveCapacity(shard.share(of: bots))
+        // No persona takes more than its largest-remainder share of all `bots`: with the total exactly `bots`, each
+        // then ends with exactly that share, whatever the shard count.
+        let caps = largestRemainder(weights: weights, total: bots)
         for global in 0..<bots {
             let owner = global % count
             var best = 0
             var bestScore = (Int64.min, Int64.min)
-            for (persona, weight) in weights.enumerated() {
+            for (persona, weight) in weights.enumerated() where run[persona] < caps[persona] {
                 // Deficits scaled by the total weight: expected × total − held × total.
                 let ofRun = Int64(global + 1) * Int64(weight) - run[persona] * total
                 let ofShard = (sizes[owner] + 1) * Int64(weight) - Int64(held[owner * weights.count + persona]) * total
@@ -78,6 +82,24 @@ package struct PersonaTable: Sendable, Hashable {
             if owner == shard.index { result.append(UInt8(best)) }
         }
         return result
+    }
+
+    /// `total` split in proportion to `weights` by the largest-remainder method: each gets the whole part of its
+    /// quota, and the units left go to the largest fractional parts (the earlier persona on a tie).
+    static func largestRemainder(weights: [Int], total: Int) -> [Int64] {
+        let sum = Int64(weights.reduce(0, +))
+        guard sum > 0 else { return weights.map { _ in 0 } }
+        var shares = weights.map { Int64(total) * Int64($0) / sum }
+        let remainders = weights.map { Int64(total) * Int64($0) % sum }
+        var left = Int64(total) - shares.reduce(0, +)
+        for persona in remainders.indices.sorted(by: {
+            remainders[$0] > remainders[$1] || (remainders[$0] == remainders[$1] && $0 < $1)
+        })
+        where left > 0 {
+            shares[persona] += 1
+            left -= 1
+        }
+        return shares
     }
 
     /// The persona of the bot numbered `number` across the run.

@@ -36,16 +36,18 @@ extension RunSummary {
     var reportTables: [ReportSummary.Table] {
         typealias Table = ReportSummary.Table
         var tables: [Table] = []
+        // A script with scenarios says which each persona belongs to.
+        let scenarios = personas.contains { $0.scenario != nil }
         tables.append(
             Table(
                 "Personas",
-                columns: [
-                    "persona", "game", "behaviour", "peak bots", "matches done", "pkts/s", "rtt p50", "rtt p95",
+                columns: ["persona"] + (scenarios ? ["scenario"] : []) + [
+                    "game", "behaviour", "peak bots", "matches done", "pkts/s", "rtt p50", "rtt p95",
                     "rtt p99", "age p99", "late p99", "desyncs", "errors",
                 ],
                 rows: personas.map { persona in
-                    [
-                        persona.name, persona.game, persona.behavior, "\(persona.peakBots)",
+                    [persona.name] + (scenarios ? [persona.scenario ?? "—"] : []) + [
+                        persona.game, persona.behavior, "\(persona.peakBots)",
                         Self.count(persona.matchesCompleted), String(format: "%.0f", persona.packetsPerSecond),
                         Self.ms(persona.rtt?.p50), Self.ms(persona.rtt?.p95), Self.ms(persona.rtt?.p99),
                         Self.ms(persona.snapshotAgeP99), Self.ms(persona.tickLatenessP99), Self.count(persona.desyncs),

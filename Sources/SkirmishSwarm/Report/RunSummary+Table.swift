@@ -25,14 +25,18 @@ extension RunSummary {
             "persona", "game", "bots", "matches", "pkts/s", "rtt p50", "p95", "p99", "age p99", "late p99", "desyncs",
             "errors",
         ]
-        var rows: [[String]] = [header]
+        // A script with scenarios says which each persona belongs to.
+        let scenarios = personas.contains { $0.scenario != nil }
+        var rows: [[String]] = [scenarios ? [header[0], "scenario"] + header.dropFirst() : header]
         for persona in personas {
-            rows.append([
-                persona.name, persona.game, "\(persona.peakBots)", Self.count(persona.matchesCompleted),
-                String(format: "%.0f", persona.packetsPerSecond), Self.ms(persona.rtt?.p50), Self.ms(persona.rtt?.p95),
-                Self.ms(persona.rtt?.p99), Self.ms(persona.snapshotAgeP99), Self.ms(persona.tickLatenessP99),
-                Self.count(persona.desyncs), "\(persona.errors)",
-            ])
+            rows.append(
+                [persona.name] + (scenarios ? [persona.scenario ?? "—"] : []) + [
+                    persona.game, "\(persona.peakBots)", Self.count(persona.matchesCompleted),
+                    String(format: "%.0f", persona.packetsPerSecond), Self.ms(persona.rtt?.p50),
+                    Self.ms(persona.rtt?.p95),
+                    Self.ms(persona.rtt?.p99), Self.ms(persona.snapshotAgeP99), Self.ms(persona.tickLatenessP99),
+                    Self.count(persona.desyncs), "\(persona.errors)",
+                ])
         }
         lines += Self.align(rows)
         lines.append("")

@@ -123,6 +123,8 @@ public struct RunSummary: Codable, Sendable {
     public struct Persona: Codable, Sendable, Hashable {
         /// The persona's `name` in the script.
         public var name: String
+        /// The scenario it belongs to; `nil` for a script without `scenarios`.
+        public var scenario: String? = nil
         /// The game it plays (`puck`, `snap`, `suns`).
         public var game: String
         /// The behaviour its bots run (`chaser`, `snap-player`, or a registered behaviour's name).
@@ -318,9 +320,11 @@ extension RunSummary {
         var outcome = outcome
         if outcome.personaPeaks.count != script.personas.count {
             // An outcome made by hand, without the swarm's own deal: dealt again from the plan.
-            outcome.personaPeaks = PersonaTable(
-                script.personas, shard: configuration.plan.shard, closedBots: configuration.plan.runPeakClosedBots
-            ).peaks(of: outcome.peakBots)
+            let plan = configuration.plan
+            let bots =
+                plan.scenarios.count == 1
+                ? [outcome.peakBots] : plan.scenarios.map { plan.shard.share(of: $0.runPeakClosedBots) }
+            outcome.personaPeaks = PersonaDeal(script.personas, plan: plan).peaks(of: bots)
         }
         self.init(
             outcome: outcome, script: script, runID: configuration.runID,
@@ -434,7 +438,8 @@ extension RunSummary {
             let only = ["persona": persona.name]
             let all = SnapshotReader(snapshot: outcome.snapshot, legit: nil)
             return Persona(
-                name: persona.name, game: persona.gameName, behavior: persona.behavior.rawValue,
+                name: persona.name, scenario: script.scenarios.first { $0.personas.contains(index) }?.name,
+                game: persona.gameName, behavior: persona.behavior.rawValue,
                 figures: all.figures(where: only), peakBots: index < peaks.count ? peaks[index] : 0,
                 matchesCompleted: all.total(SkirmishMetrics.matchesCompleted, of: .matches, where: only),
                 packetsPerSecond: Double(all.total(SkirmishMetrics.packetsSent, where: only)) / seconds,

@@ -49,7 +49,7 @@ public final class AgentRunner: Sendable {
     ) throws {
         let loop = try ClientLoop(name: name)
         var context = SwarmContext(
-            personas: PersonaTable([Persona(name: "agent", gameName: "none", behavior: .idle)]), seed: seed,
+            personas: PersonaDeal(single: [Persona(name: "agent", gameName: "none", behavior: .idle)]), seed: seed,
             constantLabels: Labels([:]), target: Target(transport: .udp, host: "127.0.0.1", port: 1), alternates: [:])
         context.streamLoops = streamLoops
         context.logger = logger

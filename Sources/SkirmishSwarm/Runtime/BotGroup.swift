@@ -31,10 +31,13 @@ final class BotGroup: BotSupervising {
     private var personaMeters: [Meters?]
     /// The closed-model bots of this loop by number: their squad and slot.
     private var closed: [Int: (squad: Int, slot: UInt32)] = [:]
-    /// The closed-model target this loop last followed.
-    private var closedTarget = 0
-    /// The largest closed-model target this loop followed (the run's peak, whichever loop reports it).
+    /// The closed-model target this loop last followed, per scenario.
+    private var closedTargets: [Int]
+    /// The largest closed-model target this loop followed, every scenario's together (the run's peak, whichever
+    /// loop reports it).
     private(set) var peakTarget = 0
+    /// The largest closed-model target this loop followed, per scenario.
+    private(set) var peakTargets: [Int]
     private var openCount = 0
     private var stopped = false
     /// The run's logger with this loop's index (`loop`).
@@ -54,6 +57,8 @@ final class BotGroup: BotSupervising {
         var settings = ShellSettings(localPorts: context.localPorts, streamLoops: context.streamLoops)
         settings.resolved = context.resolved
         shellSettings = settings
+        closedTargets = Array(repeating: 0, count: context.personas.closedBase.count)
+        peakTargets = closedTargets
         personaProfiles = Array(repeating: nil, count: context.personas.personas.count)
         personaMeters = Array(repeating: nil, count: context.personas.personas.count)
         var logger = context.logger
@@ -95,7 +100,9 @@ final class BotGroup: BotSupervising {
                         return
                     }
                     next = now.uptimeNanoseconds + 100_000_000
-                    setClosedTarget(plan.closedBots(at: elapsed), now: now)
+                    for scenario in plan.scenarios.indices {
+                        setClosedTarget(plan.closedBots(at: elapsed, scenario: scenario), scenario: scenario, now: now)
+                    }
                 }))
     }
 
@@ -143,32 +150,37 @@ final class BotGroup: BotSupervising {
 
     // MARK: Population
 
-    /// Makes the closed-model bots numbered below `total` that belong to this loop alive, and retires the others.
-    func setClosedTarget(_ total: Int, now deadline: NIODeadline) {
+    /// Makes the first `total` closed-model bots of scenario `scenario` that belong to this loop alive, and retires
+    /// the scenario's others.
+    func setClosedTarget(_ total: Int, scenario: Int = 0, now deadline: NIODeadline) {
         let now = Instant(deadline)
         if now.nanoseconds(since: lastFlush) >= 1_000_000_000 {
             lastFlush = now
             flushLimitedWarnings(now: now, final: false)
         }
         // Called every 100 ms; only a change of target costs anything, and then only the bots that come or go.
-        guard !stopped, total != closedTarget else { return }
-        peakTarget = max(peakTarget, total)
-        if total > closedTarget {
-            var number = firstNumber(atLeast: closedTarget)
-            while number < total {
-                if closed[number] == nil { spawn(number: number, oneShot: false, now: now) }
+        let current = closedTargets[scenario]
+        guard !stopped, total != current else { return }
+        // Scenario `scenario`'s bots are numbered from its base, in a block as large as its peak on this shard.
+        let base = context.personas.closedBase[scenario]
+        if total > current {
+            var number = firstNumber(atLeast: base + current)
+            while number < base + total {
+                if closed[number] == nil { spawn(number: number, arrival: nil, now: now) }
                 number += groupCount
             }
         } else {
-            var number = firstNumber(atLeast: total)
-            while number < closedTarget {
+            var number = firstNumber(atLeast: base + total)
+            while number < base + current {
                 if let (squad, slot) = closed.removeValue(forKey: number), squad >= 0 {
                     squads[squad].retire(slot: slot, number: number, now: now)
                 }
                 number += groupCount
             }
         }
-        closedTarget = total
+        closedTargets[scenario] = total
+        peakTargets[scenario] = max(peakTargets[scenario], total)
+        peakTarget = max(peakTarget, closedTargets.reduce(0, +))
     }
 
     /// The smallest bot number at or above `number` that this loop owns (bots are dealt round-robin over loops).
@@ -181,10 +193,10 @@ final class BotGroup: BotSupervising {
         guard !stopped else { return }
         let cap = max(1, arrival.cap / groupCount)
         guard openCount < cap else {
-            meters(forPersona: context.personas.index(forArrival: arrival.number)).error("arrival_capped")
+            meters(forPersona: context.personas.index(forArrival: arrival)).error("arrival_capped")
             return
         }
-        spawn(number: arrival.number, oneShot: true, now: Instant(now))
+        spawn(number: arrival.number, arrival: arrival, now: Instant(now))
     }
 
     /// A bot's steps ended (or it was retired): it no longer counts.
@@ -197,9 +209,11 @@ final class BotGroup: BotSupervising {
         }
     }
 
-    private func spawn(number: Int, oneShot: Bool, now: Instant) {
+    /// Starts bot `number`: an open-model `arrival`, or closed-model bot `number` of this shard when `nil`.
+    private func spawn(number: Int, arrival: LoadPlan.Arrival?, now: Instant) {
+        let oneShot = arrival != nil
         let persona =
-            oneShot ? context.personas.index(forArrival: number) : context.personas.index(forClosed: number)
+            arrival.map { context.personas.index(forArrival: $0) } ?? context.personas.index(forClosed: number)
         guard let (squad, profile) = profile(forPersona: persona) else { return }
         if oneShot { openCount += 1 }
         // Recorded before the bot starts: one whose steps end at once reports that back through `botEnded`.

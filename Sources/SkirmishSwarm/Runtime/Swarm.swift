@@ -24,7 +24,7 @@ public final class Swarm: Sendable {
     private let logger: Logger
     private let episodes: DesyncEpisodeLog
     /// The persona deal the bot groups follow, for the outcome's peaks per persona.
-    private let personaTable: PersonaTable
+    private let personaDeal: PersonaDeal
 
     /// Creates the client loops and their groups; no bot starts before ``run(progress:)``. `group` carries the TCP
     /// and WebSocket sessions.
@@ -43,9 +43,7 @@ public final class Swarm: Sendable {
         logger[metadataKey: "shard"] = "\(configuration.plan.shard.description)"
         self.logger = logger
         var context = SwarmContext(
-            personas: PersonaTable(
-                configuration.script.personas, shard: configuration.plan.shard,
-                closedBots: configuration.plan.runPeakClosedBots), seed: configuration.seed,
+            personas: PersonaDeal(configuration.script.personas, plan: configuration.plan), seed: configuration.seed,
             constantLabels: configuration.constantLabels, target: configuration.target,
             alternates: configuration.alternates)
         context.catalogue = configuration.catalogue
@@ -55,7 +53,7 @@ public final class Swarm: Sendable {
         context.logger = logger
         let settled = context
         episodes = context.episodes
-        personaTable = context.personas
+        personaDeal = context.personas
         var loops: [ClientLoop] = []
         var groups: [NIOLoopBound<BotGroup>] = []
         do {
@@ -175,8 +173,14 @@ public final class Swarm: Sendable {
         let cpuAtEnd = await loopCPU()
         let elapsedBeforeStop = Duration(NIODeadline.now() - start)
         // The most bots any loop was asked for: what the controllers followed, however rarely this task woke.
+        var scenarioPeaks = [Int](repeating: 0, count: plan.scenarios.count)
         for (group, loop) in zip(groups, loops) {
-            peak = max(peak, (try? await loop.submit { group.value.peakTarget }.get()) ?? 0)
+            let (total, each) =
+                (try? await loop.submit { (group.value.peakTarget, group.value.peakTargets) }.get()) ?? (0, [])
+            peak = max(peak, total)
+            for (scenario, count) in each.enumerated() where scenario < scenarioPeaks.count {
+                scenarioPeaks[scenario] = max(scenarioPeaks[scenario], count)
+            }
         }
         // Every group stops starting matches before any bot says goodbye (see `BotGroup.windDown()`).
         for (group, loop) in zip(groups, loops) { _ = try? await loop.submit { group.value.windDown() }.get() }
@@ -202,7 +206,7 @@ public final class Swarm: Sendable {
             snapshot: final, timeline: timeline, elapsed: elapsed, interrupted: interrupted, peakBots: peak,
             busiestLoop: Self.busiest(from: cpuAtStart, to: cpuAtEnd, over: elapsedBeforeStop), aborted: aborted,
             windows: judge.windowRecords, samples: samples, desyncEpisodes: episodes.kept,
-            personaPeaks: personaTable.peaks(of: peak))
+            personaPeaks: personaDeal.peaks(of: scenarioPeaks))
     }
 
     /// CPU seconds each bot loop's thread has used so far.

@@ -13,7 +13,7 @@ import SkirmishWire
 
 /// What every group of a run shares, fixed before the first bot starts.
 struct SwarmContext: Sendable {
-    var personas: PersonaTable
+    var personas: PersonaDeal
     var seed: UInt64
     var constantLabels: Labels
     /// The script's tag names: extra labels of every bot series (see ``MetricsShard/tagNames``).
@@ -38,8 +38,7 @@ struct SwarmContext: Sendable {
     /// The run's first desync episodes in full, for `summary.json`.
     let episodes = DesyncEpisodeLog()
 
-    init(personas: PersonaTable, seed: UInt64, constantLabels: Labels, target: Target, alternates: [Transport: Target])
-    {
+    init(personas: PersonaDeal, seed: UInt64, constantLabels: Labels, target: Target, alternates: [Transport: Target]) {
         self.personas = personas
         self.seed = seed
         self.constantLabels = constantLabels

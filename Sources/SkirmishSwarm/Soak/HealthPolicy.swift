@@ -60,28 +60,35 @@ public struct HealthPolicy: Sendable, Hashable, Codable {
     /// closing ramp down begins.
     public init(plan: LoadPlan) {
         let total = plan.duration.seconds
-        var elapsed = 0.0
-        var level = 0
-        var peak = 0
         var peakReached = 0.0
-        var lastRampStart: Double?
-        var lastRampFalls = false
-        for stage in plan.stages {
-            let length = stage.length.seconds
-            if case .ramp(let to, _) = stage {
-                if to > peak {
-                    peak = to
-                    peakReached = elapsed + length
+        var steadyUntil: Double?
+        // Each scenario from its start: warm-up lasts until the last one reaches its peak, and the steady window
+        // ends where the first closing ramp down begins, or the first scenario ends before the run does.
+        for scenario in plan.scenarios {
+            var elapsed = scenario.start.seconds
+            var level = 0
+            var peak = 0
+            var lastRampStart: Double?
+            var lastRampFalls = false
+            for stage in scenario.stages {
+                let length = stage.length.seconds
+                if case .ramp(let to, _) = stage {
+                    if to > peak {
+                        peak = to
+                        peakReached = max(peakReached, elapsed + length)
+                    }
+                    lastRampStart = elapsed
+                    lastRampFalls = to < level
+                    level = to
+                } else {
+                    lastRampStart = nil
                 }
-                lastRampStart = elapsed
-                lastRampFalls = to < level
-                level = to
-            } else {
-                lastRampStart = nil
+                elapsed += length
             }
-            elapsed += length
+            if lastRampFalls, let start = lastRampStart { steadyUntil = min(steadyUntil ?? start, start) }
+            if elapsed < total { steadyUntil = min(steadyUntil ?? elapsed, elapsed) }
         }
         let warmUp = min(max(peakReached + 30, total / 10), 1_800, total / 2)
-        self.init(warmUp: warmUp, steadyUntil: lastRampFalls ? lastRampStart : nil)
+        self.init(warmUp: warmUp, steadyUntil: steadyUntil)
     }
 }
