@@ -154,7 +154,7 @@ import Testing
         #expect((0..<6).map(one.index(forClosed:)) == (0..<6).map(table.index(forClosed:)))
     }
 
-    @Test("a run with three scenarios against the real server: each starts, plays its personas and ends on time")
+    @Test("a run with three scenarios against the real server: each plays its own personas, labelled by scenario")
     func threeScenariosRunAtOnce() async throws {
         let script = try Catalogue.builtIn.scriptLoader.parse(Self.yaml, file: "s.yaml")
         let plan = try LoadPlan(script: script)
@@ -183,14 +183,10 @@ import Testing
         let chaser = outcome.snapshot.series(of: SkirmishMetrics.handshakes, where: ["persona": "chaser"])
         #expect(
             !chaser.isEmpty && chaser.allSatisfy { $0.labels["scenario"] == "ranked" && $0.labels["mode"] == "ranked" })
-        // The late scenario had no bot in the run's first second; the ranked one none in its last.
+        // When each scenario's bots come and go is the plan's (thePlanRunsScenariosSideBySide), which each loop
+        // follows on its own timer; timing it here would measure the machine, not the plan.
         let samples = try #require(outcome.samples)
-        let first = try #require(samples.blocks.first)
-        let last = try #require(samples.blocks.last)
-        #expect(first.personas["table"]?.botSeconds == 0, "\(first)")
-        #expect((first.personas["chaser"]?.botSeconds ?? 0) > 0)
-        #expect(last.personas["chaser"]?.botSeconds == 0, "\(last)")
-        #expect((last.personas["table"]?.botSeconds ?? 0) > 0)
+        #expect(samples.total.keys.sorted() == ["chaser", "joiner", "keeper", "table"])
         // Thresholds filtered by scenario read that scenario alone.
         #expect(summary.thresholds.map(\.filter) == [["scenario": "late"], ["scenario": "ranked"]])
         #expect(summary.thresholds.allSatisfy { $0.passed }, "\(summary.thresholds)")

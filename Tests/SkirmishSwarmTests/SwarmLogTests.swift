@@ -91,9 +91,8 @@ import Testing
     @Test(.timeLimit(.minutes(2)))
     func aRecoveryCountsEveryPointTheOutageHeldBack() async throws {
         let capture = LogCapture()
-        let reserved = try PushSink.start()
-        let port = reserved.port
-        reserved.close()
+        let sink = try PushSink.down()
+        let port = sink.port
         let collected = Mutex(0)
         // Collections only on demand (the interval is an hour), so the test knows how many there were.
         let exporter = Exporter(
@@ -112,7 +111,7 @@ import Testing
             exporter.pushNow()
             #expect(await Self.eventually(within: .seconds(30)) { collected.withLock { $0 } == expected })
         }
-        let sink = try PushSink.start(port: port)
+        try sink.listenAndServe()
         #expect(
             await Self.eventually(within: .seconds(30)) { !capture.entries(startingWith: "collector reco").isEmpty })
         await Task.detached { exporter.stop(finalPush: false) }.value
@@ -139,10 +138,9 @@ import Testing
             runID: "outage", loops: 1)
         let swarm = try await Swarm(
             configuration: configuration, group: group, logger: capture.logger("skirmish.swarm"))
-        // A loopback port with nothing listening: reserved, then closed.
-        let reserved = try PushSink.start()
-        let port = reserved.port
-        reserved.close()
+        // A loopback port held with nothing listening: connections are refused until the sink comes up on it.
+        let sink = try PushSink.down()
+        let port = sink.port
         let exporter = Exporter(
             targets: [try PushTarget(parsing: "http://127.0.0.1:\(port)/api/v1/import/prometheus", format: .vm)],
             source: swarm.metricsSource, interval: .milliseconds(250), runID: "outage", shard: "0",
@@ -156,7 +154,7 @@ import Testing
             await Self.eventually(within: .seconds(30)) { !capture.entries(startingWith: "collector unre").isEmpty })
         // The collector stays down for several more attempts: still one warning.
         #expect(await Self.eventually(within: .seconds(30)) { exporter.stats.totalFailures >= 5 })
-        let sink = try PushSink.start(port: port)
+        try sink.listenAndServe()
         #expect(
             await Self.eventually(within: .seconds(30)) { !capture.entries(startingWith: "collector reco").isEmpty })
         #expect(await Self.eventually(within: .seconds(30)) { !sink.bodies.isEmpty })

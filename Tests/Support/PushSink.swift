@@ -24,8 +24,9 @@ package final class PushSink: Sendable {
 
     package var url: String { "http://127.0.0.1:\(port)" }
 
-    /// Binds a listener on a free loopback port; `serve` starts the answering thread.
-    private init(serve: Bool, fixedPort: Int = 0) throws {
+    /// Binds a listener on a free loopback port; `serve` starts the answering thread. Not `listening`, the port is
+    /// only held: connections to it are refused until ``listenAndServe()``.
+    private init(serve: Bool, fixedPort: Int = 0, listening: Bool = true) throws {
         let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -38,7 +39,7 @@ package final class PushSink: Sendable {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard bound == 0, listen(fd, 64) == 0 else {
+        guard bound == 0, !listening || listen(fd, 64) == 0 else {
             Glibc.close(fd)
             throw CocoaError(.fileWriteUnknown)
         }
@@ -58,8 +59,18 @@ package final class PushSink: Sendable {
     /// A sink that answers.
     package static func start() throws -> PushSink { try PushSink(serve: true) }
 
-    /// A sink that answers on `port` (one a test reserved and closed: a collector coming up where one was down).
-    package static func start(port: Int) throws -> PushSink { try PushSink(serve: true, fixedPort: port) }
+    /// A port held for a collector that is down: bound but not listening, so every connection is refused, and no
+    /// other socket can take the port before ``listenAndServe()`` brings the collector up on it (reserving a port by
+    /// closing it and binding it again later lost it to another test's socket on a busy machine).
+    package static func down() throws -> PushSink { try PushSink(serve: false, listening: false) }
+
+    /// Starts listening on the held port and answering: a collector coming up where one was down.
+    package func listenAndServe() throws {
+        guard listen(socket, 64) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        let thread = Thread { [self] in serveLoop() }
+        thread.name = "push-sink"
+        thread.start()
+    }
 
     /// A listener that never answers.
     package static func blackHole() throws -> PushSink { try PushSink(serve: false) }
