@@ -24,6 +24,17 @@ import Testing
         return (a, welcomeA, b, welcomeB)
     }
 
+    /// The bytes of a resume Hello for `token` from `address`, once the cookie round is done (ready to seal).
+    static func resumeHello(_ harness: inout Harness, token: UInt64, from address: ConnectionID) throws -> [UInt8] {
+        harness.send(Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2, token: token))), from: address)
+        guard case .challenge(let challenge)? = harness.drain().first?.packet.message else {
+            Issue.record("expected a Challenge to the resume Hello")
+            throw CancellationError()
+        }
+        return encode(
+            Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2, cookie: challenge.cookie, token: token))))
+    }
+
     // MARK: Item 1: seats that cannot be stolen
 
     /// Finding: tokens came from SplitMix64 seeded with the public default seed, so two servers with the same seed
@@ -46,18 +57,7 @@ import Testing
         let (a, _, b, welcomeB) = try Self.pair(&harness, base: 50_010)
         let thief = try Self.address(50_019)
         // The thief knows b's token, not b's session key: its Hellos carry no trailer.
-        harness.send(
-            Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2, token: welcomeB.resumeToken))), from: thief)
-        guard case .challenge(let challenge)? = harness.drain().first?.packet.message else {
-            Issue.record("expected a Challenge")
-            return
-        }
-        harness.send(
-            Packet(
-                .hello(
-                    ServerCoreTests.hello(
-                        game: .puck, seats: 2, cookie: challenge.cookie, token: welcomeB.resumeToken))),
-            from: thief)
+        harness.sendUnsealed(try Self.resumeHello(&harness, token: welcomeB.resumeToken, from: thief), from: thief)
         let replies = harness.drain()
         #expect(replies.count == 1)
         guard case .reject(let reject)? = replies.first?.packet.message else {
@@ -98,17 +98,7 @@ import Testing
         let (_, _, b, welcomeB) = try Self.pair(&harness, base: 50_030)
         let keyB = try #require(harness.keys[b])
         let moved = try Self.address(50_039)
-        harness.send(
-            Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2, token: welcomeB.resumeToken))), from: moved)
-        guard case .challenge(let challenge)? = harness.drain().first?.packet.message else {
-            Issue.record("expected a Challenge")
-            return
-        }
-        let hello = encode(
-            Packet(
-                .hello(
-                    ServerCoreTests.hello(game: .puck, seats: 2, cookie: challenge.cookie, token: welcomeB.resumeToken)
-                )))
+        let hello = try Self.resumeHello(&harness, token: welcomeB.resumeToken, from: moved)
         harness.sendUnsealed(sealed(hello, with: keyB, from: .client), from: moved)
         let out = harness.drain()
         let toOld = try #require(out.first { $0.connection == b })
@@ -197,17 +187,7 @@ import Testing
         let (a, _, b, welcomeB) = try Self.pair(&harness, base: 50_110)
         let wrong = SessionKey(key0: 1, key1: 2)
         let mover = try Self.address(50_119)
-        harness.send(
-            Packet(.hello(ServerCoreTests.hello(game: .puck, seats: 2, token: welcomeB.resumeToken))), from: mover)
-        guard case .challenge(let challenge)? = harness.drain().first?.packet.message else {
-            Issue.record("expected a Challenge")
-            return
-        }
-        let hello = encode(
-            Packet(
-                .hello(
-                    ServerCoreTests.hello(
-                        game: .puck, seats: 2, cookie: challenge.cookie, token: welcomeB.resumeToken))))
+        let hello = try Self.resumeHello(&harness, token: welcomeB.resumeToken, from: mover)
         harness.sendUnsealed(sealed(hello, with: wrong, from: .client), from: mover)
         let replies = harness.drain()
         guard case .reject(let reject)? = replies.first?.packet.message, replies.count == 1 else {

@@ -156,21 +156,9 @@ import Testing
 
     @Test("a run with three scenarios against the real server: each plays its own personas, labelled by scenario")
     func threeScenariosRunAtOnce() async throws {
-        let script = try Catalogue.builtIn.scriptLoader.parse(Self.yaml, file: "s.yaml")
-        let plan = try LoadPlan(script: script)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-        let server = try await ReferenceServer.start(configuration: ServerConfiguration(), group: group)
-        let port = try #require(server.addresses.udp?.port)
-        let configuration = SwarmConfiguration(
-            script: script, plan: plan, target: Target(transport: .udp, host: "127.0.0.1", port: port), seed: 3,
-            runID: "scenarios", loops: 2)
-        let swarm = try await Swarm(configuration: configuration, group: group)
-        let outcome = await swarm.run()
-        await server.shutdown()
-        try await group.shutdownGracefully()
-        let summary = RunSummary(
-            outcome: outcome, configuration: configuration, scriptPath: "s.yaml", startedAt: Date(), exporter: nil)
-
+        // The script's own length: --duration 6 s stretches nothing.
+        let run = try await SwarmRunTests.run(Self.yaml, seconds: 6)
+        let (summary, outcome) = (run.summary, run.outcome)
         #expect(summary.personas.map(\.scenario) == ["ranked", "ranked", "late", "rush"])
         #expect(summary.personas.map(\.peakBots) == [4, 2, 4, 0])
         #expect(summary.peakBots == 10)
