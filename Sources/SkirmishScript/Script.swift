@@ -30,8 +30,17 @@ public struct Script: Sendable, Hashable {
     /// so that the folder says what ran and `skirmish merge` can read it again. `nil` for a script a program built.
     public var text: String?
     /// The variables the text reads (`${NAME}`) that were set when it loaded, with their values: with ``text``,
-    /// everything needed to load the same script again. Empty when it reads none.
+    /// everything needed to load the same script again. Empty when it reads none. Kept in memory only: a run writes
+    /// their names and ``variablesDigest``, never the values (a script may read a secret).
     public var variables: [String: String] = [:]
+
+    /// A fingerprint of ``variables`` (FNV-1a of each `name=value` line, sorted by name), so that two runs can tell
+    /// whether they read the same values without writing them; `nil` when the script reads none. A check, not a
+    /// protection: a guessable value can be found from it.
+    public var variablesDigest: String? {
+        guard !variables.isEmpty else { return nil }
+        return Self.digest(of: variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)\n" }.joined())
+    }
 
     /// A script; the loader builds these, a program may too.
     public init(

@@ -77,6 +77,36 @@ import Testing
         #expect(allowed.status == 99, "a run missing a shard does not pass")
     }
 
+    @Test("with --merge, the shard that merges exits with the run's verdict and the others not with their slice's")
+    func theMergedVerdictIsTheExitStatus() async throws {
+        let directory = try CommandLineTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = directory.appendingPathComponent("failing.yaml")
+        // A threshold no run can meet: every slice fails it, and so does the run.
+        try Self.script.replacingOccurrences(of: "handshake_failure_rate: \"< 50%\"", with: "errors: \"> 1000000\"")
+            .write(to: script, atomically: true, encoding: .utf8)
+        let root = directory.appendingPathComponent("failing-1").path
+        func shard(_ index: Int) async throws -> CommandLineTests.Finished {
+            try await CommandLineTests.run(
+                [
+                    "swarm", script.path, "--shard", "\(index)/2", "--run-id", "failing-1", "--out", root + "/\(index)",
+                    "--merge", "--plain-progress",
+                ], limit: .seconds(120))
+        }
+        async let first = shard(0)
+        async let second = shard(1)
+        let shards = try await [first, second]
+        let merged = try RunSummary.load(path: root + "/merged/summary.json")
+        #expect(!merged.passed)
+        // The shards that wrote the merge exit 99 (at least the last one did); a shard that did not merge exits 0.
+        #expect(shards.contains { $0.stderr.contains("merged into") })
+        for finished in shards {
+            #expect(finished.status == (finished.stderr.contains("merged into") ? 99 : 0), "\(finished.stderr)")
+        }
+        // Each slice's own verdict stays in its summary.
+        #expect(try [0, 1].allSatisfy { !(try RunSummary.load(path: root + "/\($0)/summary.json")).passed })
+    }
+
     @Test("--merge on a run that is not sharded is bad input")
     func mergeNeedsShards() async throws {
         let directory = try CommandLineTests.temporaryDirectory()

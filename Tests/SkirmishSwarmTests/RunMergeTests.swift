@@ -117,6 +117,43 @@ import Testing
         #expect(!merged.passed)
     }
 
+    @Test("two writers of one results folder at once leave whole files, never one's half of another's")
+    func concurrentWritersLeaveWholeFiles() async throws {
+        let root = Self.folder("run")
+        defer {
+            try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: root).deletingLastPathComponent().path)
+        }
+        try Self.write(bots: [0, 1, 2], shard: Shard(index: 0, count: 2), to: root + "/0")
+        try Self.write(bots: [3, 4], shard: Shard(index: 1, count: 2), to: root + "/1")
+        let merge = try RunMerge(folders: try RunMerge.folders(in: [root]), loader: Catalogue.builtIn.scriptLoader)
+        let (summary, snapshot) = merge.merged()
+        let out = root + "/" + RunMerge.mergedFolder
+        let text = merge.script.text
+        // As two last shards finishing together do: each writes the whole merge, again and again.
+        let failures = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    var failed = 0
+                    for _ in 0..<20 {
+                        do {
+                            try RunOutput.write(summary: summary, snapshot: snapshot, script: text, to: out)
+                        } catch {
+                            failed += 1
+                        }
+                    }
+                    return failed
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(failures == 0)
+        #expect(try RunSummary.load(path: out + "/summary.json").latency.rtt == summary.latency.rtt)
+        let data = try #require(FileManager.default.contents(atPath: out + "/metrics.json"))
+        #expect(try JSONDecoder().decode(MetricsSnapshot.self, from: data).series.count == snapshot.series.count)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.contains(".partial") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
     @Test("merge writes the run's folder, which reads back and is never read again as a shard")
     func mergedFolderRoundTrips() throws {
         let root = Self.folder("run")
@@ -185,14 +222,24 @@ import Testing
         try (Self.script + "\n# changed after the run\n").write(
             toFile: root + "/0/script.yaml", atomically: true, encoding: .utf8)
         #expect(refusal(["0", "1"], allowMissing: true).contains("is not the script"))
+        // A shard whose histogram of a family has another scale (another version's) cannot add up with the others.
+        var metrics = MetricsSnapshot()
+        let rescaled = MetricFamily(
+            name: SkirmishMetrics.rtt.name, help: "", kind: .histogram(.pixels),
+            labelNames: SkirmishMetrics.rtt.labelNames)
+        metrics.insert(
+            MetricSeries(
+                family: rescaled, labels: ["persona": "x"], value: .histogram(HistogramValue(scale: .pixels))))
+        try JSONEncoder().encode(metrics).write(to: URL(fileURLWithPath: root + "/1/metrics.json"))
+        #expect(refusal(["1", "0"], allowMissing: true).contains("record skirmish_rtt_seconds differently"))
         // A folder that holds no run, and a metrics.json that is not one.
         #expect(throws: RunMerge.Problem.self) { try RunMerge.folders(in: [root + "/nothing"]) }
         try "{}".write(toFile: root + "/1/metrics.json", atomically: true, encoding: .utf8)
         #expect(refusal(["1"], allowMissing: true).contains("metrics.json is not a Skirmish metrics file"))
     }
 
-    @Test("variables the script read are kept, so the merge loads the same script")
-    func variablesAreKept() throws {
+    @Test("the variables a script read are named and fingerprinted, never written, and the merge reads them alike")
+    func variablesAreCheckedNotWritten() throws {
         let root = Self.folder("run")
         defer {
             try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: root).deletingLastPathComponent().path)
@@ -203,8 +250,36 @@ import Testing
             to: root + "/0")
         try Self.write(
             bots: [2, 3], shard: Shard(index: 1, count: 2), text: text, variables: ["W": "2"], to: root + "/1")
-        #expect(first.settings.variables == ["W": "2"])
-        let merge = try RunMerge(folders: try RunMerge.folders(in: [root]), loader: Catalogue.builtIn.scriptLoader)
+        // The same script text with another value for W: a shard of another run, in effect.
+        try Self.write(
+            bots: [2, 3], shard: Shard(index: 1, count: 2), text: text, variables: ["W": "3"], to: root + "-three/1")
+        #expect(first.settings.variables == ["W"])
+        #expect(first.settings.variablesDigest != nil)
+        let written = try String(contentsOfFile: root + "/0/summary.json", encoding: .utf8)
+        #expect(!written.contains("\"W\" : \"2\"") && !written.contains("W=2"), "no value is written")
+
+        var loader = Catalogue.builtIn.scriptLoader
+        loader.environment = ["W": "2"]
+        let merge = try RunMerge(folders: try RunMerge.folders(in: [root]), loader: loader)
         #expect(merge.script.personas[1].weight == 2)
+
+        func refusal(_ folders: [String], environment: [String: String]) -> String {
+            var loader = Catalogue.builtIn.scriptLoader
+            loader.environment = environment
+            do {
+                _ = try RunMerge(folders: folders, loader: loader)
+                return "merged"
+            } catch {
+                return error.description
+            }
+        }
+        // A merge that does not have W as the shards had it cannot read their script alike.
+        #expect(
+            refusal([root + "/0", root + "/1"], environment: ["W": "3"]).contains("the variables W with other values"))
+        #expect(refusal([root + "/0", root + "/1"], environment: [:]).contains("--env NAME=VALUE"))
+        // Shards that read W with different values are not one run.
+        #expect(
+            refusal([root + "/0", root + "-three/1"], environment: ["W": "2"])
+                .contains("they read the script's variables with other values"))
     }
 }

@@ -123,6 +123,24 @@ import Testing
         #expect(scaled.scenarios.map(\.runPeakClosedBots) == [12, 8, 0])
         #expect(scaled.scenarios.map(\.start) == [.zero, .seconds(4), .seconds(2)])
         #expect(scaled.duration == .seconds(12))
+        // --bots is split over the scenarios' peaks by largest remainder: the peaks add up to it exactly, and a
+        // count that would leave a scenario without a bot is refused, naming it and a count that works.
+        let three = try Catalogue.builtIn.scriptLoader.parse(
+            """
+            name: three
+            scenarios:
+              - {name: a, profile: [{ramp: {to: 1, over: 1s}}], personas: [{name: p, game: puck}]}
+              - {name: b, profile: [{ramp: {to: 1, over: 1s}}], personas: [{name: q, game: puck}]}
+              - {name: c, profile: [{ramp: {to: 1, over: 1s}}, {arrive: {rate: 1/s, for: 1s, max: 3}}], personas: [{name: r, game: puck}]}
+            """, file: "t.yaml")
+        let ten = try LoadPlan(script: three, overrides: .init(bots: 10))
+        #expect(ten.scenarios.map(\.runPeakClosedBots) == [4, 3, 3])
+        #expect(ten.scenarios[2].stages.last == .arrive(rate: 1, for: .seconds(1), max: 10), "--bots caps open stages")
+        #expect {
+            try LoadPlan(script: script, overrides: .init(bots: 1))
+        } throws: { error in
+            "\(error)".contains("leaves scenario `late` without a bot") && "\(error)".contains("give --bots 2")
+        }
         // Sharded, each scenario's bots are split on their own.
         let shard = try LoadPlan(script: script, shard: Shard(index: 1, count: 3))
         #expect(shard.peakClosedBots == 2 + 1)

@@ -61,6 +61,9 @@ import Testing
             #"{"timestampMs":0,"startTimeMs":0,"families":[{"name":"a","help":"","kind":"gauge","labelNames":[]}],"series":[{"family":0,"labels":[],"counter":1}]}"#,
             #"{"timestampMs":0,"startTimeMs":0,"families":[{"name":"a","help":"","kind":"summary","labelNames":[]}],"series":[]}"#,
             #"{"timestampMs":0,"startTimeMs":0,"families":[{"name":"a","help":"","kind":"counter","labelNames":[]}],"series":[{"family":0,"labels":[["x"]],"counter":1}]}"#,
+            // A scale no histogram of ours has: its HDR span would overflow (a crash, before it was checked).
+            #"{"timestampMs":0,"startTimeMs":0,"families":[{"name":"a","help":"","kind":"histogram","labelNames":[],"resolution":1e6,"highest":1e30,"bounds":[1]}],"series":[]}"#,
+            #"{"timestampMs":0,"startTimeMs":0,"families":[{"name":"a","help":"","kind":"histogram","labelNames":[],"resolution":-1,"highest":10,"bounds":[1]}],"series":[]}"#,
         ])
     func malformed(_ text: String) {
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(MetricsSnapshot.self, from: Data(text.utf8)) }
@@ -88,5 +91,8 @@ import Testing
         // The short shard ended after 2 s: its 2 errors stay counted, its bots leave.
         #expect(merged.points.map(\.errors) == [0, 3, 3])
         #expect(RunTimeline.merging([]).points.isEmpty)
+        // A point no run has is left out, not walked to second by second.
+        let hostile = timeline([(1, 1, 0.01, 0), (1e12, 1, 0.01, 0), (-.infinity, 1, 0.01, 0)])
+        #expect(RunTimeline.merging([hostile]).points.map(\.t) == [1])
     }
 }

@@ -80,6 +80,17 @@ package final class SwarmRun: Sendable {
         package var summary: RunSummary
         /// 130 or 143 when SIGINT or SIGTERM stopped the run.
         package var signalExitStatus: Int32?
+        /// With ``Settings/mergeShards``: whether the run's merge passed, when this shard wrote it; `nil` when it
+        /// did not merge (other shards still running, or the merge failed).
+        package var mergedPassed: Bool? = nil
+
+        /// Whether the process should exit as a failed run: the merge's verdict when this shard merged the run;
+        /// with `--merge` and no merge here, never for this slice's own thresholds (the run's verdict is the
+        /// merge's); otherwise this run's own.
+        package func failed(merging: Bool) -> Bool {
+            if let mergedPassed { return !mergedPassed }
+            return merging ? false : !summary.passed
+        }
     }
 
     package let settings: Settings
@@ -94,6 +105,7 @@ package final class SwarmRun: Sendable {
     private let outcome = Ready<SwarmService.Finish>()
     private let watch = Ready<SoakWatch>()
     private let summary = Ready<RunSummary>()
+    private let merged = Ready<Bool>()
     private let handle = GroupHandle()
 
     package init(_ settings: Settings, console: RunConsole) {
@@ -118,7 +130,7 @@ package final class SwarmRun: Sendable {
         guard let summary = summary.current else {
             throw RunError.input("the run stopped before any bot started: there are no results to write")
         }
-        return Result(summary: summary, signalExitStatus: signals.exitStatus)
+        return Result(summary: summary, signalExitStatus: signals.exitStatus, mergedPassed: merged.current)
     }
 
     /// Lets go of the swarm (its loop threads end with it) once nothing collects its metrics, and ends the loops.
@@ -300,28 +312,37 @@ package final class SwarmRun: Sendable {
                     "stopped early at \(Int(aborted.atSeconds)) s: \(aborted.threshold) failed and has abort_on_fail; "
                         + "the figures cover the run so far")
             }
-            if settings.mergeShards { SwarmRun.mergeShards(after: settings.outDirectory, console: console) }
+            if settings.mergeShards,
+                let passed = SwarmRun.mergeShards(
+                    after: settings.outDirectory, variables: settings.script.variables, console: console)
+            {
+                run.merged.fulfil(passed)
+            }
             run.summary.fulfil(summary)
         }
     }
 
     /// The last shard out merges: reads every shard folder beside `directory` and, when each has finished, writes
     /// the run's merge into `merged/` beside them. A shard that finishes earlier notes which are still running and
-    /// leaves the merge to the last; two finishing at once both write the same files, each by an atomic rename.
+    /// leaves the merge to the last; two finishing at once both write the whole merge, each file renamed into place
+    /// from a temporary name of its own (``RunOutput``), so the folder always holds one writer's whole files.
     /// A shard that never finishes leaves the merge to a person (`skirmish merge --allow-missing`).
-    static func mergeShards(after directory: String, console: RunConsole) {
+    /// Returns whether the merged run passed when this shard merged it, `nil` when it did not.
+    static func mergeShards(after directory: String, variables: [String: String], console: RunConsole) -> Bool? {
         let parent = URL(fileURLWithPath: directory).deletingLastPathComponent().path
+        // The script's variables as this shard read them, which every shard of the run read alike (checked).
+        var loader = Catalogue.standard.scriptLoader
+        loader.environment = variables
         do {
             let merge = try RunMerge(
-                folders: try RunMerge.folders(in: [parent]), loader: Catalogue.standard.scriptLoader,
-                allowMissing: true)
+                folders: try RunMerge.folders(in: [parent]), loader: loader, allowMissing: true)
             guard merge.missing.isEmpty else {
                 console.note(
                     "merge: \(merge.missing.count == 1 ? "shard" : "shards") "
                         + "\(merge.missing.map(String.init).joined(separator: ", ")) "
                         + "\(merge.missing.count == 1 ? "has" : "have") not finished; the last shard to finish merges "
                         + "the run into \(parent)/\(RunMerge.mergedFolder)")
-                return
+                return nil
             }
             let (summary, snapshot) = merge.merged()
             let out = parent + "/" + RunMerge.mergedFolder
@@ -329,11 +350,13 @@ package final class SwarmRun: Sendable {
             console.note(
                 "merge: every shard has finished; run \(summary.run) merged into \(out): "
                     + (summary.passed ? "every threshold holds" : "the run FAILED"))
+            return summary.passed
         } catch let problem as RunMerge.Problem where problem.unfinished {
             console.note("merge: \(problem) The last shard to finish merges the run.")
         } catch {
             console.note("merge: the run's shards were not merged: \(error)")
         }
+        return nil
     }
 }
 

@@ -81,7 +81,8 @@ public struct LoadPlan: Sendable, Hashable {
 
     /// The plan for `script`, adjusted by `overrides`:
     /// - `bots` scales every closed-model stage so the peak equals it (and caps open-model stages); with several
-    ///   scenarios, every scenario's closed-model stages scale by the same factor, so that their peaks add up to it;
+    ///   scenarios, it is split over the scenarios' peaks by largest remainder, so that their peaks add up to it
+    ///   exactly, and a count that would leave a scenario without a bot is refused;
     /// - `duration` stretches or shrinks the hold and arrive stages to fit, keeping ramps as written (or scales every
     ///   stage when the ramps alone are longer); with several scenarios, each scenario's start and length scale by
     ///   the run's;
@@ -111,21 +112,41 @@ public struct LoadPlan: Sendable, Hashable {
             let stages = try Self.adjust(planned[0].profile, overrides: overrides)
             scenarios = [Scenario(name: planned[0].name, start: .zero, stages: stages, personas: planned[0].personas)]
         } else {
-            // Every scenario scales by the same factors, so their proportions and offsets stay as written.
-            let peaks = planned.reduce(0) { sum, scenario in
-                sum
-                    + scenario.profile.reduce(0) { peak, stage in
-                        if case .ramp(let to, _) = stage { return max(peak, to) }
-                        return peak
-                    }
+            // Every scenario scales by the same factors, so their proportions and offsets stay as written: --bots
+            // splits its count over the scenarios' peaks by largest remainder, so the peaks add up to it exactly.
+            let peaks = planned.map { scenario in
+                scenario.profile.reduce(0) { peak, stage in
+                    if case .ramp(let to, _) = stage { return max(peak, to) }
+                    return peak
+                }
+            }
+            var targets = peaks
+            if let bots = overrides.bots, peaks.contains(where: { $0 > 0 }) {
+                targets = PersonaTable.largestRemainder(weights: peaks, total: bots).map { Int($0) }
+                if let starved = peaks.indices.first(where: { peaks[$0] > 0 && targets[$0] == 0 }) {
+                    let enough = (bots...).first { count in
+                        !PersonaTable.largestRemainder(weights: peaks, total: count).enumerated()
+                            .contains { peaks[$0.offset] > 0 && $0.element == 0 }
+                    }!
+                    throw Error(
+                        description: "--bots \(bots) leaves scenario `\(planned[starved].name)` without a bot (its "
+                            + "peak is \(peaks[starved]) of \(peaks.reduce(0, +))); give --bots \(enough) or more")
+                }
             }
             let stretch = overrides.duration.map { $0 / script.duration } ?? 1
-            scenarios = planned.map { scenario in
+            scenarios = planned.enumerated().map { position, scenario in
                 var stages = scenario.profile
-                if let bots = overrides.bots, peaks > 0 {
+                if let bots = overrides.bots {
+                    let (peak, target) = (peaks[position], targets[position])
                     stages = stages.map { stage in
-                        guard case .ramp(let to, let over) = stage else { return stage }
-                        return .ramp(to: Int((Double(to) * Double(bots) / Double(peaks)).rounded()), over: over)
+                        switch stage {
+                        case .ramp(let to, let over):
+                            let scaled = peak == 0 ? 0 : Int((Double(to) * Double(target) / Double(peak)).rounded())
+                            return .ramp(to: scaled, over: over)
+                        // As in the single-profile form, --bots caps every open stage.
+                        case .arrive(let rate, let length, _): return .arrive(rate: rate, for: length, max: bots)
+                        case .hold: return stage
+                        }
                     }
                 }
                 if let rate = overrides.rate { stages = Self.replacingRate(stages, with: rate) }

@@ -13,11 +13,12 @@ import SkirmishScript
 /// share a factor (weights 1:1 over two shards: all of one persona in each). So ``init(_:shard:closedBots:)`` deals
 /// the run's global bots in order (shard *i* of *n* holds global bots *i*, *i + n*, …), each to the persona furthest
 /// below its share of the run so far *plus* its share of that bot's shard so far — the same deficits smooth weighted
-/// round-robin keeps, at two levels. Every shard computes the same deal without talking to the others. No persona
-/// is dealt more than its largest-remainder share of the run's peak, so at the peak the shards together hold exactly
-/// that share. Over the shipped weights and 1 to 7 shards, every persona stays within 1.1 bots of its exact share of
-/// the run and 1.4 of its share of each shard, at every bot count (within 1.5 of both at 16 and 64 shards); one
-/// process (`0/1`) gets plain smooth weighted round-robin, within one of its share.
+/// round-robin keeps, at two levels. Every shard computes the same deal without talking to the others. Then the
+/// latest few bots change persona so that at the run's peak each persona holds exactly its largest-remainder share
+/// (each change in the shard where it brings both personas closer to that shard's share). Over the shipped weights
+/// and 1 to 7 shards, every persona stays within 1.2 bots of its exact share of the run and 1.4 of its share of each
+/// shard, at every bot count and every peak up to 200 (`LoadPlanTests`); one process (`0/1`) gets smooth weighted
+/// round-robin, within one of its share.
 package struct PersonaTable: Sendable, Hashable {
     package let personas: [Persona]
     /// The shard whose closed-model bots ``index(forClosed:)`` deals.
@@ -48,7 +49,8 @@ package struct PersonaTable: Sendable, Hashable {
         closed = Self.deal(weights: personas.map(\.weight), shard: shard, bots: closedBots)
     }
 
-    /// Shard `shard`'s personas among `bots` global closed-model bots, dealt at two levels (see the type).
+    /// Shard `shard`'s personas among `bots` global closed-model bots, dealt at two levels (see the type), then
+    /// evened to each persona's largest-remainder share of `bots`.
     static func deal(weights: [Int], shard: Shard, bots: Int) -> [UInt8] {
         let total = Int64(weights.reduce(0, +))
         let count = shard.count
@@ -57,16 +59,12 @@ package struct PersonaTable: Sendable, Hashable {
         let shards = min(count, max(bots, 1))
         var held = [Int32](repeating: 0, count: shards * weights.count)
         var sizes = [Int64](repeating: 0, count: shards)
-        var result: [UInt8] = []
-        result.reserveCapacity(shard.share(of: bots))
-        // No persona takes more than its largest-remainder share of all `bots`: with the total exactly `bots`, each
-        // then ends with exactly that share, whatever the shard count.
-        let caps = largestRemainder(weights: weights, total: bots)
+        var dealt = [UInt8](repeating: 0, count: bots)
         for global in 0..<bots {
             let owner = global % count
             var best = 0
             var bestScore = (Int64.min, Int64.min)
-            for (persona, weight) in weights.enumerated() where run[persona] < caps[persona] {
+            for (persona, weight) in weights.enumerated() {
                 // Deficits scaled by the total weight: expected × total − held × total.
                 let ofRun = Int64(global + 1) * Int64(weight) - run[persona] * total
                 let ofShard = (sizes[owner] + 1) * Int64(weight) - Int64(held[owner * weights.count + persona]) * total
@@ -79,9 +77,43 @@ package struct PersonaTable: Sendable, Hashable {
             run[best] += 1
             held[owner * weights.count + best] += 1
             sizes[owner] += 1
-            if owner == shard.index { result.append(UInt8(best)) }
+            dealt[global] = UInt8(best)
         }
-        return result
+        // The greedy deal keeps every persona within about one bot of its share of the run; a few bots then change
+        // persona so that each holds exactly its largest-remainder share of `bots`. Each change takes the latest bot
+        // of a persona over its share, in the shard where that persona is furthest over its shard's share and the
+        // one it becomes furthest under (so every shard's mix gets closer to its own share, never further), and the
+        // latest such bot, so only the last bots of a ramp see it.
+        let exact = largestRemainder(weights: weights, total: bots)
+        while let over = run.indices.filter({ run[$0] > exact[$0] }).max(by: {
+            run[$0] - exact[$0] < run[$1] - exact[$1]
+        }),
+            let under = run.indices.filter({ run[$0] < exact[$0] }).max(by: {
+                exact[$0] - run[$0] < exact[$1] - run[$1]
+            })
+        {
+            var chosen = -1
+            var chosenScore = Int64.min
+            for global in stride(from: bots - 1, through: 0, by: -1) where dealt[global] == UInt8(over) {
+                let owner = global % count
+                // How far the shard is over its share of `over` plus under its share of `under`, scaled by the total.
+                let size = sizes[owner]
+                let score =
+                    (Int64(held[owner * weights.count + over]) * total - size * Int64(weights[over]))
+                    + (size * Int64(weights[under]) - Int64(held[owner * weights.count + under]) * total)
+                if score > chosenScore {
+                    chosenScore = score
+                    chosen = global
+                }
+            }
+            let owner = chosen % count
+            dealt[chosen] = UInt8(under)
+            run[over] -= 1
+            run[under] += 1
+            held[owner * weights.count + over] -= 1
+            held[owner * weights.count + under] += 1
+        }
+        return stride(from: shard.index, to: bots, by: count).map { dealt[$0] }
     }
 
     /// `total` split in proportion to `weights` by the largest-remainder method: each gets the whole part of its

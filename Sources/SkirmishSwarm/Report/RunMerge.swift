@@ -6,11 +6,12 @@ import SkirmishTelemetry
 ///
 /// Each shard's folder holds its `summary.json`, its `metrics.json` (every series exactly, HDR counts included) and
 /// its `script.yaml`. The merge adds the shards' series up and builds the summary the way a single process builds
-/// its own (``RunSummary``'s one initialiser), so every figure — percentiles per persona, tag and game included —
-/// is the one a single process holding every bot would have computed, and whole-run thresholds are judged on those
-/// figures. What cannot be merged exactly is said where it is: a windowed threshold's windows were judged by each
-/// shard on its own bots (the merged verdict fails when any shard's did), and the timeline's percentile lines show
-/// the highest shard's (``SkirmishTelemetry/RunTimeline/merging(_:)``).
+/// its own (``RunSummary``'s one initialiser), so every figure read from the series — counts, and percentiles per
+/// persona, tag and game — is the one a single process holding every bot would have computed, and whole-run
+/// thresholds are judged on those figures. What is not exact is listed in the SkirmishSwarm article ("One result for
+/// a sharded run"): rates divide by the longest shard's duration, a windowed threshold keeps each shard's windows,
+/// the timeline's percentile lines show the highest shard's (``SkirmishTelemetry/RunTimeline/merging(_:)``), the
+/// per-block samples lie on the coarsest shard's blocks, and the desync episodes are the first 100 in shard order.
 ///
 /// Shards of different runs or scripts, a shard twice, a missing shard (unless allowed) and a shard still running
 /// are refused, each with the folder it is about and what to do.
@@ -44,6 +45,13 @@ public struct RunMerge: Sendable {
     /// Shard indices of the run that no folder holds (empty unless missing shards were allowed).
     public let missing: [Int]
 
+    /// The largest `summary.json` a merge reads (a soak's, with its timeline and samples, is a few MiB).
+    public static let maxSummaryBytes = 256 << 20
+    /// The largest `metrics.json` a merge reads (25,000 series with their histograms fit well within it).
+    public static let maxMetricsBytes = 1 << 30
+    /// The longest run a merge accepts, in seconds (30 days).
+    static let maxSeconds = 30.0 * 86_400
+
     /// The folder beside the shards' that a merge writes by default, and that ``folders(in:)`` never reads as a
     /// shard.
     public static let mergedFolder = "merged"
@@ -64,9 +72,10 @@ public struct RunMerge: Sendable {
                 continue
             }
             let children = ((try? files.contentsOfDirectory(atPath: path)) ?? []).sorted()
-                .filter { $0 != mergedFolder }.map { path + "/" + $0 }.filter {
-                    files.fileExists(atPath: $0 + "/summary.json")
-                }
+                .filter { $0 != mergedFolder }.map { path + "/" + $0 }
+                .filter { files.fileExists(atPath: $0 + "/summary.json") }
+                // A merge written beside the shards (`--out run/report`) is not one of them.
+                .filter { (try? RunSummary.load(path: $0 + "/summary.json"))?.shards == nil }
             guard !children.isEmpty else {
                 throw Problem(
                     description: "\(path) holds no summary.json, nor does any folder in it. Give the folders a "
@@ -77,17 +86,31 @@ public struct RunMerge: Sendable {
         return folders
     }
 
-    /// Reads every folder and checks that together they are one run; `loader` reads the script (its variables
-    /// are replaced by the shards').
+    /// Reads every folder and checks that together they are one run; `loader` reads the script, its environment
+    /// giving the variables the values the shards read (checked by digest).
     public init(folders: [String], loader: ScriptLoader, allowMissing: Bool = false) throws(Problem) {
         guard !folders.isEmpty else { throw Problem(description: "no folder to merge: give the shards' folders") }
         var shards: [Shard] = []
         for folder in folders {
+            for (file, limit) in [("summary.json", Self.maxSummaryBytes), ("metrics.json", Self.maxMetricsBytes)] {
+                let size = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + file))?[.size] as? Int
+                if let size, size > limit {
+                    throw Problem(
+                        description: "\(folder)/\(file) is \(size) bytes, above the \(limit >> 20) MiB a run writes: "
+                            + "it is not a shard's, or it is damaged.")
+                }
+            }
             let summary: RunSummary
             do {
                 summary = try RunSummary.load(path: folder + "/summary.json")
             } catch {
                 throw Problem(description: error.description)
+            }
+            guard summary.durationSeconds.isFinite, (0...Self.maxSeconds).contains(summary.durationSeconds),
+                summary.settings.plannedSeconds.isFinite,
+                (0...Self.maxSeconds).contains(summary.settings.plannedSeconds)
+            else {
+                throw Problem(description: "\(folder)/summary.json gives a run length no run has: it is damaged.")
             }
             if summary.soak?.state == .running {
                 throw Problem(
@@ -103,7 +126,9 @@ public struct RunMerge: Sendable {
             do {
                 snapshot = try JSONDecoder().decode(MetricsSnapshot.self, from: data)
             } catch {
-                throw Problem(description: "\(folder)/metrics.json is not a Skirmish metrics file (\(error)).")
+                throw Problem(
+                    description:
+                        "\(folder)/metrics.json is not a Skirmish metrics file (\(RunSummary.describe(error))).")
             }
             let parts = summary.settings.shard.split(separator: "/")
             guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count > 0,
@@ -116,6 +141,20 @@ public struct RunMerge: Sendable {
             shards.append(Shard(folder: folder, summary: summary, snapshot: snapshot, index: index, count: count))
         }
         let first = shards[0]
+        // One metric name means one kind and one histogram scale in every shard: histograms of two scales cannot
+        // add up (shards of two versions, or a damaged file).
+        var kinds: [String: (kind: MetricFamily.Kind, folder: String)] = [:]
+        for shard in shards {
+            for series in shard.snapshot.series {
+                if let known = kinds[series.family.name], known.kind != series.family.kind {
+                    throw Problem(
+                        description: "\(known.folder) and \(shard.folder) record \(series.family.name) differently (a "
+                            + "counter, gauge or histogram scale of its own): shards of two Skirmish versions cannot "
+                            + "be merged; run every shard with one.")
+                }
+                kinds[series.family.name] = kinds[series.family.name] ?? (series.family.kind, shard.folder)
+            }
+        }
         for shard in shards.dropFirst() {
             func differ(_ what: String, _ a: String, _ b: String, _ fix: String) -> Problem {
                 Problem(
@@ -134,10 +173,10 @@ public struct RunMerge: Sendable {
                     "their scripts differ,", first.summary.settings.script, shard.summary.settings.script,
                     "Every shard must run the same script text.")
             }
-            guard (shard.summary.settings.variables ?? [:]) == (first.summary.settings.variables ?? [:]) else {
+            guard shard.summary.settings.variablesDigest == first.summary.settings.variablesDigest else {
                 throw differ(
-                    "their script variables differ:", Self.describe(first.summary.settings.variables),
-                    Self.describe(shard.summary.settings.variables), "Give every shard the same --env values.")
+                    "they read the script's variables with other values:", Self.describe(first.summary.settings),
+                    Self.describe(shard.summary.settings), "Give every shard the same --env values.")
             }
             guard shard.count == first.count else {
                 throw differ(
@@ -167,11 +206,10 @@ public struct RunMerge: Sendable {
         self.script = try Self.script(of: first, loader: loader)
     }
 
-    /// The script of `shard`'s folder, loaded as the shard loaded it and checked against its digest.
+    /// The script of `shard`'s folder, loaded with `loader`'s environment (which must give its variables the values
+    /// the shards read) and checked against both digests.
     private static func script(of shard: Shard, loader: ScriptLoader) throws(Problem) -> Script {
         let path = shard.folder + "/script.yaml"
-        var loader = loader
-        loader.environment = shard.summary.settings.variables ?? [:]
         let script: Script
         do {
             script = try loader.load(path: path)
@@ -185,12 +223,20 @@ public struct RunMerge: Sendable {
                 description: "\(path) is not the script \(shard.folder) ran (its digest differs from the summary's): "
                     + "put back the script.yaml the run wrote.")
         }
+        guard script.variablesDigest == shard.summary.settings.variablesDigest else {
+            let names = (shard.summary.settings.variables ?? []).joined(separator: ", ")
+            throw Problem(
+                description: "the shards read "
+                    + (names.isEmpty ? "no variable" : "the variables \(names)")
+                    + " with other values than this merge has (runs write no values, since a script may read a "
+                    + "secret): give each as the shards had it, with --env NAME=VALUE or in the environment.")
+        }
         return script
     }
 
-    private static func describe(_ variables: [String: String]?) -> String {
-        let pairs = (variables ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        return pairs.isEmpty ? "(none)" : pairs.joined(separator: " ")
+    private static func describe(_ settings: RunSummary.Settings) -> String {
+        let names = (settings.variables ?? []).joined(separator: ", ")
+        return names.isEmpty ? "none" : "\(names) (digest \(settings.variablesDigest ?? "none"))"
     }
 
     /// The run's one summary and the merged series it was computed from.
@@ -200,7 +246,9 @@ public struct RunMerge: Sendable {
         let summaries = shards.map(\.summary)
         let first = summaries[0]
         var outcome = SwarmOutcome(
-            snapshot: snapshot, timeline: RunTimeline.merging(summaries.compactMap(\.timeline)),
+            snapshot: snapshot,
+            timeline: RunTimeline.merging(
+                summaries.compactMap { summary in summary.timeline?.within(seconds: summary.durationSeconds + 60) }),
             elapsed: .seconds(summaries.map(\.durationSeconds).max() ?? 0),
             interrupted: summaries.contains(where: \.interrupted), peakBots: summaries.reduce(0) { $0 + $1.peakBots })
         outcome.busiestLoop = summaries.compactMap(\.generatorBusy).max()

@@ -177,15 +177,20 @@ public enum RunOutput {
     }
 
     private static func atomically(_ data: Data, to path: String) throws -> String {
-        let temporary = path + ".partial"
+        // A name of this writer's own: two shards merging one run at once each rename a whole file of their own
+        // into place (a shared `.partial` name let one rename the other's half-written file).
+        let temporary = path + ".partial-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         do {
             try data.write(to: URL(fileURLWithPath: temporary))
         } catch {
+            unlink(temporary)
             throw Failure(path: path, reason: error.localizedDescription)
         }
         // rename(2) replaces the old file in one step: readers see the old or the new file, never a mix.
         guard rename(temporary, path) == 0 else {
-            throw Failure(path: path, reason: String(cString: strerror(errno)))
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw Failure(path: path, reason: reason)
         }
         return path
     }

@@ -26,7 +26,7 @@ extension RunSummary {
     }
 
     /// A decoding error as one short phrase that names the field.
-    private static func describe(_ error: any Error) -> String {
+    static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }
         switch error {
         case .keyNotFound(let key, let context):

@@ -18,7 +18,10 @@ extension RunSummary {
                 return "\(shard.shard) \(shard.passed ? "passed" : "FAILED")\(health)"
             }
             let missing = missingShards.map { " — missing \($0.map(String.init).joined(separator: ", "))" } ?? ""
-            lines.append("merged from \(shards.count) shards: \(verdicts.joined(separator: ", "))\(missing)")
+            let windows =
+                thresholds.contains { $0.windowSeconds != nil }
+                ? "; windowed thresholds judged each shard's windows" : ""
+            lines.append("merged from \(shards.count) shards: \(verdicts.joined(separator: ", "))\(missing)\(windows)")
         }
         lines.append("")
         let header = [

@@ -45,9 +45,12 @@ public struct RunSummary: Codable, Sendable {
         public var loops: Int
         /// The plan's length in seconds (profile stages summed).
         public var plannedSeconds: Double
-        /// The values of the variables the script reads (`${NAME}`) that were set, so that `skirmish merge` reads
-        /// the shards' `script.yaml` exactly as they did; absent in summaries written before 0.23.
-        public var variables: [String: String]? = nil
+        /// The variables the script read (`${NAME}`) that were set, by name; their values are never written (a
+        /// script may read a secret). Absent when it read none.
+        public var variables: [String]? = nil
+        /// The script's ``SkirmishScript/Script/variablesDigest``: runs with the same digest read the same values,
+        /// which is how `skirmish merge` tells that shards read one script alike.
+        public var variablesDigest: String? = nil
     }
 
     /// Handshakes that ended in a `Welcome` and those that did not.
@@ -332,7 +335,9 @@ extension RunSummary {
                 script: script.name, scriptPath: scriptPath, scriptDigest: script.digest,
                 target: configuration.target.description,
                 shard: configuration.plan.shard.fraction, seed: configuration.seed, loops: configuration.loops,
-                plannedSeconds: configuration.plan.duration.seconds, variables: script.variables),
+                plannedSeconds: configuration.plan.duration.seconds,
+                variables: script.variables.isEmpty ? nil : script.variables.keys.sorted(),
+                variablesDigest: script.variablesDigest),
             startedAt: ISO8601DateFormatter().string(from: startedAt),
             exporter: exporter.map {
                 Exporter(

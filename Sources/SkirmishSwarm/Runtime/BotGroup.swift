@@ -38,7 +38,10 @@ final class BotGroup: BotSupervising {
     private(set) var peakTarget = 0
     /// The largest closed-model target this loop followed, per scenario.
     private(set) var peakTargets: [Int]
-    private var openCount = 0
+    /// Open-model bots alive on this loop, per scenario: each scenario's arrivals are capped by its own stages.
+    private var openCounts: [Int]
+    /// The scenario of each open-model bot alive (arrivals only; a runner's players count under scenario 0).
+    private var openScenario: [Int: Int] = [:]
     private var stopped = false
     /// The run's logger with this loop's index (`loop`).
     let logger: Logger
@@ -58,6 +61,7 @@ final class BotGroup: BotSupervising {
         settings.resolved = context.resolved
         shellSettings = settings
         closedTargets = Array(repeating: 0, count: context.personas.closedBase.count)
+        openCounts = closedTargets
         peakTargets = closedTargets
         personaProfiles = Array(repeating: nil, count: context.personas.personas.count)
         personaMeters = Array(repeating: nil, count: context.personas.personas.count)
@@ -103,6 +107,8 @@ final class BotGroup: BotSupervising {
                     for scenario in plan.scenarios.indices {
                         setClosedTarget(plan.closedBots(at: elapsed, scenario: scenario), scenario: scenario, now: now)
                     }
+                    // Once every scenario has moved: one scenario's bots leaving as another's arrive is no peak.
+                    peakTarget = max(peakTarget, closedTargets.reduce(0, +))
                 }))
     }
 
@@ -113,7 +119,7 @@ final class BotGroup: BotSupervising {
     }
 
     /// Bots alive on this loop (closed-model and open-model).
-    var liveBots: Int { closed.count + openCount }
+    var liveBots: Int { closed.count + openCounts.reduce(0, +) }
 
     /// CPU time this loop's thread has used so far, in seconds; call it on the loop.
     ///
@@ -180,7 +186,7 @@ final class BotGroup: BotSupervising {
         }
         closedTargets[scenario] = total
         peakTargets[scenario] = max(peakTargets[scenario], total)
-        peakTarget = max(peakTarget, closedTargets.reduce(0, +))
+        if closedTargets.count == 1 { peakTarget = max(peakTarget, total) }
     }
 
     /// The smallest bot number at or above `number` that this loop owns (bots are dealt round-robin over loops).
@@ -192,7 +198,7 @@ final class BotGroup: BotSupervising {
     func arrive(_ arrival: LoadPlan.Arrival, now: NIODeadline) {
         guard !stopped else { return }
         let cap = max(1, arrival.cap / groupCount)
-        guard openCount < cap else {
+        guard openCounts[arrival.scenario] < cap else {
             meters(forPersona: context.personas.index(forArrival: arrival)).error("arrival_capped")
             return
         }
@@ -202,7 +208,7 @@ final class BotGroup: BotSupervising {
     /// A bot's steps ended (or it was retired): it no longer counts.
     func botEnded(number: Int, oneShot: Bool) {
         if oneShot {
-            openCount -= 1
+            openCounts[openScenario.removeValue(forKey: number) ?? 0] -= 1
         } else if closed[number] != nil {
             // A closed-model bot whose steps ended keeps its place in the count but holds nothing.
             closed[number] = (-1, .max)
@@ -215,7 +221,10 @@ final class BotGroup: BotSupervising {
         let persona =
             arrival.map { context.personas.index(forArrival: $0) } ?? context.personas.index(forClosed: number)
         guard let (squad, profile) = profile(forPersona: persona) else { return }
-        if oneShot { openCount += 1 }
+        if let arrival {
+            openCounts[arrival.scenario] += 1
+            openScenario[number] = arrival.scenario
+        }
         // Recorded before the bot starts: one whose steps end at once reports that back through `botEnded`.
         if !oneShot { closed[number] = (squad, UInt32.max) }
         let slot = squads[squad].spawn(
@@ -281,7 +290,7 @@ final class BotGroup: BotSupervising {
         let squad = squad(for: kind)
         let profile = kind.addProfile(
             to: squads[squad], persona: persona, meters: meters, target: target, support: support, single: true)
-        openCount += 1
+        openCounts[0] += 1
         let slot = squads[squad].spawn(
             number: number, profile: profile, random: SeededRandom(seed: seed).derived(UInt64(number)), oneShot: true,
             now: now)
@@ -305,6 +314,7 @@ final class BotGroup: BotSupervising {
         flushLimitedWarnings(now: now, final: true)
         closed.removeAll()
         players.removeAll()
-        openCount = 0
+        for scenario in openCounts.indices { openCounts[scenario] = 0 }
+        openScenario.removeAll()
     }
 }

@@ -63,7 +63,7 @@ public struct HealthPolicy: Sendable, Hashable, Codable {
         var peakReached = 0.0
         var steadyUntil: Double?
         // Each scenario from its start: warm-up lasts until the last one reaches its peak, and the steady window
-        // ends where the first closing ramp down begins, or the first scenario ends before the run does.
+        // ends where the first closing ramp down of a scenario that lasts to the end begins.
         for scenario in plan.scenarios {
             var elapsed = scenario.start.seconds
             var level = 0
@@ -85,8 +85,11 @@ public struct HealthPolicy: Sendable, Hashable, Codable {
                 }
                 elapsed += length
             }
-            if lastRampFalls, let start = lastRampStart { steadyUntil = min(steadyUntil ?? start, start) }
-            if elapsed < total { steadyUntil = min(steadyUntil ?? elapsed, elapsed) }
+            // Only the scenarios that last to the run's end close it: one that ends early (a rush in a night's
+            // soak) would otherwise leave next to no steady window, and the leak and stall checks nothing to judge.
+            if lastRampFalls, let start = lastRampStart, elapsed >= total - 0.001 {
+                steadyUntil = min(steadyUntil ?? start, start)
+            }
         }
         let warmUp = min(max(peakReached + 30, total / 10), 1_800, total / 2)
         self.init(warmUp: warmUp, steadyUntil: steadyUntil)

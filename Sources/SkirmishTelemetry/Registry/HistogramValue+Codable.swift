@@ -15,10 +15,16 @@ extension HistogramValue: Codable {
     /// recorded pair is malformed.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let scale = HistogramScale(
-            resolution: try container.decode(Double.self, forKey: .resolution),
-            highest: try container.decode(Double.self, forKey: .highest),
-            bounds: try container.decode([Double].self, forKey: .bounds))
+        guard
+            let scale = HistogramScale.validated(
+                resolution: try container.decode(Double.self, forKey: .resolution),
+                highest: try container.decode(Double.self, forKey: .highest),
+                bounds: try container.decode([Double].self, forKey: .bounds))
+        else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .resolution, in: container,
+                debugDescription: "a resolution, top or bound count no histogram of ours has")
+        }
         self.init(scale: scale)
         sum = try container.decode(Double.self, forKey: .sum)
         let buckets = try container.decode([UInt64].self, forKey: .buckets)

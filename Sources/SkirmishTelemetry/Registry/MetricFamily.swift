@@ -53,6 +53,15 @@ public struct HistogramScale: Sendable, Hashable {
     /// Upper bounds of the exported buckets in exported units, ascending; `+Inf` is implicit.
     public let bounds: [Double]
 
+    /// A scale read from a file, or `nil` when it could not be one of ours: a resolution and top that are not
+    /// finite and positive, more recorded units than an HDR histogram spans (2⁶² at most), or more than 1,000 bounds.
+    public static func validated(resolution: Double, highest: Double, bounds: [Double]) -> HistogramScale? {
+        guard resolution.isFinite, resolution > 0, highest.isFinite, highest > 0, highest * resolution < 0x1p62,
+            bounds.count <= 1_000
+        else { return nil }
+        return HistogramScale(resolution: resolution, highest: highest, bounds: bounds)
+    }
+
     /// A scale with explicit bounds; bounds are sorted and de-duplicated.
     public init(resolution: Double, highest: Double, bounds: [Double]) {
         self.resolution = resolution

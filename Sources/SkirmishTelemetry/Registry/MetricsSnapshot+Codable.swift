@@ -41,13 +41,14 @@ extension MetricsSnapshot: Codable {
             case "counter": kind = .counter
             case "gauge": kind = .gauge
             case "histogram":
-                guard let resolution = family.resolution, let highest = family.highest, let bounds = family.bounds
+                guard let resolution = family.resolution, let highest = family.highest, let bounds = family.bounds,
+                    let scale = HistogramScale.validated(resolution: resolution, highest: highest, bounds: bounds)
                 else {
                     throw DecodingError.dataCorruptedError(
                         forKey: .families, in: container,
-                        debugDescription: "histogram family \(family.name) has no resolution, highest and bounds")
+                        debugDescription: "histogram family \(family.name) has no valid resolution, highest and bounds")
                 }
-                kind = .histogram(HistogramScale(resolution: resolution, highest: highest, bounds: bounds))
+                kind = .histogram(scale)
             default:
                 throw DecodingError.dataCorruptedError(
                     forKey: .families, in: container,

@@ -135,6 +135,14 @@ public struct RunTimeline: Sendable, Codable, Equatable {
         }
     }
 
+    /// This timeline without the points a run of `seconds` cannot have (a `t` not finite, below 0 or past it): what
+    /// a merge reads from a file it did not write.
+    public func within(seconds: Double) -> RunTimeline {
+        var kept = self
+        kept.points = points.filter { $0.t.isFinite && $0.t >= 0 && $0.t <= seconds }
+        return kept
+    }
+
     /// The timeline of a run whose shards each kept their own: one point a second of the run, each shard's latest
     /// point at or before that second added in (a shard that has ended adds its counts and no bots).
     ///
@@ -145,6 +153,8 @@ public struct RunTimeline: Sendable, Codable, Equatable {
     /// own start.
     public static func merging(_ timelines: [RunTimeline]) -> RunTimeline {
         var merged = RunTimeline(capacity: timelines.map(\.capacity).max() ?? 1_000)
+        // A point no run has (a time not finite, negative or past a year) is left out rather than walked to.
+        let timelines = timelines.map { $0.within(seconds: 365 * 86_400) }
         let ends = timelines.map { $0.points.last.map { Int($0.t.rounded()) } ?? -1 }
         guard let end = ends.max(), end >= 0 else { return merged }
         var next = [Int](repeating: 0, count: timelines.count)

@@ -48,28 +48,43 @@ struct MergeCommand: ParsableCommand {
     @Flag(help: "Replace what --out holds even when it is another run's results.")
     var overwrite = false
 
+    @Option(
+        name: .customLong("env"),
+        help: ArgumentHelp(
+            "A value for ${KEY} in the shards' script, as they had it (repeatable); it wins over the environment.",
+            discussion: """
+                Runs write which variables their script read and a digest of the values, never the values (a \
+                script may read a secret): give each again, here or in the environment, and the merge checks it \
+                reads them as the shards did.
+                """,
+            valueName: "KEY=VALUE"),
+        transform: ScriptVariable.parse)
+    var variables: [ScriptVariable] = []
+
     func run() throws {
         let merge: RunMerge
         let shardFolders: [String]
         do {
             shardFolders = try RunMerge.folders(in: folders)
-            merge = try RunMerge(
-                folders: shardFolders, loader: Catalogue.standard.scriptLoader, allowMissing: allowMissing)
+            var loader = Catalogue.standard.scriptLoader
+            loader.environment = ScriptVariable.environment(loader.environment, adding: variables)
+            merge = try RunMerge(folders: shardFolders, loader: loader, allowMissing: allowMissing)
         } catch {
             Console.note("merge: \(error)")
             throw ExitCode(2)
         }
         let directory = out ?? Self.defaultOut(folders: folders, shards: shardFolders)
         let (summary, snapshot) = merge.merged()
-        if !overwrite, let earlier = try? RunSummary.load(path: directory + "/summary.json", role: "earlier"),
-            earlier.run != summary.run || earlier.shards == nil
-        {
+        if !overwrite, FileManager.default.fileExists(atPath: directory + "/summary.json") {
             // Merging one run again replaces its merge; anything else in the folder is someone's results.
-            Console.note(
-                "merge: --out \(directory) already holds "
-                    + (earlier.shards == nil ? "a shard's or a run's results" : "the merge of run \(earlier.run)")
-                    + ": give another folder, or --overwrite to replace it")
-            throw ExitCode(2)
+            let earlier = try? RunSummary.load(path: directory + "/summary.json", role: "earlier")
+            if earlier?.run != summary.run || earlier?.shards == nil {
+                let held =
+                    earlier.map { $0.shards == nil ? "a shard's or a run's results" : "the merge of run \($0.run)" }
+                    ?? "a summary.json that does not read"
+                Console.note("merge: --out \(directory) already holds \(held): give another folder, or --overwrite")
+                throw ExitCode(2)
+            }
         }
         let written: [String]
         do {

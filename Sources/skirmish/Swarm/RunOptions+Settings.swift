@@ -194,7 +194,7 @@ extension RunOptions {
 
 extension SwarmRun {
     /// Runs to the end and turns the result into the exit status: 130 or 143 after a signal, 99 when a threshold
-    /// failed (or stopped the run), 2 when a part could not start.
+    /// failed (or stopped the run; with `--merge`, the merged run's thresholds), 2 when a part could not start.
     func runToExitStatus() async throws {
         let result: Result
         do {
@@ -203,6 +203,6 @@ extension SwarmRun {
             throw InputError(error.description)
         }
         if let status = result.signalExitStatus { throw ExitCode(status) }
-        if !result.summary.passed { throw ExitCode(99) }
+        if result.failed(merging: settings.mergeShards) { throw ExitCode(99) }
     }
 }

@@ -120,7 +120,13 @@ struct RunOptions: ParsableArguments {
         help: ArgumentHelp(
             "As one shard of a run, merge the run's shards when this is the last to finish.",
             discussion: """
-                Give each shard --out <run folder>/<shard> (the Kubernetes manifest's /results/<run>/<index>).                 Each shard, once its own results are written, reads its siblings; the last to finish writes the                 run's one summary.json, report.html and verdict into <run folder>/merged, as `skirmish merge`                 would. A shard's exit status stays its own verdict. A shard that never finishes leaves the merge                 to `skirmish merge <run folder> --allow-missing`.
+                Give each shard --out <run folder>/<shard> (the Kubernetes manifest's /results/<run>/<index>). \
+                Each shard, once its own results are written, reads its siblings; the last to finish writes the \
+                run's one summary.json, report.html and verdict into <run folder>/merged, as `skirmish merge` \
+                would, and exits with the run's verdict (0 or 99). A shard that does not merge exits 0 when only \
+                its own thresholds failed: its slice alone is not the run (its verdict stays in its summary.json \
+                and the merged table). A shard that never finishes leaves the merge to \
+                `skirmish merge <run folder> --allow-missing`.
                 """))
     var mergeShards = false
 
