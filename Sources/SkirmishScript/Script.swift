@@ -160,6 +160,8 @@ public struct BehaviorName: RawRepresentable, Sendable, Hashable, CustomStringCo
     public static let reconnector = BehaviorName(rawValue: "reconnector")
     /// `rogue`: sends malformed, replayed, wrong-direction and flooding packets at `rogue_rate`.
     public static let rogue = BehaviorName(rawValue: "rogue")
+    /// `human`: Puck; a model of a person with a mouse (reaction delay, aim error, a hand's speed) at its `skill`.
+    public static let human = BehaviorName(rawValue: "human")
 
     /// The name as a script writes it.
     public var description: String { rawValue }

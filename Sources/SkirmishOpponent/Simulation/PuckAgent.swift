@@ -12,6 +12,13 @@ package protocol PuckAgent: Sendable {
     mutating func observeRoundTrip(_ roundTrip: Duration, at time: Instant)
     /// Called every server tick: the input to send now, if any.
     mutating func act(now: Instant) -> PaddleState?
+    /// Where the agent itself expects the puck at `tick`, for the swarm's misprediction checks; `nil` when it keeps
+    /// no prediction of its own.
+    func predictedPuck(atTick tick: UInt32) -> TableSnapshot.Puck?
+}
+
+extension PuckAgent {
+    package func predictedPuck(atTick tick: UInt32) -> TableSnapshot.Puck? { nil }
 }
 
 extension Opponent: PuckAgent {

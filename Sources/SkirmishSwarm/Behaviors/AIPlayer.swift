@@ -13,29 +13,65 @@ import SkirmishWire
 /// opponent's *own* prediction of the puck for that tick — made from its previous snapshot, its sent inputs and the
 /// other paddle dead-reckoned — so `skirmish_prediction_error_pixels` and `skirmish_mispredictions_total` say how
 /// well the AI foresaw the table.
-package struct AIPlayer: Agent {
+package typealias AIPlayer = PuckAgentPlayer<Opponent>
+
+/// The `human` behaviour: SkirmishOpponent's human-like player (``SkirmishOpponent/HumanPlayer``) at the persona's
+/// `skill`, seeing the table through its reaction delay and moving its hand within a person's limits. Its
+/// predictions are the replica's, as for the scripted players.
+package typealias HumanLikePlayer = PuckAgentPlayer<HumanPlayer>
+
+extension PuckAgentPlayer where Inner == Opponent {
+    package init(context: inout AgentContext<SnapConnection>, difficulty: Opponent.Difficulty, inputRate: Double) {
+        let configuration = OpponentConfiguration(difficulty: difficulty)
+        self.init(context: &context, inputRate: inputRate, predicts: true) { seat, seed in
+            Opponent(seat: seat, configuration: configuration, seed: seed)
+        }
+    }
+}
+
+extension PuckAgentPlayer where Inner == HumanPlayer {
+    package init(context: inout AgentContext<SnapConnection>, skill: HumanPlayer.Skill, inputRate: Double) {
+        self.init(context: &context, inputRate: inputRate, predicts: false) { _, seed in
+            HumanPlayer(skill: skill, seed: seed)
+        }
+    }
+}
+
+/// A SkirmishOpponent player (``SkirmishOpponent/PuckAgent``) as a swarm behaviour: made for its seat when the bot
+/// is seated, fed every snapshot at its receive time and the bot's round trip as it changes, asked for an input on
+/// the persona's schedule; every snapshot goes through the shared ``PuckMonitor`` checks, judging the player's own
+/// prediction of the puck where it has one.
+package struct PuckAgentPlayer<Inner: PuckAgent>: Agent {
     package typealias Connection = SnapConnection
 
-    private let configuration: OpponentConfiguration
+    private let make: @Sendable (_ seat: Int, _ seed: UInt64) -> Inner
+    /// Whether the player's own prediction is judged (the AI's); otherwise the replica's, as for scripted players.
+    private let predicts: Bool
     private let seed: UInt64
-    private var opponent: Opponent?
+    private var inner: Inner?
     private var schedule: InputSchedule
     private var monitor = PuckMonitor()
     private var heardRTT = 0.0
 
-    package init(context: inout AgentContext<SnapConnection>, difficulty: Opponent.Difficulty, inputRate: Double) {
-        configuration = OpponentConfiguration(difficulty: difficulty)
+    /// A player made by `make` for its seat, with a seed of the bot's own; `predicts` judges its own prediction of
+    /// the puck rather than the replica's.
+    package init(
+        context: inout AgentContext<SnapConnection>, inputRate: Double, predicts: Bool,
+        make: @escaping @Sendable (_ seat: Int, _ seed: UInt64) -> Inner
+    ) {
+        self.make = make
+        self.predicts = predicts
         seed = context.random.next()
         schedule = InputSchedule(rate: inputRate, random: &context.random)
     }
 
     package var isMatchOver: Bool { monitor.isMatchOver }
 
-    package var nextWake: Instant? { isMatchOver || opponent == nil ? nil : schedule.next }
+    package var nextWake: Instant? { isMatchOver || inner == nil ? nil : schedule.next }
 
     package mutating func established(_ welcome: Welcome, context: inout AgentContext<SnapConnection>) {
         let now = context.now
-        opponent = Opponent(seat: Int(welcome.seat), configuration: configuration, seed: seed)
+        inner = make(Int(welcome.seat), seed)
         monitor.connected(seat: Int(welcome.seat))
         schedule.begin(at: now)
     }
@@ -47,14 +83,14 @@ package struct AIPlayer: Agent {
 
     package mutating func wake(context: inout AgentContext<SnapConnection>) {
         let now = context.now
-        // Mutated in place (`opponent!`): a local copy would copy its buffers on every decision.
-        guard !isMatchOver, opponent != nil else { return }
+        // Mutated in place (`inner!`): a local copy would copy its buffers on every decision.
+        guard !isMatchOver, inner != nil else { return }
         schedule.catchUp(now: now, meters: context.meters)
         if context.smoothedRTT > 0, context.smoothedRTT != heardRTT {
             heardRTT = context.smoothedRTT
-            opponent!.observeRoundTrip(Duration(seconds: heardRTT), at: now)
+            inner!.observeRoundTrip(Duration(seconds: heardRTT), at: now)
         }
-        let input = opponent!.decide(now: now)
+        guard let input = inner!.act(now: now) else { return }
         monitor.sent(input)
         context.send(.paddleState(input))
     }
@@ -64,7 +100,9 @@ package struct AIPlayer: Agent {
         guard case .tableSnapshot(let snapshot) = message else {
             return monitor.received(message, at: now, context: &context)
         }
-        monitor.received(message, at: now, context: &context, predicted: opponent?.predictedPuck(atTick: snapshot.tick))
-        opponent?.observe(snapshot, at: now)
+        let predicted =
+            predicts ? inner?.predictedPuck(atTick: snapshot.tick) : monitor.replicaPrediction(for: snapshot)
+        monitor.received(message, at: now, context: &context, predicted: predicted)
+        inner?.observe(snapshot, at: now)
     }
 }

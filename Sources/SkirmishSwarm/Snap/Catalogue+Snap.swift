@@ -136,6 +136,17 @@ extension Catalogue {
             }
         )
         register(
+            behavior: "human", games: [.puck], keys: ["skill"], series: series,
+            options: { (options: inout ScriptOptions, _: SnapConnection.Configuration) throws(ScriptError) in
+                OptionValue(SnapOptions.Human(skill: try options.choice("skill", HumanPlayer.Skill.self) ?? .casual))
+            },
+            make: { context in
+                HumanLikePlayer(
+                    context: &context, skill: context.persona.options.get(SnapOptions.Human.self)?.skill ?? .casual,
+                    inputRate: context.persona.inputRate)
+            }
+        )
+        register(
             behavior: "snap-player", games: [.snap], keys: ["snap_reaction"], series: series,
             options: { (options: inout ScriptOptions, _: SnapConnection.Configuration) throws(ScriptError) in
                 guard var reaction = try options.options("snap_reaction") else {

@@ -15,6 +15,15 @@ public enum SnapOptions {
         public init(difficulty: Opponent.Difficulty = .medium) { self.difficulty = difficulty }
     }
 
+    /// `human`: the modelled person's level (`beginner`, `casual`, `skilled`).
+    package struct Human: Sendable, Hashable {
+        /// The level.
+        package var skill: HumanPlayer.Skill
+
+        /// A human-like player of `skill` (casual by default).
+        package init(skill: HumanPlayer.Skill = .casual) { self.skill = skill }
+    }
+
     /// `snap-player`: its reaction time to an activation or a matching pair.
     public struct SnapPlayer: Sendable, Hashable {
         /// The reaction time's distribution.
