@@ -139,7 +139,7 @@ package struct AttackHeadroom: Sendable {
     /// this is minutes of CPU work); cancelling the task stops them at the next moment, with the rows so far.
     /// `eachSecond` is called, from those threads, after every second of play of any row.
     package func measureAll(latencies: [Int], eachSecond: @escaping @Sendable () -> Void = {}) async -> [Row] {
-        let cells = latencies.flatMap { latency in EvalRunner.Rival.allCases.map { (latency, $0) } }
+        let cells = latencies.flatMap { latency in EvalRunner.Rival.scripted.map { (latency, $0) } }
         let work = Work(count: cells.count)
         let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, cells.count))
         await withTaskCancellationHandler {
@@ -270,6 +270,7 @@ package struct AttackHeadroom: Sendable {
             case .defender: agent = ScriptedPuckAgent(style: .defender, seat: 1, seed: seed)
             case .noPrediction: agent = Opponent(seat: 1, configuration: configuration.withoutPrediction, seed: seed)
             case .kalman: agent = KalmanGoalie(seat: 1)
+            case .beginner, .casual, .skilled: agent = HumanPlayer(skill: rival.skill ?? .casual, seed: seed)
             }
         }
 

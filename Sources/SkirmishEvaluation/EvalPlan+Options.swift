@@ -43,6 +43,7 @@ extension EvalPlan {
         matches = min(matches, 2)
         curveShots = min(curveShots, 200)
         curveMatches = min(curveMatches, 2)
+        humanMatches = min(humanMatches, 2)
         matchSeconds = min(matchSeconds, 60)
     }
 
@@ -56,7 +57,7 @@ extension EvalPlan {
     }
 
     /// Seconds of lock-step play the attack headroom takes: its seconds for every rival at every latency.
-    package var totalHeadroomSeconds: Int { headroomSeconds * EvalRunner.Rival.allCases.count * latencies.count }
+    package var totalHeadroomSeconds: Int { headroomSeconds * EvalRunner.Rival.scripted.count * latencies.count }
 
     /// Plays the whole plan: one event loop for the embedded servers and one client runtime, both released when the
     /// evaluation ends or fails.

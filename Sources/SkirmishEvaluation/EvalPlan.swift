@@ -23,6 +23,11 @@ package struct EvalPlan: Sendable {
     package var predicts = true
     /// Seconds of lock-step play per rival and latency for the attack's headroom (``AttackHeadroom``); 0 skips it.
     package var headroomSeconds = 0
+    /// Matches of every preset against every human-like level (``SkirmishOpponent/HumanPlayer``) at
+    /// ``humanLatency``: the difficulty matrix; 0 skips it.
+    package var humanMatches = 0
+    /// The one-way latency of the difficulty matrix, ms: a home connection's.
+    package var humanLatency = 50
 
     package init(
         shots: Int, matches: Int, matchSeconds: Int, latencies: [Int], difficulty: Opponent.Difficulty,
@@ -59,7 +64,8 @@ package struct EvalPlan: Sendable {
         }
     }
     package var totalMatches: Int {
-        matches * EvalRunner.Rival.allCases.count * latencies.count + curveMatches * Opponent.Difficulty.allCases.count
+        matches * EvalRunner.Rival.scripted.count * latencies.count + curveMatches * Opponent.Difficulty.allCases.count
+            + humanMatches * Opponent.Difficulty.allCases.count * EvalRunner.Rival.humans.count
     }
 
     package func run(with runner: EvalRunner) async throws -> EvalReport {
@@ -72,13 +78,20 @@ package struct EvalPlan: Sendable {
         let levels = Opponent.Difficulty.allCases
         var matchJobs: [MatchJob] = []
         for latency in latencies where matches > 0 {
-            for rival in EvalRunner.Rival.allCases {
+            for rival in EvalRunner.Rival.scripted {
                 for _ in 0..<matches { matchJobs.append(MatchJob(latency: latency, rival: rival, level: nil)) }
             }
         }
         for _ in 0..<curveMatches {
             for level in levels {
                 matchJobs.append(MatchJob(latency: curveLatency, rival: Self.curveRival, level: level))
+            }
+        }
+        for _ in 0..<humanMatches {
+            for level in levels {
+                for human in EvalRunner.Rival.humans {
+                    matchJobs.append(MatchJob(latency: humanLatency, rival: human, level: level))
+                }
             }
         }
         // Shots and matches run side by side, each within its own bound on sessions at once: enough to finish in a
@@ -94,7 +107,10 @@ package struct EvalPlan: Sendable {
         }
         let (allShots, allMatches) = try await (shotResults, matchResults)
         let matchSessions = allMatches.filter { $0.1.played && $0.0.level == nil }
-        let curveMatchSessions = allMatches.filter { $0.1.played && $0.0.level != nil }
+        let curveMatchSessions = allMatches.filter {
+            $0.1.played && $0.0.level != nil && $0.0.rival.skill == nil
+        }
+        let humanSessions = allMatches.filter { $0.1.played && $0.0.rival.skill != nil }
         let shotSessions = allShots.filter { $0.0.kind == .ai }.map(\.1)
         let still = allShots.filter { $0.0.kind == .still }.map(\.1)
         for (row, latency) in latencies.enumerated() {
@@ -114,7 +130,7 @@ package struct EvalPlan: Sendable {
                 latency: curveLatency, still: still)
         }
         for latency in latencies where matches > 0 {
-            for rival in EvalRunner.Rival.allCases {
+            for rival in EvalRunner.Rival.scripted {
                 report.addMatches(
                     matchSessions.filter { $0.0.latency == latency && $0.0.rival == rival }.map(\.1), rival: rival,
                     latency: latency)
@@ -126,6 +142,20 @@ package struct EvalPlan: Sendable {
             report.addWinCurve(
                 levels.map { level in (level.rawValue, curveMatchSessions.filter { $0.0.level == level }.map(\.1)) },
                 rival: Self.curveRival, latency: curveLatency)
+        }
+        if humanMatches > 0 {
+            report.addHumanMatrix(
+                levels.map { level in
+                    (
+                        level.rawValue,
+                        EvalRunner.Rival.humans.map { human in
+                            (
+                                human.rawValue,
+                                humanSessions.filter { $0.0.level == level && $0.0.rival == human }.map(\.1)
+                            )
+                        }
+                    )
+                }, latency: humanLatency)
         }
         if headroomSeconds > 0 {
             // After the real-time sessions, so its CPU work does not make their links worse than emulated.

@@ -50,6 +50,21 @@ package struct EvalReport: Codable, Sendable {
         var winWilson95High: Double
     }
 
+    /// Every preset against every human-like level (``SkirmishOpponent/HumanPlayer``) at one latency: how the
+    /// difficulty presets play against people, in goals both ways.
+    package struct HumanMatrix: Codable, Sendable {
+        package struct Cell: Codable, Sendable {
+            var difficulty: String
+            var result: MatchRow
+        }
+
+        var latencyMs: Int
+        /// Preset by preset, each against every level (the level is the row's `rival`).
+        var cells: [Cell]
+        /// The levels against which no preset wins less often than the one below it.
+        var monotoneAgainst: [String]
+    }
+
     /// Win rate of each preset against one rival: the match side of the difficulty curve.
     package struct WinCurve: Codable, Sendable {
         package struct Point: Codable, Sendable {
@@ -108,6 +123,7 @@ package struct EvalReport: Codable, Sendable {
     package var tickLateness = Lateness(ticks: 0)
     package var curve: Curve?
     package var winCurve: WinCurve?
+    package var humans: HumanMatrix?
     /// Matches played at once on the one client loop (and the one server loop).
     package var parallelMatches = 0
     package var targets: [TargetCheck] = []
@@ -120,7 +136,7 @@ package struct EvalReport: Codable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case difficulty, seed, matchSeconds, link, saveDefinition, intervals, predicts, shots, predictions, matches,
-            decisionTime, tickLateness, curve, winCurve, parallelMatches, targets, cutShort, headroom
+            decisionTime, tickLateness, curve, winCurve, humans, parallelMatches, targets, cutShort, headroom
     }
 
     package init(difficulty: String, seed: UInt64, matchSeconds: Int) {
@@ -148,6 +164,30 @@ package struct EvalReport: Codable, Sendable {
         }
         let monotone = zip(points, points.dropFirst()).allSatisfy { $0.result.winRate <= $1.result.winRate }
         winCurve = WinCurve(latencyMs: latency, rival: rival.rawValue, points: points, monotone: monotone)
+    }
+
+    /// Each preset's matches against each human-like level at `latency`, presets from easiest.
+    package mutating func addHumanMatrix(
+        _ presets: [(String, [(String, [EvalRunner.MatchSession])])], latency: Int
+    ) {
+        var cells: [HumanMatrix.Cell] = []
+        for (preset, levels) in presets {
+            for (level, sessions) in levels {
+                guard let rival = EvalRunner.Rival(rawValue: level),
+                    let row = Self.matchRow(sessions, rival: rival, latency: latency)
+                else { continue }
+                cells.append(HumanMatrix.Cell(difficulty: preset, result: row))
+            }
+        }
+        let levels = Array(Set(cells.map(\.result.rival))).sorted {
+            (EvalRunner.Rival.humans.firstIndex(of: EvalRunner.Rival(rawValue: $0) ?? .casual) ?? 0)
+                < (EvalRunner.Rival.humans.firstIndex(of: EvalRunner.Rival(rawValue: $1) ?? .casual) ?? 0)
+        }
+        let monotone = levels.filter { level in
+            let rates = cells.filter { $0.result.rival == level }.map(\.result.winRate)
+            return zip(rates, rates.dropFirst()).allSatisfy { $0 <= $1 }
+        }
+        humans = HumanMatrix(latencyMs: latency, cells: cells, monotoneAgainst: monotone)
     }
 
     static func matchRow(_ sessions: [EvalRunner.MatchSession], rival: EvalRunner.Rival, latency: Int) -> MatchRow? {
@@ -303,6 +343,19 @@ package struct EvalReport: Codable, Sendable {
                 winCurve.monotone
                     ? "difficulty curve is monotone in win rate: every preset wins at least as often as the one below it"
                     : "difficulty curve is NOT monotone in win rate: a harder preset won less often than an easier one")
+        }
+        if let humans, !humans.cells.isEmpty {
+            lines.append("")
+            lines.append(
+                "against human-like players at \(humans.latencyMs) ms (a model of a person with a mouse: reaction "
+                    + "delay, aim error, a hand's speed; reported, no target yet): goals are the AI's–the player's")
+            lines += matchLines(humans.cells.map { ($0.difficulty, $0.result) }, first: "preset")
+            let levels = Array(Set(humans.cells.map(\.result.rival)))
+            let bent = levels.filter { !humans.monotoneAgainst.contains($0) }.sorted()
+            lines.append(
+                bent.isEmpty
+                    ? "against every level, no preset wins less often than the one below it"
+                    : "NOT monotone against \(bent.joined(separator: ", ")): a harder preset won less often there")
         }
         lines += headroomLines()
         if !targets.isEmpty {

@@ -23,6 +23,18 @@ package struct EvalRunner: Sendable {
         case noPrediction = "no-prediction"
         /// The Robot Air Hockey Challenge's baseline agent, ported (``SkirmishOpponent/KalmanGoalie``).
         case kalman
+        /// The human-like player model at each skill (``SkirmishOpponent/HumanPlayer``): the sparring partners of
+        /// the difficulty matrix, not of the latency rows.
+        case beginner, casual, skilled
+
+        /// The rivals of every latency row: the scripted bots, the AI without prediction and the Kalman baseline.
+        static let scripted: [Rival] = [.chaser, .defender, .noPrediction, .kalman]
+
+        /// The human-like rivals, weakest first.
+        static let humans: [Rival] = [.beginner, .casual, .skilled]
+
+        /// The modelled person's skill, for a human-like rival.
+        var skill: HumanPlayer.Skill? { HumanPlayer.Skill(rawValue: rawValue) }
 
         /// Whether the AI's matches against this rival are a target (PASS/MISS lines): the scripted bots and its
         /// no-prediction self; the Kalman baseline is the field's reference, reported beside them.
@@ -33,7 +45,7 @@ package struct EvalRunner: Sendable {
             switch self {
             case .chaser: .chaser
             case .defender: .defender
-            case .noPrediction, .kalman: nil
+            case .noPrediction, .kalman, .beginner, .casual, .skilled: nil
             }
         }
     }
@@ -249,6 +261,14 @@ package struct EvalRunner: Sendable {
                 target: target, match: welcome.match, link: link, name: "kalman", seed: rivalSeed, acts: true,
                 probe: nil
             ) { seat in KalmanGoalie(seat: seat) }
+            result = try await ai.run(until: deadline)
+            _ = await other.stop()
+        case .beginner, .casual, .skilled:
+            let skill = rival.skill ?? .casual
+            let other = try await client(
+                target: target, match: welcome.match, link: link, name: rival.rawValue, seed: rivalSeed, acts: true,
+                probe: nil
+            ) { _ in HumanPlayer(skill: skill, seed: rivalSeed) }
             result = try await ai.run(until: deadline)
             _ = await other.stop()
         }

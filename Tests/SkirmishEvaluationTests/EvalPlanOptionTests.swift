@@ -47,6 +47,12 @@ import Testing
         #expect(
             plan.progressLine(shots: 2200, matches: 24, headroomSeconds: 75, elapsedSeconds: 90)
                 == "ai-eval: 2200/2200 shots, 24/24 matches, headroom 75/240 s of play, 90 s")
-        #expect(EvalRunner.Rival.allCases.count == 4)
+        #expect(EvalRunner.Rival.scripted.count == 4)
+        // The human-like players: each preset against each of 3 levels, capped at 2 matches by a quick run.
+        plan.humanMatches = 5
+        plan.shrinkToQuickRun()
+        #expect(plan.humanMatches == 2)
+        #expect(plan.totalMatches == 24 + 2 * 4 * 3)
+        #expect(EvalRunner.Rival.humans.compactMap(\.skill) == HumanPlayer.Skill.allCases)
     }
 }

@@ -89,6 +89,33 @@ import Testing
         #expect(wilson?.met == false)
     }
 
+    @Test("the human-like matrix gives each preset's goals both ways against each level and finds a bent curve")
+    func theHumanMatrixReportsGoalsBothWays() {
+        func session(_ mine: Int, _ theirs: Int) -> EvalRunner.MatchSession {
+            EvalRunner.MatchSession(
+                myScore: mine, theirScore: theirs, completed: true, seconds: 90, probe: nil, decisionNanos: Samples(),
+                lateNanos: Samples(), ended: "over")
+        }
+        var report = EvalReport(difficulty: "expert", seed: 1, matchSeconds: 180)
+        report.addHumanMatrix(
+            [
+                ("easy", [("beginner", [session(3, 7), session(7, 5)]), ("skilled", [session(1, 7)])]),
+                // Harder, and it beats the skilled player; but it loses more to the beginner: not monotone there.
+                ("hard", [("beginner", [session(2, 7), session(3, 7)]), ("skilled", [session(7, 6)])]),
+            ], latency: 50)
+        let humans = report.humans
+        #expect(humans?.cells.map(\.difficulty) == ["easy", "easy", "hard", "hard"])
+        #expect(humans?.cells.map(\.result.rival) == ["beginner", "skilled", "beginner", "skilled"])
+        #expect(humans?.cells.first?.result.goalsFor == 10 && humans?.cells.first?.result.goalsAgainst == 12)
+        #expect(humans?.monotoneAgainst == ["skilled"])
+        let lines = report.tableLines().joined(separator: "\n")
+        #expect(lines.contains("against human-like players at 50 ms"))
+        #expect(lines.contains("NOT monotone against beginner"), "\(lines)")
+        // Not a target (yet): the matrix adds no PASS or MISS line.
+        report.checkTargets()
+        #expect(!report.targets.contains { $0.name.contains("beginner") || $0.name.contains("skilled") })
+    }
+
     /// 40 wins out of 40 clear every match target: the Wilson interval's low end passes 90 % and the median match
     /// reaches 7 within 3 minutes; one more row that reaches 7 in only a third of its matches misses the median.
     @Test func aPerfectRecordOfFortyMeetsTheMatchTargets() {

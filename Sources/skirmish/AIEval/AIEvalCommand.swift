@@ -61,6 +61,13 @@ struct AIEvalCommand: AsyncParsableCommand {
             0 ms next to no strike scores, and none cleanly, against a goalkeeper that moves at the server's \
             40 px/tick; the report names the players against whom none did.
 
+            Human-like players (--human-matches per preset and level, at --human-latency): every preset plays a \
+            model of a person with a mouse — a reaction delay of 150-250 ms drawn per player, aim errors, a hand's \
+            speed and acceleration — at three levels (beginner, casual, skilled; SkirmishOpponent's article "A \
+            human-like player"). The table gives each preset's W-D-L and goals both ways against each level, and \
+            says whether any harder preset wins less often against a level than an easier one. Reported, not yet a \
+            target.
+
             Examples:
               skirmish ai-eval --quick               a few minutes, smaller samples
               skirmish ai-eval --out ai-eval.json    the full run (10-15 min), also as JSON
@@ -117,6 +124,16 @@ struct AIEvalCommand: AsyncParsableCommand {
             valueName: "seconds"))
     var headroom = 0
 
+    @Option(
+        help: ArgumentHelp(
+            "Matches of every preset against each human-like player (beginner, casual, skilled) at --human-latency: "
+                + "goals both ways (0 skips them).",
+            valueName: "n"))
+    var humanMatches = 4
+
+    @Option(help: ArgumentHelp("One-way latency of the human-like players' matches, in ms (a home connection)."))
+    var humanLatency = 50
+
     @Flag(
         help: ArgumentHelp(
             "A smaller run of a few minutes: 200 shots per row (each also at the no-prediction AI, the Kalman "
@@ -146,6 +163,11 @@ struct AIEvalCommand: AsyncParsableCommand {
         guard (0...3_600).contains(headroom) else {
             throw ValidationError("--headroom takes 0 to 3600 seconds of play per rival and latency; got \(headroom).")
         }
+        guard humanMatches >= 0, (0...2_000).contains(humanLatency) else {
+            throw ValidationError(
+                "--human-matches must be 0 or more and --human-latency 0 to 2000 ms; got \(humanMatches) and "
+                    + "\(humanLatency).")
+        }
         guard curveMatches >= 0 else {
             throw ValidationError("--curve-matches must be 0 or more; got \(curveMatches).")
         }
@@ -161,6 +183,8 @@ struct AIEvalCommand: AsyncParsableCommand {
                 latencies: try EvalPlan.parseLatencies(latencies), difficulty: difficulty, curveShots: curveShots,
                 curveLatency: curveLatency, sessions: sessions, parallel: parallel, seed: seed,
                 curveMatches: curveMatches)
+            plan.humanMatches = humanMatches
+            plan.humanLatency = humanLatency
             if quick { plan.shrinkToQuickRun() }
             plan.predicts = !noPrediction
             plan.headroomSeconds = headroom
