@@ -162,7 +162,39 @@ final class Collector {
     }
 
     /// A port nobody listens on right now: bind 127.0.0.1:0, read the port, close.
+    /// A loopback port nothing listens on, below the kernel's ephemeral range: a port the kernel hands out to
+    /// `bind(0)` and outgoing connections was taken by another test's socket between this check and the collector's
+    /// start (a test that starts its collector late, on purpose, lost its port that way in a full `make test`).
     static func freePort() throws -> Int {
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
+            .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
+        if let low = range?.first, low > 3_000 {
+            for _ in 0..<64 {
+                let port = Int.random(in: max(1_024, low - 12_000)..<low)
+                if bindable(port) { return port }
+            }
+        }
+        return try ephemeralPort()
+    }
+
+    /// Whether `port` on 127.0.0.1 can be bound now.
+    private static func bindable(_ port: Int) -> Bool {
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketFD >= 0 else { return false }
+        defer { close(socketFD) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    /// A port the kernel chooses (in its ephemeral range), when none below it is free.
+    private static func ephemeralPort() throws -> Int {
         let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socketFD >= 0 else { throw Failure(description: "socket() failed") }
         defer { close(socketFD) }
