@@ -63,6 +63,17 @@ public struct GameRegistry: Sendable {
         entries.append(Entry(game: Rules.game, make: { make($0) }))
     }
 
+    /// This registry with only the games whose wire number is in `kinds`, in the same order: a server that hosts
+    /// some of the built-in games (a Snap-only server, one without Puck), as a conformance test needs one.
+    package func restricted(to kinds: Set<GameKind>) -> GameRegistry {
+        var kept = GameRegistry()
+        for entry in entries where kinds.contains(entry.game.kind) {
+            kept.positions[Int(entry.game.kind.rawValue)] = Int16(kept.entries.count)
+            kept.entries.append(entry)
+        }
+        return kept
+    }
+
     /// The registered games' descriptions, in registration order (for a swarm's `ScriptLoader`).
     public var games: [GameDescription] { entries.map(\.game) }
 
