@@ -293,7 +293,8 @@ let package = Package(
         .testTarget(
             name: "SkirmishConformanceTests",
             dependencies: [
-                "SkirmishConformance", "SkirmishServer", "SkirmishNet", "SkirmishWire", "SkirmishTestSupport",
+                "SkirmishConformance", "SkirmishGames", "SkirmishServer", "SkirmishNet", "SkirmishWire",
+                "SkirmishTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

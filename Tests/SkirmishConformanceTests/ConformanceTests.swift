@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import SkirmishGames
 import SkirmishNet
 import SkirmishServer
 import SkirmishWire
@@ -29,6 +30,50 @@ struct ConformanceTests {
         let udpOnly = ConformanceSuite.all.filter { !$0.transports.contains(transport) }.count
         #expect(report.skipped == udpOnly, "\(lines)")
         #expect(transport != .udp || report.skipped == 0)
+    }
+
+    @Test(
+        "a server hosting only some games gets no FAIL: the other games' checks are skipped as not hosted",
+        arguments: [[GameKind.snap], [.snap, .suns]])
+    func partialServerPasses(_ games: [GameKind]) async throws {
+        let report = try await Self.withServer(games: Set(games)) { server in
+            await ConformanceSuite(patience: Self.patience).run(against: try target(.udp, of: server))
+        }
+        let lines = report.results.map(\.line).joined(separator: "\n")
+        #expect(report.failed == 0, "\(lines)")
+        for game in GameSurvey.builtIn where !games.contains(game) {
+            for check in ConformanceSuite.all where check.needs == .game(game) {
+                guard case .skip(let why) = report.outcome(of: check.id) else {
+                    Issue.record("\(check.id) ran against a server without \(game): \(lines)")
+                    continue
+                }
+                #expect(why.contains("does not host \(game)"), "\(why)")
+            }
+        }
+        #expect(report.outcome(of: "handshake.games") == .pass, "\(lines)")
+        #expect(report.outcome(of: "session.join") == .pass, "\(lines)")
+    }
+
+    @Test("a broken handshake fails once, and every check that needs a seat is skipped as depending on it")
+    func brokenHandshakeFailsOnce() async throws {
+        let report = try await Self.withProxy(.dropsWelcomes) { target in
+            await ConformanceSuite(patience: Self.patience).run(against: target)
+        }
+        let lines = report.results.map(\.line).joined(separator: "\n")
+        #expect(report.failed == 1, "\(lines)")
+        guard case .fail = report.outcome(of: "handshake.games") else {
+            Issue.record("handshake.games did not fail: \(lines)")
+            return
+        }
+        for check in ConformanceSuite.all where check.needs != .nothing && check.transports.contains(.udp) {
+            guard case .skip(let why) = report.outcome(of: check.id) else {
+                Issue.record("\(check.id) ran without a seat: \(lines)")
+                continue
+            }
+            #expect(why.contains("handshake.games"), "\(check.id): \(why)")
+        }
+        // The skipped checks cost nothing: the run is the survey and the few checks that need no seat.
+        #expect(report.seconds < 40 * Self.patience, "\(report.seconds) s")
     }
 
     @Test("every check has a fault that must make it fail")
@@ -61,7 +106,8 @@ struct ConformanceTests {
     @Test("a check that runs out of time says where it stood")
     func aCheckThatRunsOutOfTimeSaysWhereItStood() async throws {
         let stuck = ConformanceCheck(
-            id: "test.stuck", title: "a check stuck in a wait", transports: [.udp], limit: .milliseconds(300)
+            id: "test.stuck", title: "a check stuck in a wait", transports: [.udp], needs: .nothing,
+            limit: .milliseconds(300)
         ) { context in
             context.step("waiting for nothing")
             try await Task.sleep(for: .seconds(60))
@@ -91,8 +137,12 @@ struct ConformanceTests {
 
     /// Runs `body` against a fresh reference server and shuts it down before returning, thrown or not, so the next
     /// test's timed checks never share the machine with this test's server.
-    static func withServer<T>(_ body: (ReferenceServer) async throws -> T) async throws -> T {
-        let server = try await ReferenceServer.start(configuration: ServerConfiguration())
+    static func withServer<T>(
+        games: Set<GameKind>? = nil, _ body: (ReferenceServer) async throws -> T
+    ) async throws -> T {
+        var configuration = ServerConfiguration()
+        if let games { configuration.games = configuration.games.restricted(to: games) }
+        let server = try await ReferenceServer.start(configuration: configuration)
         do {
             let result = try await body(server)
             await server.shutdown()

@@ -35,6 +35,8 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case keepsSilentPeers
     /// After the first datagram that does not decode, nothing passes either way: the server is dead.
     case diesOnGarbage
+    /// Welcomes never reach the client: every handshake fails.
+    case dropsWelcomes
 
     /// The check this fault must fail.
     var check: String {
@@ -54,6 +56,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .dropsPings: "session.keepalive"
         case .keepsSilentPeers: "session.timeout"
         case .diesOnGarbage: "hostile.input"
+        case .dropsWelcomes: "handshake.games"
         }
     }
 
@@ -74,7 +77,8 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .refusesResume: "a Welcome answering the resume"
         case .dropsPings: "Pings in 3.5 s to an idle peer"
         case .keepsSilentPeers: "the silent peer was kept"
-        case .diesOnGarbage: "to keep getting snapshots"
+        case .diesOnGarbage: "to stay seated and keep playing"
+        case .dropsWelcomes: "a Welcome or Reject(4 bad request) to a Hello for each of puck, snap and suns"
         }
     }
 
@@ -260,7 +264,7 @@ private final class Relay: @unchecked Sendable {
         case (.wrongTickRate?, .welcome(var welcome)):
             welcome.tickRate = 30
             changed.message = .welcome(welcome)
-        case (.dropsPings?, .ping):
+        case (.dropsPings?, .ping), (.dropsWelcomes?, .welcome):
             return
         case (.noResends?, .chat):
             guard link.seenReliable.insert(packet.number).inserted else { return }

@@ -25,16 +25,26 @@ extension ConformanceCheck {
             big = try await context.probe()
             big?.sendUnframed([0x00, 0x02, 0x00, 0x00, 0x53, 0x4e, 0x41, 0x50])
         }
-        let before = (a.now.snapshots.count, b.now.snapshots.count)
-        guard await a.wait(.seconds(4), until: { $0.snapshots.count > before.0 + 10 || $0.isClosed }) != nil,
-            !a.now.isClosed
-        else {
-            return .failed("the player that sent the barrage to keep getting snapshots", a.now.lastState)
-        }
-        guard await b.wait(.seconds(4), until: { $0.snapshots.count > before.1 + 10 || $0.isClosed }) != nil,
-            !b.now.isClosed
-        else {
-            return .failed("the other player to keep getting snapshots", b.now.lastState)
+        // Both players still play: each one's Chat reaches the other (whatever the game), and a Puck table keeps
+        // streaming snapshots.
+        a.send(.chat(Chat(text: "after the barrage a")))
+        b.send(.chat(Chat(text: "after the barrage b")))
+        for (player, name, text) in [
+            (a, "the player that sent the barrage", "after the barrage b"),
+            (b, "the other player", "after the barrage a"),
+        ] {
+            let before = player.now.snapshots.count
+            let playing = context.game != .puck ? 0 : 11
+            guard
+                await player.wait(
+                    .seconds(4),
+                    until: { ($0.chats.contains(text) && $0.snapshots.count >= before + playing) || $0.isClosed })
+                    != nil, !player.now.isClosed
+            else {
+                return .failed(
+                    "\(name) to stay seated and keep playing (a Chat relayed"
+                        + (playing > 0 ? ", snapshots)" : ")"), player.now.lastState)
+            }
         }
         let newcomer = try await context.probe()
         defer { newcomer.close() }

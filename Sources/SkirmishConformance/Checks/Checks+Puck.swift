@@ -6,9 +6,9 @@ extension ConformanceCheck {
     /// Each player sees itself at the bottom: the other's paddle arrives mirrored, (x, y) → (320 − x, 480 − y).
     static let puckMirroring = ConformanceCheck(
         id: "puck.mirroring", title: "each player sees the other's paddle mirrored into its own frame",
-        limit: .seconds(20)
+        needs: .game(.puck), limit: .seconds(20)
     ) { context in
-        let (pair, failure) = try await context.pair().players()
+        let (pair, failure) = try await context.pair(game: .puck).players()
         guard let (a, _, b, _) = pair else { return failure! }
         defer { release(a, b) }
         let targetA = (x: Float(100), y: Float(380))
@@ -36,9 +36,9 @@ extension ConformanceCheck {
     /// A paddle stays in its own half and on the table, and moves at most 40 px per tick, whatever the input asks.
     static let puckLimits = ConformanceCheck(
         id: "puck.limits", title: "paddles keep to their half and the table and move at most 40 px per tick",
-        limit: .seconds(20)
+        needs: .game(.puck), limit: .seconds(20)
     ) { context in
-        let (pair, failure) = try await context.pair().players()
+        let (pair, failure) = try await context.pair(game: .puck).players()
         guard let (a, _, b, _) = pair else { return failure! }
         defer { release(a, b) }
         // Inputs far outside what is allowed: the other half, off the table, across the table in one tick.
@@ -79,9 +79,9 @@ extension ConformanceCheck {
     /// The snapshots agree with themselves (hash over their fields) and with a replica running the shared rules.
     static let puckReplica = ConformanceCheck(
         id: "puck.replica", title: "snapshots match their state hash and the replica's prediction",
-        limit: .seconds(25)
+        needs: .game(.puck), limit: .seconds(25)
     ) { context in
-        let (pair, failure) = try await context.pair().players()
+        let (pair, failure) = try await context.pair(game: .puck).players()
         guard let (a, wa, b, _) = pair else { return failure! }
         defer { release(a, b) }
         // Set the puck moving: both players chase it for a while, then let go.
@@ -171,4 +171,4 @@ private func point(_ paddle: TableSnapshot.Paddle?) -> String {
 
 private func point(_ xy: (x: Float, y: Float)) -> String { "(\(xy.x), \(xy.y))" }
 
-private func hex32(_ value: UInt32) -> String { "0x" + String(value, radix: 16) }
+func hex32(_ value: UInt32) -> String { "0x" + String(value, radix: 16) }

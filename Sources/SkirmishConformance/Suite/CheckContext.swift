@@ -13,34 +13,43 @@ struct CheckContext: Sendable {
     let run: Int
     /// The suite's ``ConformanceSuite/patience``: how many times its usual wait a seat may take.
     var patience: Double = 1
+    /// Which games the server hosts (`handshake.games` fills it in; until then every built-in game is assumed).
+    var surveyBox = SurveyBox()
+
+    /// Which games the server hosts, as far as the run knows.
+    var survey: GameSurvey { surveyBox.value ?? .everything }
+    /// The game the checks that fit any game play: ``GameSurvey/game``.
+    var game: GameKind { survey.game }
 
     var transport: Transport { target.transport }
     var isDatagram: Bool { target.transport == .udp }
 
-    /// A player on the client runtime.
-    func player(_ name: String, link: LinkProfile = .perfect, seed: UInt64 = 1, match: UInt32 = 0) async throws
-        -> Player
-    {
+    /// A player on the client runtime, asking for two seats of `game` (the context's ``game`` unless given).
+    func player(
+        _ name: String, game: GameKind? = nil, link: LinkProfile = .perfect, seed: UInt64 = 1, match: UInt32 = 0
+    ) async throws -> Player {
         try await Player.connect(
-            target, match: match, name: "\(name)\(run)", link: isDatagram ? link : .perfect, seed: seed,
-            streamLoops: group)
+            target, game: game ?? self.game, match: match, name: "\(name)\(run)", link: isDatagram ? link : .perfect,
+            seed: seed, streamLoops: group)
     }
 
-    /// Two players seated in one new Puck match: both Welcomes, or a failure.
+    /// Two players seated in one new match of `game` (the context's ``game`` unless given): both Welcomes, or a
+    /// failure.
     ///
     /// The second player asks for the first one's match by id, so that the pair never splits across matches. When
     /// the first landed beside someone else (a player some other client left waiting), the second cannot join that
     /// full match; the pair is then made again, once, from fresh players.
     func pair(
-        link: LinkProfile = .perfect, within limit: Duration = .seconds(10)
+        game: GameKind? = nil, link: LinkProfile = .perfect, within limit: Duration = .seconds(10)
     ) async throws -> Result<(Player, Welcome, Player, Welcome), PairFailure> {
         var saw = ""
+        let game = game ?? self.game
         for attempt in 0..<2 {
-            let a = try await player("cfa\(attempt)-", link: link, seed: 11)
+            let a = try await player("cfa\(attempt)-", game: game, link: link, seed: 11)
             guard let wa = await a.seated(within: limit * patience) else {
-                return .failure(PairFailure(players: [a], saw: "first player \(a.now.lastState)"))
+                return .failure(PairFailure(game: game, players: [a], saw: "first player \(a.now.lastState)"))
             }
-            let b = try await player("cfb\(attempt)-", link: link, seed: 23, match: wa.match)
+            let b = try await player("cfb\(attempt)-", game: game, link: link, seed: 23, match: wa.match)
             guard let wb = await b.seated(within: limit * patience) else {
                 saw = "second player, asking for match \(wa.match), \(b.now.lastState)"
                 release(a, b)
@@ -48,24 +57,28 @@ struct CheckContext: Sendable {
             }
             guard wa.match == wb.match else {
                 return .failure(
-                    PairFailure(players: [a, b], saw: "the two players seated in matches \(wa.match) and \(wb.match)"))
+                    PairFailure(
+                        game: game, players: [a, b],
+                        saw: "the two players seated in matches \(wa.match) and \(wb.match)"
+                    ))
             }
             return .success((a, wa, b, wb))
         }
-        return .failure(PairFailure(players: [], saw: saw))
+        return .failure(PairFailure(game: game, players: [], saw: saw))
     }
 
     /// A raw probe on a new socket or connection.
     func probe() async throws -> RawProbe { try await RawProbe.open(target, group: group) }
 
-    /// The first Hello of a probe: puck, 2 seats, any match.
+    /// The first Hello of a probe: the context's ``game``, 2 seats, any match.
     func hello(_ name: String = "probe", cookie: Cookie = .zero, resumeToken: UInt64 = 0) -> Hello {
-        Hello(game: .puck, seats: 2, cookie: cookie, resumeToken: resumeToken, name: "\(name)\(run)")
+        Hello(game: game, seats: 2, cookie: cookie, resumeToken: resumeToken, name: "\(name)\(run)")
     }
 }
 
 /// Why two players did not end up in one match; the players are kept so the check can let them go.
 struct PairFailure: Error {
+    var game: GameKind
     var players: [Player]
     var saw: String
 }
@@ -77,7 +90,7 @@ extension Result where Failure == PairFailure {
         case .success(let pair): return (pair, nil)
         case .failure(let failure):
             for player in failure.players { await player.leave() }
-            return (nil, .failed("two players seated in one Puck match within 10 s", failure.saw))
+            return (nil, .failed("two players seated in one \(failure.game) match within 10 s", failure.saw))
         }
     }
 }

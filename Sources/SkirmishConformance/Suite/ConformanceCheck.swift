@@ -11,17 +11,31 @@ public struct ConformanceCheck: Sendable, Identifiable {
     public let transports: Set<Transport>
     /// The longest the check may take before it fails as timed out.
     public let limit: Duration
+    /// What the server must have shown before the check can run (a seat, a game hosted); otherwise it is skipped.
+    let needs: Requirement
     let body: @Sendable (CheckContext) async throws -> CheckOutcome
 
     init(
         id: String, title: String, transports: Set<Transport> = [.udp, .tcp, .webSocket],
-        limit: Duration = .seconds(20), body: @escaping @Sendable (CheckContext) async throws -> CheckOutcome
+        needs: Requirement = .seat, limit: Duration = .seconds(20),
+        body: @escaping @Sendable (CheckContext) async throws -> CheckOutcome
     ) {
         self.id = id
         self.title = title
         self.transports = transports
+        self.needs = needs
         self.limit = limit
         self.body = body
+    }
+
+    /// What a check depends on: the reason it is skipped rather than run when the server has not shown it.
+    enum Requirement: Sendable, Hashable {
+        /// Nothing: the check needs no Welcome (the cookie round, amplification, the survey itself).
+        case nothing
+        /// A seat in some built-in game the server hosts (the check plays whichever ``GameSurvey/game`` is).
+        case seat
+        /// A seat in this game: the server must host it.
+        case game(GameKind)
     }
 }
 

@@ -30,13 +30,13 @@ public struct ConformanceSuite: Sendable {
         self.patience = max(1, patience)
     }
 
-    /// Every check, in the order they run: handshake first, then delivery, the game, the session's lifetime, and
-    /// hostile input last.
+    /// Every check, in the order they run: which games the server hosts first (every check that needs a seat
+    /// depends on it), then the handshake, delivery, the games, the session's lifetime, and hostile input last.
     public static var all: [ConformanceCheck] {
         [
-            .handshakeVector, .handshakeAmplification, .handshakeCookie, .sessionJoin, .sessionTrailer,
-            .reliableRelay, .unreliableNumbering, .unreliableStaleInput, .puckMirroring, .puckLimits, .puckReplica,
-            .sessionResume, .sessionKeepalive, .sessionTimeout, .hostileInput,
+            .handshakeGames, .handshakeVector, .handshakeAmplification, .handshakeCookie, .sessionJoin,
+            .sessionTrailer, .reliableRelay, .unreliableNumbering, .unreliableStaleInput, .puckMirroring,
+            .puckLimits, .puckReplica, .sessionResume, .sessionKeepalive, .sessionTimeout, .hostileInput,
         ]
     }
 
@@ -52,14 +52,17 @@ public struct ConformanceSuite: Sendable {
         report: @Sendable (CheckResult) -> Void = { _ in }
     ) async -> ConformanceReport {
         var results: [CheckResult] = []
+        let survey = SurveyBox()
         for (index, check) in checks.enumerated() {
             let outcome: CheckOutcome
             let started = ContinuousClock.now
+            let context = CheckContext(
+                target: target, group: group, run: Self.runBase &+ index, patience: patience, surveyBox: survey)
             if !check.transports.contains(target.transport) {
                 outcome = .skip("not applicable to \(target.transport.rawValue)")
+            } else if check.needs != .nothing, let reason = await Self.surveyed(context).skipReason(for: check.needs) {
+                outcome = .skip(reason)
             } else {
-                let context = CheckContext(
-                    target: target, group: group, run: Self.runBase &+ index, patience: patience)
                 outcome = await Self.run(check, within: limit(of: check), context: context)
                 await Goodbyes.drain()
             }
@@ -76,6 +79,16 @@ public struct ConformanceSuite: Sendable {
 
     /// How long `check` may take in this suite: its limit times ``patience``.
     func limit(of check: ConformanceCheck) -> Duration { check.limit * patience }
+
+    /// The run's survey of the games the server hosts: the one `handshake.games` made, or one made now (unreported,
+    /// within 10 s) for a run that left that check out.
+    private static func surveyed(_ context: CheckContext) async -> GameSurvey {
+        if let survey = context.surveyBox.value { return survey }
+        let survey = await GameSurvey.take(context)
+        await Goodbyes.drain()
+        context.surveyBox.value = survey
+        return survey
+    }
 
     /// A number per process, so that names of players of two runs against one server differ.
     private static let runBase = Int.random(in: 1_000..<9_000) * 100

@@ -1,0 +1,54 @@
+import SkirmishWire
+import Synchronization
+
+/// Which built-in games the server hosts, as its answers to one Hello per game showed (`handshake.games`).
+///
+/// A `Reject(4 bad request)` is an answer: the server does not host that game, and the checks of that game are
+/// skipped with that reason. A Welcome means it does. Anything else (silence, another Reject) is a broken handshake
+/// for that game: `handshake.games` fails once, and the checks that need the game are skipped as depending on it.
+struct GameSurvey: Sendable, Hashable {
+    /// The built-in games, in the order the suite prefers one to play the checks that fit any game.
+    static let builtIn: [GameKind] = [.puck, .snap, .suns]
+
+    /// Games whose Hello got a Welcome.
+    var hosted: [GameKind] = []
+    /// Games whose Hello got `Reject(4 bad request)`: not hosted.
+    var refused: [GameKind] = []
+    /// Games whose Hello got neither, with what came instead.
+    var broken: [GameKind: String] = [:]
+
+    /// A survey that found every built-in game hosted (a suite run without asking, in tests).
+    static let everything = GameSurvey(hosted: builtIn)
+
+    /// The game the checks that fit any game play: Puck when hosted (its snapshots show most), else Snap, else Suns.
+    var game: GameKind { Self.builtIn.first { hosted.contains($0) } ?? .puck }
+
+    /// Why a check needing `requirement` cannot run, or `nil` when it can.
+    func skipReason(for requirement: ConformanceCheck.Requirement) -> String? {
+        switch requirement {
+        case .nothing:
+            return nil
+        case .seat:
+            guard hosted.isEmpty else { return nil }
+            return refused.count == Self.builtIn.count
+                ? "needs a seat, and the server refused a Hello for each of puck, snap and suns with Reject(4)"
+                : "needs a seat, and no Hello for a built-in game got a Welcome (see handshake.games)"
+        case .game(let game):
+            if hosted.contains(game) { return nil }
+            if refused.contains(game) { return "the server does not host \(game) (Reject(4) to its Hello)" }
+            return "needs a seat in \(game), and its Hello got no Welcome (see handshake.games)"
+        }
+    }
+}
+
+/// The survey of one run, made once and read by every later check.
+final class SurveyBox: Sendable {
+    private let survey = Mutex<GameSurvey?>(nil)
+
+    init(_ survey: GameSurvey? = nil) { self.survey.withLock { $0 = survey } }
+
+    var value: GameSurvey? {
+        get { survey.withLock { $0 } }
+        set { survey.withLock { $0 = newValue } }
+    }
+}
