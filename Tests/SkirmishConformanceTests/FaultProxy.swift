@@ -37,6 +37,24 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case diesOnGarbage
     /// Welcomes never reach the client: every handshake fails.
     case dropsWelcomes
+    /// The server's Acks never reach the client.
+    case dropsAcks
+    /// The server's Acks reach the client 400 ms late.
+    case lateAcks
+    /// The server's Acks say nothing of packets beyond the cumulative number (a zero bitfield).
+    case zeroAckBits
+    /// Pongs echo a send time 1 ms later than the Ping's.
+    case shiftsPongTime
+    /// Seat 1's snapshots carry velocities not negated (the positions still mirrored).
+    case unmirroredVelocities
+    /// Every other snapshot is dropped: 15 Hz instead of 30.
+    case halfRateSnapshots
+    /// `CardTurned` carries a state hash with its low bit flipped.
+    case wrongSnapHash
+    /// A relayed `SunsStrike` arrives with its x one f32 step higher.
+    case altersStrike
+    /// The client's Disconnects never reach the server: its session goes on.
+    case ignoresDisconnect
 
     /// The check this fault must fail.
     var check: String {
@@ -57,6 +75,13 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .keepsSilentPeers: "session.timeout"
         case .diesOnGarbage: "hostile.input"
         case .dropsWelcomes: "handshake.games"
+        case .dropsAcks, .lateAcks, .zeroAckBits: "reliable.ack"
+        case .shiftsPongTime: "session.pong"
+        case .unmirroredVelocities: "puck.replica"
+        case .halfRateSnapshots: "puck.rate"
+        case .wrongSnapHash: "snap.deal"
+        case .altersStrike: "suns.relay"
+        case .ignoresDisconnect: "session.disconnect"
         }
     }
 
@@ -79,10 +104,78 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .keepsSilentPeers: "the silent peer was kept"
         case .diesOnGarbage: "to stay seated and keep playing"
         case .dropsWelcomes: "a Welcome or Reject(4 bad request) to a Hello for each of puck, snap and suns"
+        case .dropsAcks: "an Ack of cumulative 1, bitfield 0b0 after reliable packet 1, saw no Ack"
+        case .lateAcks: "the Ack of reliable packet 1 within"
+        case .zeroAckBits: "bitfield 0b10 after packet 3"
+        case .shiftsPongTime: "bit for bit"
+        case .unmirroredVelocities: "vx"
+        case .halfRateSnapshots: "snapshots in 5 s to A"
+        case .wrongSnapHash: "the state hash the rules give after seat 0's first turn"
+        case .altersStrike: "unchanged and in order"
+        case .ignoresDisconnect: "a Pong: the session went on"
         }
     }
 
     var testDescription: String { "\(rawValue) fails \(check)" }
+}
+
+/// What a fault does to one packet the server sends a client, on any transport.
+enum Rewrite {
+    case pass
+    case drop
+    case replace(Message)
+    case delay(TimeAmount)
+}
+
+extension Fault {
+    /// What the fault does to `message` on its way from the server to a client seated at `seat`; `snapshots` counts
+    /// the snapshots that client was sent.
+    func rewrite(_ message: Message, seat: UInt8?, snapshots: inout Int) -> Rewrite {
+        switch (self, message) {
+        case (.wrongTickRate, .welcome(var welcome)):
+            welcome.tickRate = 30
+            return .replace(.welcome(welcome))
+        case (.dropsPings, .ping), (.dropsWelcomes, .welcome), (.dropsAcks, .ack):
+            return .drop
+        case (.unmirrored, .tableSnapshot(var snapshot)):
+            snapshot.them.x = 320 - snapshot.them.x
+            snapshot.them.y = 480 - snapshot.them.y
+            return .replace(.tableSnapshot(snapshot))
+        case (.paddleEscapes, .tableSnapshot(var snapshot)):
+            snapshot.me.y -= 200
+            return .replace(.tableSnapshot(snapshot))
+        case (.wrongHash, .tableSnapshot(var snapshot)):
+            snapshot.stateHash ^= 1
+            return .replace(.tableSnapshot(snapshot))
+        case (.lateAcks, .ack):
+            return .delay(.milliseconds(400))
+        case (.zeroAckBits, .ack(var ack)):
+            ack.bitfield = 0
+            return .replace(.ack(ack))
+        case (.shiftsPongTime, .pong(var pong)):
+            pong.sendTime += 0.001
+            return .replace(.pong(pong))
+        case (.unmirroredVelocities, .tableSnapshot(var snapshot)) where seat == 1:
+            snapshot.me.vx.negate()
+            snapshot.me.vy.negate()
+            snapshot.them.vx.negate()
+            snapshot.them.vy.negate()
+            snapshot.puck.vx.negate()
+            snapshot.puck.vy.negate()
+            return .replace(.tableSnapshot(snapshot))
+        case (.halfRateSnapshots, .tableSnapshot):
+            snapshots += 1
+            return snapshots % 2 == 0 ? .pass : .drop
+        case (.wrongSnapHash, .cardTurned(var turned)):
+            turned.stateHash ^= 1
+            return .replace(.cardTurned(turned))
+        case (.altersStrike, .sunsStrike(var strike)):
+            strike.x = strike.x.nextUp
+            return .replace(.sunsStrike(strike))
+        default:
+            return .pass
+        }
+    }
 }
 
 /// A UDP proxy in front of the real server that breaks one rule of the protocol (a ``Fault``), or none.
@@ -145,6 +238,8 @@ private final class Relay: @unchecked Sendable {
         var autoCookie: Hello?
         var seenReliable: Set<UInt32> = []
         var upNumber: UInt32 = 0
+        var seat: UInt8?
+        var snapshots = 0
     }
 
     let fault: Fault?
@@ -176,6 +271,8 @@ private final class Relay: @unchecked Sendable {
         case (.refusesResume?, .hello(let hello)) where hello.resumeToken != 0:
             let reject = try! Packet(.reject(Reject(reason: .resumeExpired, text: "no"))).encoded()
             return down(reject, to: client)
+        case (.ignoresDisconnect?, .disconnect):
+            return
         case (.trailerUnchecked?, _) where link.key != nil && !sealed:
             return up(seal(packet, link.key!, from: .client), link: link)
         case (.acceptsStale?, _), (.keepsSilentPeers?, _):
@@ -237,7 +334,10 @@ private final class Relay: @unchecked Sendable {
     func fromServer(_ buffer: ByteBuffer, client: SocketAddress) {
         guard !dead, let link = links[client] else { return }
         let bytes = Array(buffer.readableBytesView)
-        if link.key == nil, let welcome = Self.welcome(in: bytes) { link.key = welcome.sessionKey }
+        if link.key == nil, let welcome = Self.welcome(in: bytes) {
+            link.key = welcome.sessionKey
+            link.seat = welcome.seat
+        }
         guard let (packet, sealed) = Self.decode(bytes, key: link.key, from: .server) else {
             return down(bytes, to: client)
         }
@@ -261,29 +361,26 @@ private final class Relay: @unchecked Sendable {
         guard sealed, let key = link.key else { return down(bytes, to: client) }
         var changed = packet
         switch (fault, packet.message) {
-        case (.wrongTickRate?, .welcome(var welcome)):
-            welcome.tickRate = 30
-            changed.message = .welcome(welcome)
-        case (.dropsPings?, .ping), (.dropsWelcomes?, .welcome):
-            return
         case (.noResends?, .chat):
             guard link.seenReliable.insert(packet.number).inserted else { return }
+            return down(bytes, to: client)
         case (.frozenNumbering?, _) where packet.message.type.delivery == .unreliable:
             changed.number = 7
-        case (.unmirrored?, .tableSnapshot(var snapshot)):
-            snapshot.them.x = 320 - snapshot.them.x
-            snapshot.them.y = 480 - snapshot.them.y
-            changed.message = .tableSnapshot(snapshot)
-        case (.paddleEscapes?, .tableSnapshot(var snapshot)):
-            snapshot.me.y -= 200
-            changed.message = .tableSnapshot(snapshot)
-        case (.wrongHash?, .tableSnapshot(var snapshot)):
-            snapshot.stateHash ^= 1
-            changed.message = .tableSnapshot(snapshot)
+            return down(seal(changed, key, from: .server), to: client)
         default:
-            return down(bytes, to: client)
+            break
         }
-        down(seal(changed, key, from: .server), to: client)
+        switch fault?.rewrite(packet.message, seat: link.seat, snapshots: &link.snapshots) ?? .pass {
+        case .pass:
+            down(bytes, to: client)
+        case .drop:
+            return
+        case .replace(let message):
+            changed.message = message
+            down(seal(changed, key, from: .server), to: client)
+        case .delay(let amount):
+            loop.scheduleTask(in: amount) { self.down(bytes, to: client) }
+        }
     }
 
     func down(_ bytes: [UInt8], to client: SocketAddress) {

@@ -1,3 +1,4 @@
+import SkirmishGames
 import SkirmishNet
 import SkirmishWire
 
@@ -20,6 +21,148 @@ extension ConformanceCheck {
             return .failed("a Welcome to a Hello for at least one of puck, snap and suns", "Reject(4) to each")
         }
         return .pass
+    }
+
+    /// Snap's opening, as a client sees it: sign-in, `ServerReady` positions relative to the receiver, one deal of
+    /// 52 distinct cards in seat order, seat 0 first to turn, and a `CardTurned` whose card and state hash are what the
+    /// rules give from that deal.
+    static let snapDeal = ConformanceCheck(
+        id: "snap.deal", title: "Snap deals 52 cards in seat order, positions relative, hashes as the rules give",
+        needs: .game(.snap), limit: .seconds(20)
+    ) { context in
+        let (pair, failure) = try await context.pair(game: .snap).players()
+        guard let (a, wa, b, wb) = pair else { return failure! }
+        defer { release(a, b) }
+        let players = [(a, wa, "A"), (b, wb, "B")]
+        let limit = Duration.seconds(5) * context.patience
+        func awaitMessage<T>(_ what: String, _ pick: @escaping @Sendable (Message) -> T?) async -> [T]? {
+            var found: [T] = []
+            for (player, _, _) in players {
+                guard let record = await player.wait(limit, until: { $0.game.contains { pick($0) != nil } }),
+                    let value = record.game.lazy.compactMap(pick).first
+                else { return nil }
+                found.append(value)
+            }
+            return found
+        }
+        context.step("waiting for SignInRequest")
+        guard await awaitMessage("SignInRequest", { $0 == .signInRequest ? true : nil }) != nil else {
+            return .failed(
+                "a SignInRequest to both players within 5 s",
+                "\(a.now.game.count) and \(b.now.game.count) Snap messages")
+        }
+        for (player, _, name) in players {
+            player.send(.signInResponse(SignInResponse(name: "snap\(name)\(context.run)")))
+        }
+        context.step("waiting for ServerReady")
+        guard
+            let readies = await awaitMessage(
+                "ServerReady", { if case .serverReady(let ready) = $0 { ready } else { nil } })
+        else { return .failed("a ServerReady to both players after their SignInResponses", "none within 5 s") }
+        for ((_, welcome, name), ready) in zip(players, readies) {
+            let other = welcome.peer == wa.peer ? wb.peer : wa.peer
+            let positions = Dictionary(ready.players.map { ($0.peer, $0.position) }, uniquingKeysWith: { a, _ in a })
+            guard ready.players.count == 2, positions[welcome.peer] == 0, positions[other] == 1 else {
+                return .failed(
+                    "\(name)'s ServerReady to place \(name) (peer \(welcome.peer)) at position 0 and the other player "
+                        + "(peer \(other)) at 1",
+                    ready.players.map { "peer \($0.peer) at \($0.position)" }.joined(separator: ", "))
+            }
+        }
+        for (player, _, _) in players { player.send(.clientReady) }
+        context.step("waiting for DealCards")
+        guard let deals = await awaitMessage("DealCards", { if case .dealCards(let deal) = $0 { deal } else { nil } })
+        else { return .failed("a DealCards to both players after their ClientReady", "none within 5 s") }
+        guard deals[0] == deals[1] else { return .failed("the same DealCards to both players", "two different deals") }
+        let bySeat = [wa, wb].sorted { $0.seat < $1.seat }.map(\.peer)
+        guard deals[0].hands.map(\.peer) == bySeat else {
+            return .failed("hands in seat order, peers \(bySeat)", "peers \(deals[0].hands.map(\.peer))")
+        }
+        guard var game = try? SnapGame(hands: deals[0].hands.map(\.cards)) else {
+            return .failed(
+                "a deal of the 52 cards, each once", "\(deals[0].hands.map(\.cards.count).reduce(0, +)) cards")
+        }
+        for (player, _, _) in players { player.send(.clientDealtCards) }
+        context.step("waiting for ActivatePlayer")
+        guard
+            let active = await awaitMessage(
+                "ActivatePlayer", { if case .activatePlayer(let ref) = $0 { ref.peer } else { nil } })
+        else { return .failed("an ActivatePlayer to both players after their ClientDealtCards", "none within 5 s") }
+        guard active.allSatisfy({ $0 == bySeat[0] }) else {
+            return .failed("ActivatePlayer naming seat 0 (peer \(bySeat[0])), which turns first", "peers \(active)")
+        }
+        let first = wa.seat == 0 ? a : b
+        first.send(.clientTurnedCard)
+        context.step("waiting for CardTurned")
+        guard
+            let turned = await awaitMessage(
+                "CardTurned", { if case .cardTurned(let turned) = $0 { turned } else { nil } })
+        else { return .failed("a CardTurned to both players after seat 0 turned", "none within 5 s") }
+        guard let card = try? game.turnCard(by: 0) else {
+            return .failed("a deal seat 0 can turn from", "seat 0 holds no card")
+        }
+        for ((_, _, name), event) in zip(players, turned) {
+            guard event.peer == bySeat[0], event.card == card else {
+                return .failed(
+                    "\(name) to see seat 0 (peer \(bySeat[0])) turn \(card), the top of its dealt hand",
+                    "peer \(event.peer) turned \(event.card)")
+            }
+            guard event.stateHash == game.stateHash else {
+                return .failed(
+                    "the state hash the rules give after seat 0's first turn (\(hex32(game.stateHash))) to \(name)",
+                    hex32(event.stateHash))
+            }
+        }
+        return .pass
+    }
+
+    /// Suns is relayed: each player's `SunsStart` reaches the other once both are seated, and a `SunsStrike` and its
+    /// `SunsCapture` reach the other player unchanged, bit for bit, and in order.
+    static let sunsRelay = ConformanceCheck(
+        id: "suns.relay", title: "Suns proposals, strikes and captures reach the other player unchanged, in order",
+        needs: .game(.suns), limit: .seconds(15)
+    ) { context in
+        let (pair, failure) = try await context.pair(game: .suns).players()
+        guard let (a, _, b, _) = pair else { return failure! }
+        defer { release(a, b) }
+        let limit = Duration.seconds(5) * context.patience
+        // Values whose bit patterns a server that converted or rounded them would change: 0.1 is not a short binary
+        // fraction, and the time is the f32 just below 60 (the largest allowed).
+        let startA = SunsStart(coinToss: 7, suns: [.init(x: 0.25, y: 0.25), .init(x: 0.75, y: 0.1)])
+        let startB = SunsStart(coinToss: 3, suns: [.init(x: 0.5, y: 0.5)])
+        a.send(.sunsStart(startA))
+        b.send(.sunsStart(startB))
+        for (player, name, expected) in [(b, "B", startA), (a, "A", startB)] {
+            guard let record = await player.wait(limit, until: { $0.game.contains(where: Self.isSuns) }) else {
+                return .failed("\(name) to receive the other player's SunsStart within 5 s", "nothing")
+            }
+            guard record.game.filter(Self.isSuns).first == .sunsStart(expected) else {
+                return .failed(
+                    "\(name) to receive the other's SunsStart unchanged: \(expected)",
+                    "\(record.game.filter(Self.isSuns).first.map { "\($0)" } ?? "nothing")")
+            }
+        }
+        let strike = SunsStrike(x: 0.25, y: 0.1, radius: 0.3, gameTime: Float(60).nextDown)
+        let capture = SunsCapture(sunIndex: 1, gameTime: 0.1)
+        a.send(.sunsStrike(strike))
+        a.send(.sunsCapture(capture))
+        let sent: [Message] = [.sunsStart(startA), .sunsStrike(strike), .sunsCapture(capture)]
+        guard let record = await b.wait(limit, until: { $0.game.filter(Self.isSuns).count >= 3 }) else {
+            return .failed(
+                "B to receive A's SunsStrike and SunsCapture within 5 s", "\(b.now.game.filter(Self.isSuns))")
+        }
+        let got = Array(record.game.filter(Self.isSuns).prefix(3))
+        guard got == sent else {
+            return .failed("B to receive \(sent.dropFirst()) unchanged and in order", "\(got.dropFirst())")
+        }
+        return .pass
+    }
+
+    @Sendable private static func isSuns(_ message: Message) -> Bool {
+        switch message {
+        case .sunsStart, .sunsStrike, .sunsCapture: true
+        default: false
+        }
     }
 }
 

@@ -76,13 +76,14 @@ extension ConformanceCheck {
         return .pass
     }
 
-    /// The snapshots agree with themselves (hash over their fields) and with a replica running the shared rules.
+    /// Both seats' snapshots agree with themselves (hash over their fields), with a replica running the shared rules,
+    /// and with each other: the same tick seen from the other seat is mirrored, velocities negated, to the bit.
     static let puckReplica = ConformanceCheck(
-        id: "puck.replica", title: "snapshots match their state hash and the replica's prediction",
+        id: "puck.replica", title: "both seats' snapshots match their hash, the replica and each other mirrored",
         needs: .game(.puck), limit: .seconds(25)
     ) { context in
         let (pair, failure) = try await context.pair(game: .puck).players()
-        guard let (a, wa, b, _) = pair else { return failure! }
+        guard let (a, wa, b, wb) = pair else { return failure! }
         defer { release(a, b) }
         // Set the puck moving: both players chase it for a while, then let go.
         var step: UInt32 = 0
@@ -97,45 +98,146 @@ extension ConformanceCheck {
         }
         // With no more input, the paddles come to rest at their last targets within a few ticks.
         try await Task.sleep(for: .milliseconds(400))
-        let start = a.now.snapshots.count
-        _ = await a.wait(.seconds(3)) { $0.snapshots.count >= start + 60 }
-        let seen = Array(a.now.snapshots.dropFirst(start))
-        var replica = PuckReplica(seat: Int(wa.seat))
-        var compared = 0
-        var previous: TableSnapshot?
-        for snapshot in seen {
-            if case .desync(let part) = replica.apply(snapshot) {
-                // The replica checks each snapshot against its own hash, and against what the shared rules predict
-                // from the one before wherever no unknown input could have changed it: name which rule broke.
-                guard part != "hash", let divergence = replica.divergence else {
-                    return .failed(
-                        "snapshots whose fields reproduce their state hash",
-                        "a \(part) mismatch at tick \(snapshot.tick)")
-                }
+        let start = (a.now.snapshots.count, b.now.snapshots.count)
+        _ = await a.wait(.seconds(3)) { $0.snapshots.count >= start.0 + 60 }
+        _ = await b.wait(.seconds(1)) { $0.snapshots.count >= start.1 + 60 }
+        let seenA = Array(a.now.snapshots.dropFirst(start.0))
+        let seenB = Array(b.now.snapshots.dropFirst(start.1))
+        // The same tick from both seats: B's view is A's mirrored, whichever seat each holds.
+        var ticksOfB: [UInt32: TableSnapshot] = [:]
+        for snapshot in seenB { ticksOfB[snapshot.tick] = snapshot }
+        var paired = 0
+        for snapshot in seenA {
+            guard let other = ticksOfB[snapshot.tick] else { continue }
+            if let mismatch = mirrorMismatch(snapshot, other) {
                 return .failed(
-                    "the \(part) the shared rules predict from the previous snapshot: \(divergence.expected)",
-                    "\(divergence.observed) at tick \(snapshot.tick)")
+                    "seat \(wb.seat)'s snapshot of tick \(snapshot.tick) to mirror seat \(wa.seat)'s "
+                        + "((x, y) → (320 − x, 480 − y), velocities negated, scores swapped)",
+                    mismatch)
             }
-            defer { previous = snapshot }
-            guard let earlier = previous, snapshot.tick > earlier.tick, snapshot.tick - earlier.tick <= 6,
-                earlier.phase != .over, snapshot.phase != .over
-            else { continue }
-            var from = PuckReplica(seat: Int(wa.seat))
-            _ = from.apply(earlier)
-            guard let predicted = from.predict(ticks: Int(snapshot.tick - earlier.tick)) else { continue }
-            guard predicted.stateHash == snapshot.stateHash else {
-                return .failed(
-                    "the state of tick \(snapshot.tick) as the shared rules predict it from tick \(earlier.tick) "
-                        + "(hash \(hex32(predicted.stateHash)))",
-                    "hash \(hex32(snapshot.stateHash))")
-            }
-            compared += 1
+            paired += 1
         }
-        guard compared >= 20 else {
-            return .failed("at least 20 consecutive snapshots to compare in 3 s", "\(compared) from \(seen.count)")
+        guard paired >= 20 else {
+            return .failed("at least 20 ticks seen by both seats in 3 s", "\(paired)")
+        }
+        for (seen, welcome) in [(seenA, wa), (seenB, wb)] {
+            if let failure = replicate(seen, seat: Int(welcome.seat)) { return failure }
         }
         return .pass
     }
+
+    /// Snapshots come at the rate the Welcome announces: every second tick of its tick rate (30 Hz at 60), within
+    /// 5 % over 5 s, to both seats. A suite with patience N allows N times 5 % (at most 45 %, so a server at half the
+    /// rate still fails): a reference server starved of CPU on a loaded machine falls a fifth behind.
+    static let puckRate = ConformanceCheck(
+        id: "puck.rate", title: "snapshots arrive at half the Welcome's tick rate, within 5 % over 5 s",
+        needs: .game(.puck), limit: .seconds(20)
+    ) { context in
+        let (pair, failure) = try await context.pair(game: .puck).players()
+        guard let (a, wa, b, wb) = pair else { return failure! }
+        defer { release(a, b) }
+        let window = Duration.seconds(5)
+        // One window for both, from the later of their first snapshots on, counted by the times the session read
+        // them: a busy checker that reads its records late still counts what arrived within the window.
+        var firsts: [Instant] = []
+        for (player, name) in [(a, "A"), (b, "B")] {
+            guard let first = await player.wait(.seconds(5), until: { !$0.snapshotTimes.isEmpty })?.snapshotTimes.last
+            else { return .failed("snapshots to \(name)", "none within 5 s") }
+            firsts.append(first)
+        }
+        let start = firsts.max()!
+        let end = start.advanced(byNanoseconds: window.nanoseconds)
+        context.step("counting snapshots for 5 s")
+        var counts: [(name: String, rate: Double, count: Int)] = []
+        for (player, welcome, name) in [(a, wa, "A"), (b, wb, "B")] {
+            guard let record = await player.wait(window + .seconds(3), until: { $0.snapshotTimes.last ?? .zero >= end })
+            else {
+                return .failed(
+                    "snapshots to \(name) for 5 s",
+                    "\(player.now.snapshotTimes.filter { $0 >= start }.count), then none")
+            }
+            let count = record.snapshotTimes.filter { $0 >= start && $0 < end }.count
+            counts.append((name, Double(welcome.tickRate) / 2, count))
+        }
+        let tolerance = min(0.05 * context.patience, 0.45)
+        for (name, rate, count) in counts {
+            let expected = rate * window.seconds
+            guard abs(Double(count) - expected) <= expected * tolerance else {
+                return .failed(
+                    "\(Int(expected)) ± \(Int(expected * tolerance)) snapshots in 5 s to \(name) (\(rate) Hz: every second tick "
+                        + "of the Welcome's \(Int(rate * 2)) Hz)",
+                    "\(count) (\(Double(count) / window.seconds) Hz)")
+            }
+        }
+        return .pass
+    }
+}
+
+/// Checks `seen`, one seat's snapshots, against their own hashes and against what the shared rules predict from the
+/// one before; the failure, or `nil` when at least 20 were compared and all agreed.
+private func replicate(_ seen: [TableSnapshot], seat: Int) -> CheckOutcome? {
+    var replica = PuckReplica(seat: seat)
+    var compared = 0
+    var previous: TableSnapshot?
+    for snapshot in seen {
+        if case .desync(let part) = replica.apply(snapshot) {
+            // The replica checks each snapshot against its own hash, and against what the shared rules predict
+            // from the one before wherever no unknown input could have changed it: name which rule broke.
+            guard part != "hash", let divergence = replica.divergence else {
+                return .failed(
+                    "seat \(seat)'s snapshots whose fields reproduce their state hash",
+                    "a \(part) mismatch at tick \(snapshot.tick)")
+            }
+            return .failed(
+                "the \(part) the shared rules predict from seat \(seat)'s previous snapshot: \(divergence.expected)",
+                "\(divergence.observed) at tick \(snapshot.tick)")
+        }
+        defer { previous = snapshot }
+        guard let earlier = previous, snapshot.tick > earlier.tick, snapshot.tick - earlier.tick <= 6,
+            earlier.phase != .over, snapshot.phase != .over
+        else { continue }
+        var from = PuckReplica(seat: seat)
+        _ = from.apply(earlier)
+        guard let predicted = from.predict(ticks: Int(snapshot.tick - earlier.tick)) else { continue }
+        guard predicted.stateHash == snapshot.stateHash else {
+            return .failed(
+                "seat \(seat)'s state of tick \(snapshot.tick) as the shared rules predict it from tick \(earlier.tick) "
+                    + "(hash \(hex32(predicted.stateHash)))",
+                "hash \(hex32(snapshot.stateHash))")
+        }
+        compared += 1
+    }
+    guard compared >= 20 else {
+        return .failed(
+            "at least 20 consecutive snapshots to seat \(seat) to compare in 3 s", "\(compared) from \(seen.count)")
+    }
+    return nil
+}
+
+/// What differs between `b` and `a` seen from the other seat, or `nil` when `b` is `a` mirrored to the bit.
+private func mirrorMismatch(_ a: TableSnapshot, _ b: TableSnapshot) -> String? {
+    func differs(_ what: String, _ expected: Float, _ got: Float) -> String? {
+        expected.bitPattern == got.bitPattern
+            ? nil : "\(what) \(got) (\(hex32(got.bitPattern))) instead of \(expected) (\(hex32(expected.bitPattern)))"
+    }
+    func mirrored(_ name: String, _ from: TableSnapshot.Paddle, _ to: TableSnapshot.Paddle) -> [String?] {
+        [
+            differs("\(name) x", 320 - from.x, to.x), differs("\(name) y", 480 - from.y, to.y),
+            differs("\(name) vx", -from.vx, to.vx), differs("\(name) vy", -from.vy, to.vy),
+        ]
+    }
+    let fields: [String?] =
+        mirrored("my paddle", a.them, b.me) + mirrored("their paddle", a.me, b.them) + [
+            differs("puck x", 320 - a.puck.x, b.puck.x), differs("puck y", 480 - a.puck.y, b.puck.y),
+            differs("puck vx", -a.puck.vx, b.puck.vx), differs("puck vy", -a.puck.vy, b.puck.vy),
+            differs("puck angle", a.puck.angle, b.puck.angle), differs("puck spin", a.puck.spin, b.puck.spin),
+            a.myScore == b.theirScore && a.theirScore == b.myScore
+                ? nil : "score \(b.myScore)-\(b.theirScore) instead of \(a.theirScore)-\(a.myScore)",
+            a.phase == b.phase ? nil : "phase \(b.phase) instead of \(a.phase)",
+            a.stateHash == b.stateHash
+                ? nil : "state hash \(hex32(b.stateHash)) instead of the same \(hex32(a.stateHash))",
+        ]
+    return fields.compactMap { $0 }.first
 }
 
 /// Sends each player's target every 20 ms until `done` holds for both records or `limit` passes.

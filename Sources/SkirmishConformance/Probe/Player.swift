@@ -17,9 +17,13 @@ final class Player: Sendable {
         /// Messages from the server, in delivery order (snapshots only the latest `snapshotLimit`).
         var chats: [String] = []
         var snapshots: [TableSnapshot] = []
+        /// When the session read each of ``snapshots``, at the same index.
+        var snapshotTimes: [Instant] = []
         var goals: [GoalScored] = []
         var over: PuckMatchOver?
         var rtts = 0
+        /// Every other game message (Snap's and Suns'), in delivery order.
+        var game: [Message] = []
     }
 
     let session: AsyncClientSession
@@ -69,15 +73,20 @@ final class Player: Sendable {
                         if record.welcome == nil { record.welcome = welcome }
                         record.latestWelcome = welcome
                     }
-                case .message(let message, _):
+                case .message(let message, let receivedAt):
                     switch message {
                     case .chat(let chat): record.chats.append(chat.text)
                     case .tableSnapshot(let snapshot):
-                        if record.snapshots.count >= Self.snapshotLimit { record.snapshots.removeFirst(500) }
+                        if record.snapshots.count >= Self.snapshotLimit {
+                            record.snapshots.removeFirst(500)
+                            record.snapshotTimes.removeFirst(500)
+                        }
                         record.snapshots.append(snapshot)
+                        record.snapshotTimes.append(receivedAt)
                     case .goalScored(let goal): record.goals.append(goal)
                     case .puckMatchOver(let over): record.over = over
-                    default: break
+                    case .ping, .pong, .ack, .welcome, .challenge, .reject, .disconnect, .hello: break
+                    default: record.game.append(message)
                     }
                 case .rtt:
                     record.rtts += 1

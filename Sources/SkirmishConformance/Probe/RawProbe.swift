@@ -179,6 +179,21 @@ final class RawProbe: Sendable {
         await inbox.next(within: limit)
     }
 
+    /// The next packet that decodes and `match` accepts, with the time the channel read it (not when this task got
+    /// round to it); others are skipped, and nothing is answered. `nil` when none comes in time.
+    func arrival(within limit: Duration, where match: (Packet) -> Bool) async -> (
+        packet: Packet, at: ContinuousClock.Instant
+    )? {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            guard let arrival = await inbox.arrival(within: deadline - ContinuousClock.now) else { return nil }
+            if let packet = Self.decode(arrival.bytes, transport: transport, key: sessionKey), match(packet) {
+                return (packet, arrival.at)
+            }
+        }
+        return nil
+    }
+
     /// The next packet that decodes, with the size it arrived as; over UDP with a key, only datagrams whose trailer
     /// verifies count (others are skipped). `nil` when none comes in time. Nothing is answered.
     func receive(within limit: Duration) async -> (packet: Packet, size: Int)? {
@@ -363,13 +378,16 @@ final class RawProbe: Sendable {
 /// never by polling: a suite of checks that each polled every 2 ms kept a busy machine's cooperative threads
 /// waking for nothing, and its own waits then outlasted their limits (`handshake.amplification` under load).
 final class Inbox: Sendable {
+    /// What the channel read, and when its handler read it (before any task woke up to take it).
+    typealias Arrival = (bytes: [UInt8], at: ContinuousClock.Instant)
+
     private struct Waiter {
         var id: UInt64
-        var continuation: CheckedContinuation<[UInt8]?, Never>
+        var continuation: CheckedContinuation<Arrival?, Never>
     }
 
     private struct State {
-        var queue: [[UInt8]] = []
+        var queue: [Arrival] = []
         var closed = false
         var waiters: [Waiter] = []
         var nextWaiter: UInt64 = 0
@@ -380,13 +398,14 @@ final class Inbox: Sendable {
     private static let capacity = 4_096
 
     func put(_ bytes: [UInt8]) {
+        let arrival = (bytes: bytes, at: ContinuousClock.now)
         let waiter = state.withLock { state -> Waiter? in
             guard state.waiters.isEmpty else { return state.waiters.removeFirst() }
             if state.queue.count >= Self.capacity { state.queue.removeFirst() }
-            state.queue.append(bytes)
+            state.queue.append(arrival)
             return nil
         }
-        waiter?.continuation.resume(returning: bytes)
+        waiter?.continuation.resume(returning: arrival)
     }
 
     func close() { state.withLock { $0.closed = true } }
@@ -395,7 +414,10 @@ final class Inbox: Sendable {
 
     /// The next packet read, at once if one waits, else the first to arrive within `limit`; `nil` after it, or when
     /// the task is cancelled.
-    func next(within limit: Duration) async -> [UInt8]? {
+    func next(within limit: Duration) async -> [UInt8]? { await arrival(within: limit)?.bytes }
+
+    /// The next packet read with the time it was read, as ``next(within:)``: for a check that times the server.
+    func arrival(within limit: Duration) async -> Arrival? {
         if let taken = state.withLock({ $0.queue.isEmpty ? nil : $0.queue.removeFirst() }) { return taken }
         guard limit > .zero, !Task.isCancelled else { return nil }
         let id = state.withLock { state -> UInt64 in
@@ -404,7 +426,7 @@ final class Inbox: Sendable {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let waiting = state.withLock { state -> [UInt8]?? in
+                let waiting = state.withLock { state -> Arrival?? in
                     // A packet that came between the first look and now is taken at once; a wait cancelled in the
                     // meantime (its handler found nothing to end) ends at once.
                     if !state.queue.isEmpty { return .some(state.queue.removeFirst()) }
@@ -412,7 +434,7 @@ final class Inbox: Sendable {
                     state.waiters.append(Waiter(id: id, continuation: continuation))
                     return .none
                 }
-                if case .some(let bytes) = waiting { return continuation.resume(returning: bytes) }
+                if case .some(let arrival) = waiting { return continuation.resume(returning: arrival) }
                 // A Dispatch timer, not an event loop's: a loop of a shared group that a busy process keeps busy (or
                 // blocks) fired these deadlines seconds late, and a check outlasted its limit waiting on them. A wait
                 // a packet ended first leaves its timer to find nothing.

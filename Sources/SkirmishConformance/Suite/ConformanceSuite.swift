@@ -35,8 +35,10 @@ public struct ConformanceSuite: Sendable {
     public static var all: [ConformanceCheck] {
         [
             .handshakeGames, .handshakeVector, .handshakeAmplification, .handshakeCookie, .sessionJoin,
-            .sessionTrailer, .reliableRelay, .unreliableNumbering, .unreliableStaleInput, .puckMirroring,
-            .puckLimits, .puckReplica, .sessionResume, .sessionKeepalive, .sessionTimeout, .hostileInput,
+            .sessionTrailer, .sessionPong, .sessionDisconnect, .reliableAck, .reliableRelay, .unreliableNumbering,
+            .unreliableStaleInput,
+            .puckMirroring, .puckLimits, .puckReplica, .puckRate, .snapDeal, .sunsRelay, .sessionResume,
+            .sessionKeepalive, .sessionTimeout, .hostileInput,
         ]
     }
 

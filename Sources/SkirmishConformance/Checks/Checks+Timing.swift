@@ -1,0 +1,131 @@
+import SkirmishNet
+import SkirmishWire
+
+extension ConformanceCheck {
+    /// The server acknowledges every reliable packet within the spec's 50 ms ack deadline, with a cumulative number
+    /// and bitfield that state exactly what it holds: gaps, out-of-order arrivals and a duplicate included.
+    static let reliableAck = ConformanceCheck(
+        id: "reliable.ack",
+        title: "every reliable packet is acknowledged within 50 ms, the bitfield naming what arrived",
+        transports: [.udp], limit: .seconds(15)
+    ) { context in
+        let probe = try await context.probe()
+        defer { probe.close() }
+        guard let welcome = await probe.handshake(context.hello("ack")), case .welcome = welcome.message else {
+            return .failed("a Welcome", "none within 5 s")
+        }
+        let deadline = Duration.milliseconds(50) * context.patience
+        // Chats numbered by hand: 1, then 3 and 5 (2 and 4 missing), then the gaps filled, then 1 again.
+        let script: [(number: UInt32, cumulative: UInt32, bits: UInt32, what: String)] = [
+            (1, 1, 0, "reliable packet 1"),
+            (3, 1, 0b10, "packet 3, with 2 missing"),
+            (5, 1, 0b1010, "packet 5, with 2 and 4 missing"),
+            (2, 3, 0b10, "packet 2, filling the first gap"),
+            (4, 5, 0, "packet 4, filling the second"),
+            (1, 5, 0, "a duplicate of packet 1"),
+        ]
+        for step in script {
+            context.step("waiting for the Ack of \(step.what)")
+            let sent = ContinuousClock.now
+            probe.send(Packet(number: step.number, .chat(Chat(text: "ack \(step.number)"))))
+            var last: Ack?
+            let answer = await probe.arrival(within: .seconds(1) * context.patience) { packet in
+                guard case .ack(let ack) = packet.message else { return false }
+                last = ack
+                return ack.cumulative == step.cumulative && ack.bitfield == step.bits
+            }
+            guard let (_, at) = answer else {
+                let expected =
+                    "an Ack of cumulative \(step.cumulative), bitfield \(binary(step.bits)) after \(step.what)"
+                guard let last else { return .failed(expected, "no Ack within 1 s") }
+                return .failed(expected, "cumulative \(last.cumulative), bitfield \(binary(last.bitfield))")
+            }
+            let took = at - sent
+            guard took <= deadline else {
+                return .failed("the Ack of \(step.what) within \(deadline.milliseconds) ms", "\(took.milliseconds) ms")
+            }
+        }
+        return .pass
+    }
+
+    /// A Pong carries its Ping's payload bit for bit: the player, the count and the send time, whatever they are.
+    static let sessionPong = ConformanceCheck(
+        id: "session.pong", title: "a Pong echoes its Ping's player, count and send time bit for bit",
+        limit: .seconds(10)
+    ) { context in
+        let probe = try await context.probe()
+        defer { probe.close() }
+        guard let welcome = await probe.handshake(context.hello("echo")), case .welcome = welcome.message else {
+            return .failed("a Welcome", "none within 5 s")
+        }
+        // Send times a server that stored them as anything but the f64 it read would change: −0, 0.1 (no short binary
+        // fraction), one past an f32's precision, and a large uptime.
+        let pings = [
+            Ping(player: 7, count: 0x504E_0001, sendTime: 1.5),
+            Ping(player: 0xFFFF_FFFF, count: 0x504E_0002, sendTime: -0.0),
+            Ping(player: 0, count: 0x504E_0003, sendTime: 0.1),
+            Ping(player: 42, count: 0x504E_0004, sendTime: 16_777_217.000_000_5),
+        ]
+        for ping in pings {
+            probe.send(.ping(ping))
+            let answer = await probe.receive(within: .seconds(2) * context.patience) { packet in
+                if case .pong(let pong) = packet.message { pong.count == ping.count } else { false }
+            }
+            let expected =
+                "a Pong echoing player \(ping.player), count \(hex32(ping.count)), send time \(ping.sendTime) "
+                + "(\(hex64(ping.sendTime.bitPattern))) bit for bit"
+            guard case .pong(let pong)? = answer?.message else {
+                return .failed(expected, "no Pong with that count within 2 s")
+            }
+            guard pong.player == ping.player, pong.sendTime.bitPattern == ping.sendTime.bitPattern else {
+                return .failed(
+                    expected, "player \(pong.player), send time \(pong.sendTime) (\(hex64(pong.sendTime.bitPattern)))")
+            }
+        }
+        return .pass
+    }
+}
+
+/// `value` in binary with a `0b` prefix (an Ack's bitfield in a failure line).
+func binary(_ value: UInt32) -> String { "0b" + String(value, radix: 2) }
+
+/// A 64-bit pattern in hex.
+func hex64(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
+
+extension Duration {
+    /// Whole milliseconds.
+    var milliseconds: Int64 { nanoseconds / 1_000_000 }
+}
+
+extension ConformanceCheck {
+    /// A `Disconnect` ends the session at once: the server answers nothing the peer sends after it.
+    static let sessionDisconnect = ConformanceCheck(
+        id: "session.disconnect", title: "a Disconnect ends the session: a Ping after it gets no Pong",
+        limit: .seconds(10)
+    ) { context in
+        let probe = try await context.probe()
+        defer { probe.close() }
+        guard let welcome = await probe.handshake(context.hello("bye")), case .welcome = welcome.message else {
+            return .failed("a Welcome", "none within 5 s")
+        }
+        func ping(_ count: UInt32, within limit: Duration) async -> Bool {
+            probe.send(.ping(Ping(player: 0, count: count, sendTime: 1)))
+            return await probe.receive(within: limit) { packet in
+                if case .pong(let pong) = packet.message { pong.count == count } else { false }
+            } != nil
+        }
+        guard await ping(0xD15C_0001, within: .seconds(2) * context.patience) else {
+            return .failed("a Pong to a Ping", "none within 2 s")
+        }
+        // The Disconnect as a seated client sends it (sealed over UDP), behind the probe's connection's back, so that
+        // the connection still numbers and seals the Ping after it as a live session's.
+        probe.send(Packet(.disconnect(Disconnect(reason: .quit))))
+        // A Pong takes milliseconds (session.pong): one second of silence is a wide margin.
+        if await ping(0xD15C_0002, within: .seconds(1) * context.patience) {
+            return .failed(
+                "no Pong to a Ping sent after a Disconnect (a peer receiving one MUST consider the session ended)",
+                "a Pong: the session went on")
+        }
+        return .pass
+    }
+}
