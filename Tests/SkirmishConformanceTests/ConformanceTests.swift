@@ -80,7 +80,7 @@ struct ConformanceTests {
         #expect(Set(Fault.allCases.map(\.check)) == Set(ConformanceSuite.ids))
     }
 
-    @Test("each check fails against the server with its rule broken", arguments: Fault.allCases)
+    @Test("each check fails against the server with its rule broken", arguments: Fault.allCases.filter(\.onDatagrams))
     func checkFails(_ fault: Fault) async throws {
         let report = try await Self.withProxy(fault) { target in
             await ConformanceSuite(only: [fault.check], patience: Self.patience).run(against: target)
@@ -91,6 +91,30 @@ struct ConformanceTests {
             return
         }
         #expect(result.line.contains(fault.failure), "\(result.line)")
+    }
+
+    @Test(
+        "each check fails over TCP against the server with its rule broken, where the rule applies to streams",
+        arguments: Fault.allCases.filter(\.onStreams))
+    func checkFailsOverTCP(_ fault: Fault) async throws {
+        let report = try await Self.withStreamProxy(fault) { target in
+            await ConformanceSuite(only: [fault.check], patience: Self.patience).run(against: target)
+        }
+        let result = try #require(report.results.first { $0.check.id == fault.check })
+        guard case .fail = result.outcome else {
+            Issue.record("\(fault.check) did not fail over TCP with \(fault): \(result.line)")
+            return
+        }
+        #expect(result.line.contains(fault.failure), "\(result.line)")
+    }
+
+    @Test("through the TCP proxy with no fault every check that applies to TCP passes")
+    func transparentStreamProxyPasses() async throws {
+        let report = try await Self.withStreamProxy(nil) { target in
+            await ConformanceSuite(patience: Self.patience).run(against: target)
+        }
+        #expect(report.failed == 0, "\(report.results.map(\.line).joined(separator: "\n"))")
+        #expect(report.passed == ConformanceSuite.all.filter { $0.transports.contains(.tcp) }.count)
     }
 
     @Test("through the proxy with no fault every check passes: the failures above are the faults'")
@@ -159,6 +183,22 @@ struct ConformanceTests {
             do {
                 let result = try await body(
                     Target(transport: .udp, host: "127.0.0.1", port: try #require(proxy.address.port)))
+                await proxy.stop()
+                return result
+            } catch {
+                await proxy.stop()
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` against a ``StreamFaultProxy`` breaking `fault` in front of a fresh server's TCP listener; stops
+    /// both before returning.
+    static func withStreamProxy<T>(_ fault: Fault?, _ body: (Target) async throws -> T) async throws -> T {
+        try await withServer { server in
+            let proxy = try await StreamFaultProxy.start(fault: fault, server: try #require(server.addresses.tcp))
+            do {
+                let result = try await body(Target(transport: .tcp, host: "127.0.0.1", port: proxy.port))
                 await proxy.stop()
                 return result
             } catch {

@@ -3,6 +3,8 @@ import NIOPosix
 import SkirmishWire
 import Testing
 
+@testable import SkirmishConformance
+
 /// One broken rule: what the proxy does wrong, and the check that must notice.
 enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// The Challenge goes out with packet number 1 instead of 0.
@@ -55,6 +57,8 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case altersStrike
     /// The client's Disconnects never reach the server: its session goes on.
     case ignoresDisconnect
+    /// Over a stream, every unreliable packet from the server carries number 7 instead of 0.
+    case numbersStreams
 
     /// The check this fault must fail.
     var check: String {
@@ -82,6 +86,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .wrongSnapHash: "snap.deal"
         case .altersStrike: "suns.relay"
         case .ignoresDisconnect: "session.disconnect"
+        case .numbersStreams: "stream.numbering"
         }
     }
 
@@ -113,6 +118,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .wrongSnapHash: "the state hash the rules give after seat 0's first turn"
         case .altersStrike: "unchanged and in order"
         case .ignoresDisconnect: "a Pong: the session went on"
+        case .numbersStreams: "number 0 on every packet over tcp"
         }
     }
 
@@ -128,6 +134,21 @@ enum Rewrite {
 }
 
 extension Fault {
+    /// Whether the proxy can break the rule on a stream (TCP) as well: the faults that rewrite, drop or delay the
+    /// server's messages, or stop the server; the others break numbering, cookies or trailers, which streams lack.
+    var onStreams: Bool {
+        switch self {
+        case .wrongTickRate, .dropsPings, .unmirrored, .paddleEscapes, .wrongHash, .diesOnGarbage, .dropsWelcomes,
+            .shiftsPongTime, .unmirroredVelocities, .halfRateSnapshots, .wrongSnapHash, .altersStrike,
+            .ignoresDisconnect, .numbersStreams:
+            true
+        default: false
+        }
+    }
+
+    /// Whether the fault's check applies to UDP (the UDP proxy's tests), rather than to streams alone.
+    var onDatagrams: Bool { ConformanceSuite.all.first { $0.id == check }?.transports.contains(.udp) ?? false }
+
     /// What the fault does to `message` on its way from the server to a client seated at `seat`; `snapshots` counts
     /// the snapshots that client was sent.
     func rewrite(_ message: Message, seat: UInt8?, snapshots: inout Int) -> Rewrite {

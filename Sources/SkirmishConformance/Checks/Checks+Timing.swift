@@ -128,4 +128,41 @@ extension ConformanceCheck {
         }
         return .pass
     }
+
+    /// Over TCP and WebSocket every packet the server sends carries number 0: the stream orders and retransmits.
+    static let streamNumbering = ConformanceCheck(
+        id: "stream.numbering", title: "every packet the server sends over a stream is numbered 0",
+        transports: [.tcp, .webSocket], limit: .seconds(10)
+    ) { context in
+        let probe = try await context.probe()
+        defer { probe.close() }
+        guard let welcome = await probe.handshake(context.hello("zero")), case .welcome = welcome.message else {
+            return .failed("a Welcome", "none within 5 s")
+        }
+        guard welcome.number == 0 else { return .failed("the Welcome numbered 0", "number \(welcome.number)") }
+        // A partner, so that the match plays (snapshots, Snap's reliable messages), and Pings for Pongs in any game.
+        let partner = try await context.player("zpart")
+        defer { release(partner) }
+        guard await partner.seated(within: .seconds(5) * context.patience) != nil else {
+            return .failed("a second player seated beside the probe", partner.now.lastState)
+        }
+        for count in 0..<10 { probe.send(.ping(Ping(player: 1, count: 0x5A00_0000 + UInt32(count), sendTime: 1))) }
+        var seen = 0
+        let end = ContinuousClock.now + .seconds(1)
+        while ContinuousClock.now < end {
+            guard let packet = await probe.receive(within: end - ContinuousClock.now, where: { _ in true }) else {
+                break
+            }
+            guard packet.number == 0 else {
+                return .failed(
+                    "number 0 on every packet over \(context.transport.rawValue)",
+                    "\(packet.message.type) numbered \(packet.number)")
+            }
+            seen += 1
+        }
+        guard seen >= 10 else {
+            return .failed("at least 10 packets (Pongs to 10 Pings) in 1 s", "\(seen)")
+        }
+        return .pass
+    }
 }

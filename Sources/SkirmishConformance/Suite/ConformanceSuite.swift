@@ -36,7 +36,7 @@ public struct ConformanceSuite: Sendable {
         [
             .handshakeGames, .handshakeVector, .handshakeAmplification, .handshakeCookie, .sessionJoin,
             .sessionTrailer, .sessionPong, .sessionDisconnect, .reliableAck, .reliableRelay, .unreliableNumbering,
-            .unreliableStaleInput,
+            .streamNumbering, .unreliableStaleInput,
             .puckMirroring, .puckLimits, .puckReplica, .puckRate, .snapDeal, .sunsRelay, .sessionResume,
             .sessionKeepalive, .sessionTimeout, .hostileInput,
         ]

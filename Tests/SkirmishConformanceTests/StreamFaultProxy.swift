@@ -1,0 +1,159 @@
+import NIOCore
+import NIOPosix
+import SkirmishNet
+import SkirmishWire
+
+/// A TCP proxy in front of the real server's TCP listener that breaks one rule (a ``Fault`` that applies to streams,
+/// ``Fault/onStreams``), or none: the stream counterpart of ``FaultProxy``.
+///
+/// Each client connection gets its own upstream connection. Frames are cut at their length prefixes; the server's are
+/// decoded and rewritten as ``Fault/rewrite(_:seat:snapshots:)`` says (the same rewrites as over UDP, with no trailer
+/// to seal again and every number 0), the client's passed on as they came.
+final class StreamFaultProxy: Sendable {
+    let port: Int
+    private let group: MultiThreadedEventLoopGroup
+    private let listener: any Channel
+
+    private init(port: Int, group: MultiThreadedEventLoopGroup, listener: any Channel) {
+        self.port = port
+        self.group = group
+        self.listener = listener
+    }
+
+    static func start(fault: Fault?, server: SocketAddress) async throws -> StreamFaultProxy {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let listener = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { client in
+                client.eventLoop.makeCompletedFuture {
+                    let pipe = StreamPipe(fault: fault, client: client)
+                    try client.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(PacketFrameCodec.FrameSlicing()))
+                    try client.pipeline.syncOperations.addHandler(FrameHandler(pipe.fromClient, closed: pipe.close))
+                    ClientBootstrap(group: client.eventLoop)
+                        .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                        .channelInitializer { upstream in
+                            upstream.eventLoop.makeCompletedFuture {
+                                try upstream.pipeline.syncOperations.addHandler(
+                                    ByteToMessageHandler(PacketFrameCodec.FrameSlicing()))
+                                try upstream.pipeline.syncOperations.addHandler(
+                                    FrameHandler(pipe.fromServer, closed: pipe.close))
+                            }
+                        }
+                        .connect(to: server)
+                        .whenComplete { result in
+                            switch result {
+                            case .success(let upstream): pipe.attach(upstream)
+                            case .failure: pipe.close()
+                            }
+                        }
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return StreamFaultProxy(port: listener.localAddress!.port!, group: group, listener: listener)
+    }
+
+    func stop() async {
+        try? await listener.close()
+        try? await group.shutdownGracefully()
+    }
+}
+
+/// One client connection and its upstream, confined to the client channel's loop.
+private final class StreamPipe: @unchecked Sendable {
+    // @unchecked: every method runs on the loop of `client`, which is also the upstream's loop (the upstream is
+    // bootstrapped on `client.eventLoop`), and the proxy's group has one thread.
+    let fault: Fault?
+    let client: any Channel
+    var upstream: (any Channel)?
+    var waiting: [ByteBuffer] = []
+    var seat: UInt8?
+    var snapshots = 0
+    var dead = false
+
+    init(fault: Fault?, client: any Channel) {
+        self.fault = fault
+        self.client = client
+    }
+
+    func attach(_ channel: any Channel) {
+        upstream = channel
+        for body in waiting { write(body, on: channel) }
+        waiting = []
+    }
+
+    func fromClient(_ body: ByteBuffer) {
+        guard !dead else { return }
+        if fault == .diesOnGarbage,
+            (try? Packet.decode(Array(body.readableBytesView), maxSize: WireLimits.maxFrame)) == nil
+        {
+            dead = true
+            return
+        }
+        if fault == .ignoresDisconnect,
+            case .disconnect? = (try? Packet.decode(Array(body.readableBytesView), maxSize: WireLimits.maxFrame))?
+                .message
+        {
+            return
+        }
+        guard let upstream else { return waiting.append(body) }
+        write(body, on: upstream)
+    }
+
+    func fromServer(_ body: ByteBuffer) {
+        guard !dead else { return }
+        guard var packet = try? Packet.decode(Array(body.readableBytesView), maxSize: WireLimits.maxFrame) else {
+            return write(body, on: client)
+        }
+        if case .welcome(let welcome) = packet.message { seat = welcome.seat }
+        if fault == .numbersStreams, packet.message.type.delivery == .unreliable {
+            packet.number = 7
+            return write(client.allocator.buffer(bytes: (try? packet.encoded()) ?? []), on: client)
+        }
+        switch fault?.rewrite(packet.message, seat: seat, snapshots: &snapshots) ?? .pass {
+        case .pass:
+            write(body, on: client)
+        case .drop:
+            return
+        case .replace(let message):
+            packet.message = message
+            guard let bytes = try? packet.encoded() else { return }
+            write(client.allocator.buffer(bytes: bytes), on: client)
+        case .delay(let amount):
+            client.eventLoop.scheduleTask(in: amount) { self.write(body, on: self.client) }
+        }
+    }
+
+    func close() {
+        client.close(promise: nil)
+        upstream?.close(promise: nil)
+    }
+
+    /// Writes `body` after its u32 big-endian length: one frame.
+    private func write(_ body: ByteBuffer, on channel: any Channel) {
+        var frame = channel.allocator.buffer(capacity: body.readableBytes + 4)
+        frame.writeInteger(UInt32(body.readableBytes))
+        frame.writeImmutableBuffer(body)
+        channel.writeAndFlush(frame, promise: nil)
+    }
+}
+
+/// Hands each frame's body to a closure, and says when the connection ends, on the channel's loop.
+private final class FrameHandler: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked: the closures run only on the channel's loop (the proxy's one thread).
+    typealias InboundIn = ByteBuffer
+    let body: (ByteBuffer) -> Void
+    let closed: () -> Void
+
+    init(_ body: @escaping (ByteBuffer) -> Void, closed: @escaping () -> Void) {
+        self.body = body
+        self.closed = closed
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { body(unwrapInboundIn(data)) }
+
+    func channelInactive(context: ChannelHandlerContext) { closed() }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { closed() }
+}
