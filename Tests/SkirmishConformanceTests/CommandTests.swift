@@ -1,4 +1,5 @@
 import Foundation
+import SkirmishConformance
 import SkirmishServer
 import SkirmishTestSupport
 import SkirmishWire
@@ -94,6 +95,23 @@ struct CommandTests {
         #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
         #expect(run.stderr.contains("cannot connect: connection refused"), "the system's words, not NIO's error dump")
         #expect(!run.stderr.contains("SingleConnectionFailure"), "\(run.stderr)")
+    }
+
+    @Test("--help gives the run time the article gives and the suite measures")
+    func helpGivesTheRunTime() async throws {
+        let run = try await runSkirmish(["conformance", "--help"])
+        #expect(run.status == 0)
+        let udp = ConformanceSuite.usualSeconds(on: .udp)
+        let tcp = ConformanceSuite.usualSeconds(on: .tcp)
+        let help = run.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("about \(udp) s over UDP, \(tcp) s over TCP or WebSocket"), "\(run.stdout)")
+        let article = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(
+                    "Sources/SkirmishConformance/Documentation.docc/SkirmishConformance.md"),
+            encoding: .utf8
+        ).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(article.contains("about **\(udp) s over UDP and \(tcp) s over TCP or WebSocket**"))
     }
 
     @Test("--list names every check")

@@ -29,6 +29,10 @@ struct ConformanceTests {
         #expect(report.results.count == ConformanceSuite.all.count)
         let elsewhere = ConformanceSuite.all.filter { !$0.transports.contains(transport) }.count
         #expect(report.skipped == elsewhere, "\(lines)")
+        // The figure the help, the article and a run's first line give, with the tests' patience as the margin of a
+        // busy machine.
+        let usual = Double(ConformanceSuite.usualSeconds(on: transport))
+        #expect(report.seconds < usual * Self.patience, "\(report.seconds) s")
     }
 
     @Test(

@@ -10,9 +10,11 @@ struct ConformanceCommand: AsyncParsableCommand {
         abstract: "Check that a server speaks the Skirmish protocol: one line per rule, pass or fail, exit 0 or 1.",
         discussion: """
             For teams writing their own server (the h2spec or Autobahn of this protocol). Each check exercises one \
-            rule of the wire protocol over a real connection — handshake and cookie rules, the spec's example bytes, \
-            reliable delivery under emulated loss, duplication and reordering, unreliable numbering, mirroring, \
-            paddle limits, state hashes against a replica, timeouts, resume, hostile input — and prints
+            rule of the wire protocol over a real connection — which games the server hosts, handshake and cookie \
+            rules, the spec's example bytes, acks within the 50 ms deadline, Pongs that echo their Ping, reliable \
+            delivery under emulated loss, duplication and reordering, unreliable numbering, Puck's mirroring, paddle \
+            limits, snapshot rate and state hashes against a replica for both seats, Snap's deal, the Suns relay, \
+            timeouts, resume, hostile input — and prints
 
               PASS  id  title
               FAIL  id  title: expected X, saw Y
@@ -20,9 +22,12 @@ struct ConformanceCommand: AsyncParsableCommand {
 
             then a summary. Exit status: 0 when every check that ran passed, 1 when one failed, 2 for bad input (a \
             target that does not parse or does not answer). Rules that only exist over UDP (cookie, amplification, \
-            session trailer, numbering) are skipped on TCP and WebSocket, and the skips are counted. Every check has \
-            a time limit, so a run ends by itself (about 35 s over UDP, 20 s over TCP or WebSocket, against a local \
-            server).
+            session trailer, acks, numbering) are skipped on TCP and WebSocket, and the skips are counted. The first \
+            check asks for each built-in game: a Reject(4) means the server does not host it, and that game's checks \
+            are skipped with that reason; a handshake that gets no Welcome at all fails once, and the checks that need \
+            a seat are skipped as depending on it. Every check has a time limit, so a run ends by itself: about \
+            \(ConformanceSuite.usualSeconds(on: .udp)) s over UDP, \(ConformanceSuite.usualSeconds(on: .tcp)) s over \
+            TCP or WebSocket, against a local server.
 
             --format json or --format junit prints one document on stdout instead (the PASS/FAIL lines go to \
             stderr as the run goes): JUnit XML has one testcase per check, failures and skips with their messages, \
@@ -109,7 +114,11 @@ struct ConformanceCommand: AsyncParsableCommand {
         let progress: @Sendable (String) -> Void = { line in
             if toStdout { print(line) } else { Console.note(line) }
         }
-        progress("conformance of \(target): \(suite.checks.count) checks, at most \(suite.limit)")
+        let bound = "each check time-limited, at most \(Int(suite.limit.seconds)) s in all"
+        let usual =
+            suite.checks.count == ConformanceSuite.all.count
+            ? "about \(ConformanceSuite.usualSeconds(on: target.transport)) s against a local server; " : ""
+        progress("conformance of \(target): \(suite.checks.count) checks (\(usual)\(bound))")
         let report = await suite.run(against: target) { result in progress(result.line) }
         progress(report.summary)
         switch format {
