@@ -57,6 +57,8 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case altersStrike
     /// The client's Disconnects never reach the server: its session goes on.
     case ignoresDisconnect
+    /// An Ack naming reliable numbers the server never sent is taken: the packets it seems to cover are not resent.
+    case trustsUnsentAck
     /// Over a stream, every unreliable packet from the server carries number 7 instead of 0.
     case numbersStreams
 
@@ -86,6 +88,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .wrongSnapHash: "snap.deal"
         case .altersStrike: "suns.relay"
         case .ignoresDisconnect: "session.disconnect"
+        case .trustsUnsentAck: "reliable.unsent-ack"
         case .numbersStreams: "stream.numbering"
         }
     }
@@ -118,6 +121,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .wrongSnapHash: "the state hash the rules give after seat 0's first turn"
         case .altersStrike: "unchanged and in order"
         case .ignoresDisconnect: "a Pong: the session went on"
+        case .trustsUnsentAck: "must be ignored, saw no resend"
         case .numbersStreams: "number 0 on every packet over tcp"
         }
     }
@@ -261,6 +265,8 @@ private final class Relay: @unchecked Sendable {
         var upNumber: UInt32 = 0
         var seat: UInt8?
         var snapshots = 0
+        /// The cumulative number of an Ack beyond what the server sent (trustsUnsentAck).
+        var forgedAck: UInt32?
     }
 
     let fault: Fault?
@@ -294,6 +300,8 @@ private final class Relay: @unchecked Sendable {
             return down(reject, to: client)
         case (.ignoresDisconnect?, .disconnect):
             return
+        case (.trustsUnsentAck?, .ack(let ack)) where sealed && ack.cumulative > (link.seenReliable.max() ?? 0):
+            link.forgedAck = ack.cumulative
         case (.trailerUnchecked?, _) where link.key != nil && !sealed:
             return up(seal(packet, link.key!, from: .client), link: link)
         case (.acceptsStale?, _), (.keepsSilentPeers?, _):
@@ -384,6 +392,10 @@ private final class Relay: @unchecked Sendable {
         switch (fault, packet.message) {
         case (.noResends?, .chat):
             guard link.seenReliable.insert(packet.number).inserted else { return }
+            return down(bytes, to: client)
+        case (.trustsUnsentAck?, _) where packet.message.type.delivery == .reliable:
+            let resend = !link.seenReliable.insert(packet.number).inserted
+            if resend, let forged = link.forgedAck, packet.number <= forged { return }
             return down(bytes, to: client)
         case (.frozenNumbering?, _) where packet.message.type.delivery == .unreliable:
             changed.number = 7

@@ -48,6 +48,46 @@ extension ConformanceCheck {
         return .pass
     }
 
+    /// An Ack naming a reliable number the server never sent is ignored entirely: the packet it seems to cover is
+    /// still resent until a true Ack comes.
+    static let reliableUnsentAck = ConformanceCheck(
+        id: "reliable.unsent-ack", title: "an Ack naming packets never sent is ignored: the server keeps resending",
+        transports: [.udp], limit: .seconds(15)
+    ) { context in
+        let probe = try await context.probe()
+        defer { probe.close() }
+        guard let answer = await probe.handshake(context.hello("unsent")), case .welcome(let welcome) = answer.message
+        else { return .failed("a Welcome", "none within 5 s") }
+        // A partner in the probe's match, whose Chat the server relays to the probe: a reliable packet of its own.
+        let partner = try await context.player("upart", match: welcome.match)
+        defer { release(partner) }
+        guard await partner.seated(within: .seconds(5) * context.patience) != nil else {
+            return .failed("a second player seated beside the probe", partner.now.lastState)
+        }
+        partner.send(.chat(Chat(text: "unsent \(context.run)")))
+        context.step("waiting for the relayed Chat")
+        // Read without acknowledging anything, so the server must resend.
+        guard
+            let chat = await probe.receive(
+                within: .seconds(3) * context.patience, answering: false,
+                where: { if case .chat = $0.message { true } else { false } })
+        else { return .failed("the partner's Chat relayed to the probe", "none within 3 s") }
+        let forged = chat.number &+ 1_000
+        probe.send(Packet(.ack(Ack(cumulative: forged, bitfield: 0))))
+        context.step("waiting for the Chat to be resent")
+        // Its retransmission timeout is at most 2 s, and 200 ms or less this early in a session.
+        let resent = await probe.receive(within: .seconds(2) * context.patience, answering: false) {
+            $0.number == chat.number && $0.message == chat.message
+        }
+        guard resent != nil else {
+            return .failed(
+                "the Chat (reliable \(chat.number)) resent after an Ack of cumulative \(forged), which names packets the "
+                    + "server never sent and must be ignored",
+                "no resend within 2 s")
+        }
+        return .pass
+    }
+
     /// A Pong carries its Ping's payload bit for bit: the player, the count and the send time, whatever they are.
     static let sessionPong = ConformanceCheck(
         id: "session.pong", title: "a Pong echoes its Ping's player, count and send time bit for bit",

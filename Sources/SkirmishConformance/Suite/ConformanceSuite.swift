@@ -35,7 +35,8 @@ public struct ConformanceSuite: Sendable {
     public static var all: [ConformanceCheck] {
         [
             .handshakeGames, .handshakeVector, .handshakeAmplification, .handshakeCookie, .sessionJoin,
-            .sessionTrailer, .sessionPong, .sessionDisconnect, .reliableAck, .reliableRelay, .unreliableNumbering,
+            .sessionTrailer, .sessionPong, .sessionDisconnect, .reliableAck, .reliableUnsentAck, .reliableRelay,
+            .unreliableNumbering,
             .streamNumbering, .unreliableStaleInput,
             .puckMirroring, .puckLimits, .puckReplica, .puckRate, .snapDeal, .sunsRelay, .sessionResume,
             .sessionKeepalive, .sessionTimeout, .hostileInput,
