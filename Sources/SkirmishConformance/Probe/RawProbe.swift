@@ -180,13 +180,16 @@ final class RawProbe: Sendable {
     }
 
     /// The next packet that decodes and `match` accepts, with the time the channel read it (not when this task got
-    /// round to it); others are skipped, and nothing is answered. `nil` when none comes in time.
-    func arrival(within limit: Duration, where match: (Packet) -> Bool) async -> (
-        packet: Packet, at: ContinuousClock.Instant
-    )? {
+    /// round to it); others are skipped, and nothing is answered. Packets the channel read before `after` are
+    /// skipped too: an answer that was already waiting is not the answer to what was sent at `after`. `nil` when
+    /// none comes in time.
+    func arrival(
+        within limit: Duration, after: ContinuousClock.Instant? = nil, where match: (Packet) -> Bool
+    ) async -> (packet: Packet, at: ContinuousClock.Instant)? {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             guard let arrival = await inbox.arrival(within: deadline - ContinuousClock.now) else { return nil }
+            if let after, arrival.at < after { continue }
             if let packet = Self.decode(arrival.bytes, transport: transport, key: sessionKey), match(packet) {
                 return (packet, arrival.at)
             }
