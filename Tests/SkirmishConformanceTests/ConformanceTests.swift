@@ -89,12 +89,7 @@ struct ConformanceTests {
         let report = try await Self.withProxy(fault) { target in
             await ConformanceSuite(only: [fault.check], patience: Self.patience).run(against: target)
         }
-        let result = try #require(report.results.first { $0.check.id == fault.check })
-        guard case .fail = result.outcome else {
-            Issue.record("\(fault.check) did not fail with \(fault): \(result.line)")
-            return
-        }
-        #expect(result.line.contains(fault.failure), "\(result.line)")
+        try Self.expectFailure(of: fault, in: report, over: "")
     }
 
     @Test(
@@ -104,12 +99,22 @@ struct ConformanceTests {
         let report = try await Self.withStreamProxy(fault) { target in
             await ConformanceSuite(only: [fault.check], patience: Self.patience).run(against: target)
         }
-        let result = try #require(report.results.first { $0.check.id == fault.check })
+        try Self.expectFailure(of: fault, in: report, over: " over TCP")
+    }
+
+    /// `fault`'s check failed in `report`, on the fault's own rule.
+    static func expectFailure(
+        of fault: Fault, in report: ConformanceReport, over transport: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let result = try #require(
+            report.results.first { $0.check.id == fault.check }, sourceLocation: sourceLocation)
         guard case .fail = result.outcome else {
-            Issue.record("\(fault.check) did not fail over TCP with \(fault): \(result.line)")
+            Issue.record(
+                "\(fault.check) did not fail\(transport) with \(fault): \(result.line)", sourceLocation: sourceLocation)
             return
         }
-        #expect(result.line.contains(fault.failure), "\(result.line)")
+        #expect(result.line.contains(fault.failure), "\(result.line)", sourceLocation: sourceLocation)
     }
 
     @Test("through the TCP proxy with no fault every check that applies to TCP passes")

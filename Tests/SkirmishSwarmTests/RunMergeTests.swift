@@ -71,6 +71,15 @@ import Testing
         return summary
     }
 
+    /// Two shards of one run written into `root`, merged: the merge, its summary and series, and where it goes.
+    static func twoShards(in root: String) throws -> (RunMerge, RunSummary, MetricsSnapshot, String) {
+        try write(bots: [0, 1, 2], shard: Shard(index: 0, count: 2), to: root + "/0")
+        try write(bots: [3, 4], shard: Shard(index: 1, count: 2), to: root + "/1")
+        let merge = try RunMerge(folders: try RunMerge.folders(in: [root]), loader: Catalogue.builtIn.scriptLoader)
+        let (summary, snapshot) = merge.merged()
+        return (merge, summary, snapshot, root + "/" + RunMerge.mergedFolder)
+    }
+
     static func folder(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("merge-\(UUID().uuidString)/\(name)").path
     }
@@ -123,11 +132,7 @@ import Testing
         defer {
             try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: root).deletingLastPathComponent().path)
         }
-        try Self.write(bots: [0, 1, 2], shard: Shard(index: 0, count: 2), to: root + "/0")
-        try Self.write(bots: [3, 4], shard: Shard(index: 1, count: 2), to: root + "/1")
-        let merge = try RunMerge(folders: try RunMerge.folders(in: [root]), loader: Catalogue.builtIn.scriptLoader)
-        let (summary, snapshot) = merge.merged()
-        let out = root + "/" + RunMerge.mergedFolder
+        let (merge, summary, snapshot, out) = try Self.twoShards(in: root)
         let text = merge.script.text
         // As two last shards finishing together do: each writes the whole merge, again and again.
         let failures = await withTaskGroup(of: Int.self) { group in
@@ -160,11 +165,7 @@ import Testing
         defer {
             try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: root).deletingLastPathComponent().path)
         }
-        try Self.write(bots: [0, 1, 2], shard: Shard(index: 0, count: 2), to: root + "/0")
-        try Self.write(bots: [3, 4], shard: Shard(index: 1, count: 2), to: root + "/1")
-        let merge = try RunMerge(folders: try RunMerge.folders(in: [root]), loader: Catalogue.builtIn.scriptLoader)
-        let (summary, snapshot) = merge.merged()
-        let out = root + "/" + RunMerge.mergedFolder
+        let (merge, summary, snapshot, out) = try Self.twoShards(in: root)
         try RunOutput.write(summary: summary, snapshot: snapshot, script: merge.script.text, to: out)
         let read = try RunSummary.load(path: out + "/summary.json")
         #expect(read.latency.rtt == summary.latency.rtt)
