@@ -283,6 +283,8 @@ final class RawProbe: Sendable {
             let due = connection.withLock { $0.nextDeadline }
             let untilDue = Duration.nanoseconds(max(due.nanoseconds(since: .now()), 1_000_000))
             guard let bytes = await inbox.next(within: min(deadline - ContinuousClock.now, untilDue)) else {
+                // A closed connection sends nothing more: no answer, rather than ticking until the deadline.
+                if inbox.closed { return nil }
                 let step = connection.withLock { connection -> Step in
                     var actions = ClientActions<SnapConnection>()
                     connection.tick(now: .now(), into: &actions)
@@ -411,7 +413,15 @@ final class Inbox: Sendable {
         waiter?.continuation.resume(returning: arrival)
     }
 
-    func close() { state.withLock { $0.closed = true } }
+    /// Marks the connection closed and ends every wait at once: nothing more will come.
+    func close() {
+        let waiters = state.withLock { state -> [Waiter] in
+            state.closed = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.continuation.resume(returning: nil) }
+    }
 
     var closed: Bool { state.withLock { $0.closed } }
 
@@ -421,8 +431,9 @@ final class Inbox: Sendable {
 
     /// The next packet read with the time it was read, as ``next(within:)``: for a check that times the server.
     func arrival(within limit: Duration) async -> Arrival? {
-        if let taken = state.withLock({ $0.queue.isEmpty ? nil : $0.queue.removeFirst() }) { return taken }
-        guard limit > .zero, !Task.isCancelled else { return nil }
+        let (taken, closed) = state.withLock { ($0.queue.isEmpty ? nil : $0.queue.removeFirst(), $0.closed) }
+        if let taken { return taken }
+        guard limit > .zero, !closed, !Task.isCancelled else { return nil }
         let id = state.withLock { state -> UInt64 in
             state.nextWaiter &+= 1
             return state.nextWaiter
@@ -433,7 +444,7 @@ final class Inbox: Sendable {
                     // A packet that came between the first look and now is taken at once; a wait cancelled in the
                     // meantime (its handler found nothing to end) ends at once.
                     if !state.queue.isEmpty { return .some(state.queue.removeFirst()) }
-                    if Task.isCancelled { return .some(nil) }
+                    if Task.isCancelled || state.closed { return .some(nil) }
                     state.waiters.append(Waiter(id: id, continuation: continuation))
                     return .none
                 }
