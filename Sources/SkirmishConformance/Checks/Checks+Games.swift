@@ -17,7 +17,7 @@ extension ConformanceCheck {
                 "a Welcome or Reject(4 bad request) to a Hello for each of puck, snap and suns",
                 broken.joined(separator: "; "))
         }
-        guard !survey.hosted.isEmpty else {
+        guard !survey.hosted.isEmpty || !survey.otherSeats.isEmpty else {
             return .failed("a Welcome to a Hello for at least one of puck, snap and suns", "Reject(4) to each")
         }
         return .pass
@@ -171,33 +171,46 @@ extension GameSurvey {
     /// probe go again: a Welcome is hosted, `Reject(4)` not hosted, anything else broken.
     static func take(_ context: CheckContext) async -> GameSurvey {
         let limit = Duration.seconds(5) * context.patience
-        let answers = await withTaskGroup(of: (GameKind, String?).self) { group in
+        /// One Hello for `game` with `seats` from a fresh probe: `nil` for a Welcome, "refused" for `Reject(4)`,
+        /// else what came.
+        @Sendable func ask(_ game: GameKind, seats: UInt8) async -> String? {
+            let probe: RawProbe
+            do {
+                probe = try await context.probe()
+            } catch {
+                return "cannot connect (\(ConformanceSuite.reason(error)))"
+            }
+            defer { probe.close() }
+            let hello = Hello(game: game, seats: seats, name: "sv\(game.rawValue)-\(seats)-\(context.run)")
+            switch await probe.handshake(hello, within: limit)?.message {
+            case .welcome?: return nil
+            case .reject(let reject)? where reject.reason == .badRequest: return "refused"
+            case .reject(let reject)?: return "Reject(\(reject.reason))"
+            default: return "no answer within \(limit)"
+            }
+        }
+        let answers = await withTaskGroup(of: (GameKind, String?, UInt8?).self) { group in
             for game in builtIn {
                 group.addTask {
-                    let probe: RawProbe
-                    do {
-                        probe = try await context.probe()
-                    } catch {
-                        return (game, "cannot connect (\(ConformanceSuite.reason(error)))")
+                    let answer = await ask(game, seats: 2)
+                    guard answer == "refused" else { return (game, answer, nil) }
+                    // Reject(4) is also what a seat count the server does not take gets: ask for the others.
+                    for seats in otherSeatCounts(for: game) where await ask(game, seats: seats) == nil {
+                        return (game, answer, seats)
                     }
-                    defer { probe.close() }
-                    let hello = Hello(game: game, seats: 2, name: "sv\(game.rawValue)-\(context.run)")
-                    switch await probe.handshake(hello, within: limit)?.message {
-                    case .welcome?: return (game, nil)
-                    case .reject(let reject)? where reject.reason == .badRequest: return (game, "refused")
-                    case .reject(let reject)?: return (game, "Reject(\(reject.reason))")
-                    default: return (game, "no answer within \(limit)")
-                    }
+                    return (game, answer, nil)
                 }
             }
-            var answers: [GameKind: String?] = [:]
-            for await (game, answer) in group { answers[game] = answer }
+            var answers: [GameKind: (String?, UInt8?)] = [:]
+            for await (game, answer, seats) in group { answers[game] = (answer, seats) }
             return answers
         }
         var survey = GameSurvey()
         for game in builtIn {
-            switch answers[game] ?? "no answer" {
+            let (answer, seats) = answers[game] ?? ("no answer", nil)
+            switch answer {
             case nil: survey.hosted.append(game)
+            case "refused"? where seats != nil: survey.otherSeats[game] = seats
             case "refused"?: survey.refused.append(game)
             case let other?: survey.broken[game] = other
             }

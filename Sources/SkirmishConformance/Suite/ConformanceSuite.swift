@@ -34,12 +34,11 @@ public struct ConformanceSuite: Sendable {
     /// depends on it), then the handshake, delivery, the games, the session's lifetime, and hostile input last.
     public static var all: [ConformanceCheck] {
         [
-            .handshakeGames, .handshakeVector, .handshakeAmplification, .handshakeCookie, .sessionJoin,
-            .sessionTrailer, .sessionPong, .sessionDisconnect, .reliableAck, .reliableUnsentAck, .reliableRelay,
-            .unreliableNumbering,
-            .streamNumbering, .unreliableStaleInput,
-            .puckMirroring, .puckLimits, .puckReplica, .puckRate, .snapDeal, .sunsRelay, .sessionResume,
-            .sessionKeepalive, .sessionTimeout, .hostileInput,
+            .handshakeGames, .handshakeVector, .handshakeAmplification, .handshakeCookie, .handshakeOrder,
+            .sessionJoin, .sessionTrailer, .sessionPong, .sessionDisconnect, .reliableAck, .reliableUnsentAck,
+            .reliableResend, .reliableRelay, .unreliableNumbering, .streamNumbering, .streamOversize,
+            .unreliableStaleInput, .puckMirroring, .puckLimits, .puckReplica, .puckRate, .puckOver, .snapDeal,
+            .sunsRelay, .sessionResume, .sessionResumeLive, .sessionKeepalive, .sessionTimeout, .hostileInput,
         ]
     }
 
