@@ -6,9 +6,12 @@ import Testing
 @Suite struct PuckMatchTests {
     typealias K = PuckConstants
 
+    /// A match past its kick-off, at tick 0, so a test starts from the very first tick of play.
     func playing() -> PuckMatch {
         var match = PuckMatch()
         match.start()
+        match.phase = .playing
+        match.puck.angle = 0
         return match
     }
 
@@ -20,7 +23,30 @@ import Testing
         #expect(events.isEmpty)
         #expect(match.tick == 0)
         match.start()
-        #expect(match.phase == .playing)
+        #expect(match.phase == .goalPause)
+        #expect(match.puck.angle == Float(K.goalPauseTicks))
+    }
+
+    @Test func aMatchKicksOffAfterThreeSecondsInWhichThePuckCannotBeHit() {
+        var match = PuckMatch()
+        match.start()
+        #expect(K.goalPauseTicks == 3 * K.tickRate)
+        // Seat 0 charges the resting puck from below, again and again: nothing moves it during the kick-off.
+        for tick in 1..<K.goalPauseTicks {
+            let events = match.step(PuckTarget(x: 160, y: tick.isMultiple(of: 2) ? 280 : 440), nil)
+            #expect(events.hits == 0)
+            #expect(match.phase == .goalPause)
+            #expect(
+                match.puck
+                    == TableSnapshot.Puck(x: 160, y: 240, vx: 0, vy: 0, angle: Float(K.goalPauseTicks - tick), spin: 0))
+        }
+        _ = match.step(PuckTarget(x: 160, y: 440), nil)
+        #expect(match.phase == .playing && match.puck.angle == 0 && match.tick == UInt32(K.goalPauseTicks))
+        // The paddle comes back up: the first tick of play can hit.
+        for _ in 0..<8 where match.puck.vy == 0 {
+            _ = match.step(PuckTarget(x: 160, y: 280), nil)
+        }
+        #expect(match.puck.vy < 0)
     }
 
     @Test func nonFiniteTargetsAreRefusedAndTheOldTargetKept() {

@@ -203,8 +203,7 @@ import Testing
 
     @Test func aDivergenceSaysWhereAndByHowMuch() throws {
         // Two exact snapshots two ticks apart with nobody near the puck; the second drifted by one ulp.
-        var match = PuckMatch()
-        match.start()
+        var match = PuckMatch.kickedOff()
         var replica = PuckReplica(seat: 0)
         _ = match.step(nil, nil)
         _ = match.step(nil, nil)
@@ -216,8 +215,9 @@ import Testing
         drifted.stateHash = PuckMatch(snapshot: drifted, seat: 0).stateHash
         #expect(replica.apply(drifted) == .desync(part: "puck"))
         let divergence = try #require(replica.divergence)
-        #expect(divergence.tick == 4)
-        #expect(divergence.since == 3)
+        let kickOff = UInt32(PuckConstants.goalPauseTicks)
+        #expect(divergence.tick == kickOff + 4)
+        #expect(divergence.since == kickOff + 3)
         #expect(divergence.expected.contains("angle=0.0"))
         #expect(divergence.observed.contains("angle=\(Float(0).nextUp)"))
         // The next snapshot re-syncs: adopted without comparison, and the one after that is compared again.
@@ -228,8 +228,7 @@ import Testing
     }
 
     @Test func aStepSentTwiceWithDifferentTargetsIsNotPredicted() {
-        var match = PuckMatch()
-        match.start()
+        var match = PuckMatch.kickedOff()
         var replica = PuckReplica(seat: 0)
         _ = match.step(nil, nil)
         _ = match.step(nil, nil)

@@ -129,3 +129,32 @@ struct Recording: PuckAgent {
         #expect(opponent.latestSnapshot == newer)
     }
 }
+
+/// The kick-off (three seconds at the start and after every goal) is a wait for the AI too: it goes back to its
+/// start spot and plans no strike once it has seen the pause begin, while more of it is left than it looks ahead.
+@Suite struct KickOffTests {
+    @Test(arguments: Opponent.Difficulty.allCases)
+    func theAIPlansNoStrikeDuringAKickOff(difficulty: Opponent.Difficulty) {
+        let configuration = OpponentConfiguration(difficulty: difficulty)
+        var table = LockstepTable(
+            bottom: Recording(opponent: Opponent(seat: 0, configuration: configuration, seed: 4)),
+            top: Recording(opponent: Opponent(seat: 1, configuration: OpponentConfiguration(difficulty: .medium))),
+            bottomLink: .init(latency: 0.05), topLink: .init(latency: 0.05), seed: 6)
+        var pauseTicksSeen = 0
+        var goals = 0
+        while table.ticks < 60 * 60, table.match.phase != .over {
+            goals += table.step().goal == nil ? 0 : 1
+            let ai = table.bottom.opponent
+            // Past its reaction delay after the pause began, and with more of it left than the link's lookahead.
+            let reacted = Float(PuckConstants.goalPauseTicks) - Float(configuration.reactionDelay * 60) - 12
+            guard let seen = ai.latestSnapshot, seen.phase == .goalPause, seen.puck.angle > 30,
+                seen.puck.angle < reacted
+            else { continue }
+            pauseTicksSeen += 1
+            #expect(ai.plan.mode == .waiting, "tick \(table.ticks): \(ai.plan.mode) during a kick-off")
+        }
+        // The first kick-off and at least one after a goal were watched.
+        #expect(goals >= 1)
+        #expect(pauseTicksSeen > 2 * 60)
+    }
+}

@@ -8,17 +8,19 @@ import Testing
 /// Behaviour the protocol articles state as normative and that no byte vector can show: what a server sends around a
 /// goal and around a silent peer (`GameRules.md`, "Snapshots and events"; `WireProtocol.md`, "Timeouts and leaving").
 @Suite struct ProtocolSpecTests {
-    /// Drives a Puck match to a goal: seat 0 steps aside, seat 1 strikes the resting puck straight down into seat 0's
-    /// goal. Returns each server tick's outputs.
+    /// Drives a Puck match to a goal: seat 0 steps aside, and after the kick-off seat 1 strikes the resting puck
+    /// straight down into seat 0's goal. Returns each server tick's outputs.
     static func playToAGoal() -> [(tick: Int, outputs: [MatchOutput])] {
         var runner = PuckRunner(resumeWindowTicks: 900)
         runner.seatFilled(0)
         runner.seatFilled(1)
         var ticks: [(tick: Int, outputs: [MatchOutput])] = []
         _ = runner.receive(.paddleState(PaddleState(inputStep: 1, x: 60, y: 440, vx: 0, vy: 0)), from: 0)
-        for tick in 1...200 {
+        let kickOff = PuckConstants.goalPauseTicks
+        for tick in 1...(kickOff + 200) {
             // Seat 1's own frame: y 280 is the canonical 200, the bottom edge of its half, over the centre spot.
-            if tick == 4 {
+            // Sent once the kick-off is over: a paddle that rests against the puck when play starts does not hit it.
+            if tick == kickOff + 4 {
                 _ = runner.receive(.paddleState(PaddleState(inputStep: 1, x: 160, y: 280, vx: 0, vy: 0)), from: 1)
             }
             var out = MatchOutputs()
@@ -42,7 +44,9 @@ import Testing
                 continue
             }
             #expect(goal.scorer == (seat == 1 ? .me : .them))
-            #expect(extra.tick == goal.tick && extra.phase == .goalPause && extra.puck.angle == 60)
+            #expect(
+                extra.tick == goal.tick && extra.phase == .goalPause
+                    && extra.puck.angle == Float(PuckConstants.goalPauseTicks))
             #expect(extra.puck.x == (seat == 0 ? 160 : 320 - 160) && extra.puck.vx == 0)
             #expect(extra.myScore + extra.theirScore == 1)
             // The regular 30 Hz snapshot comes on even server ticks, so the scoring tick may carry a second, identical one.

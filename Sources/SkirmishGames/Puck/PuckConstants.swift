@@ -23,8 +23,9 @@ public enum PuckConstants {
     public static let winningScore: UInt8 = 7
     /// A paddle moves at most this far (Euclidean) per tick toward its target.
     public static let maxPaddleStep: Float = 40
-    /// Ticks of the goal pause (one second) before play resumes.
-    public static let goalPauseTicks = 60
+    /// Ticks of the kick-off pause (three seconds) at the start of a match and after every goal that does not end
+    /// it: the puck rests at the centre, paddles move, and clients count down 3-2-1 from the puck's `angle`.
+    public static let goalPauseTicks = 180
     /// Paddle–puck contact when their centres are closer than this (`puckRadius + paddleRadius`).
     public static let contactDistance: Float = 60
     /// A hit sets the puck's speed to the paddle's speed times this…

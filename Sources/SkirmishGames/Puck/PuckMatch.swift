@@ -9,7 +9,7 @@ import SkirmishWire
 public struct PuckMatch: Sendable, Hashable {
     /// Ticks stepped while playing or in a goal pause.
     public internal(set) var tick: UInt32
-    /// Waiting for the second seat, playing, paused after a goal, or over.
+    /// Waiting for the second seat, playing, paused for a kick-off (at the start and after a goal), or over.
     public internal(set) var phase: PuckPhase
     /// Seat 0's goals.
     public internal(set) var score0: UInt8
@@ -19,7 +19,7 @@ public struct PuckMatch: Sendable, Hashable {
     public internal(set) var paddle0: TableSnapshot.Paddle
     /// Seat 1's paddle.
     public internal(set) var paddle1: TableSnapshot.Paddle
-    /// The puck. During a goal pause it rests at the centre and its `angle` counts the pause ticks left (whole
+    /// The puck. During a kick-off pause it rests at the centre and its `angle` counts the pause ticks left (whole
     /// numbers), so a snapshot carries the whole state and a replica knows when play resumes.
     public internal(set) var puck: TableSnapshot.Puck
     /// The winner once the phase is `.over` (by score or forfeit); `nil` before, or when unknown to a replica.
@@ -53,10 +53,13 @@ public struct PuckMatch: Sendable, Hashable {
     /// Seat `seat`'s paddle.
     public func paddle(of seat: Int) -> TableSnapshot.Paddle { seat == 0 ? paddle0 : paddle1 }
 
-    /// Starts play once both seats are filled; does nothing unless the match is waiting.
+    /// Starts the match once both seats are filled, with a kick-off: a pause of ``PuckConstants/goalPauseTicks``
+    /// (the puck at rest at the centre, its `angle` counting down) before the puck can be hit. Does nothing unless
+    /// the match is waiting.
     public mutating func start() {
         guard phase == .waiting else { return }
-        phase = .playing
+        phase = .goalPause
+        puck = Self.restingPuck(angle: Float(PuckConstants.goalPauseTicks))
     }
 
     /// Ends the match: the other seat wins with the scores as they are. Does nothing once the match is over.
