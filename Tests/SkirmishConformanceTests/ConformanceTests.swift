@@ -102,6 +102,20 @@ struct ConformanceTests {
         try Self.expectFailure(of: fault, in: report, over: " over TCP")
     }
 
+    @Test(
+        "each WebSocket check fails against the server with its rule broken",
+        arguments: Fault.allCases.filter(\.onWebSocket))
+    func checkFailsOverWebSocket(_ fault: Fault) async throws {
+        let report = try await Self.withServer { server in
+            let proxy = try await WebSocketCloseProxy.start(server: try #require(server.addresses.http))
+            let target = Target(transport: .webSocket, host: "127.0.0.1", port: proxy.port, path: "/ws")
+            let report = await ConformanceSuite(only: [fault.check], patience: Self.patience).run(against: target)
+            await proxy.stop()
+            return report
+        }
+        try Self.expectFailure(of: fault, in: report, over: " over WebSocket")
+    }
+
     /// `fault`'s check failed in `report`, on the fault's own rule.
     static func expectFailure(
         of fault: Fault, in report: ConformanceReport, over transport: String,

@@ -79,6 +79,8 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case unmirroredOver
     /// A TCP frame announcing more than 64 KiB is swallowed, and the connection left open.
     case keepsOversizeOpen
+    /// Over WebSocket, every close frame from the server carries code 1000 instead of its own.
+    case wrongCloseCodes
     /// Not a broken rule: Snap Hellos for 2 seats (past the cookie) get `Reject(4)`, as from a server that seats Snap
     /// for 3 or 4 players only. The survey must still find Snap hosted.
     case refusesTwoSeatSnap
@@ -119,6 +121,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .unmirroredOver: "puck.over"
         case .keepsOversizeOpen: "stream.oversize"
         case .refusesTwoSeatSnap: "handshake.games"
+        case .wrongCloseCodes: "stream.websocket-close"
         }
     }
 
@@ -162,6 +165,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .unmirroredOver: "winner 0 (me)"
         case .keepsOversizeOpen: "still open"
         case .refusesTwoSeatSnap: ""
+        case .wrongCloseCodes: "a close frame with code 1003 after a text message, saw close code 1000"
         }
     }
 
@@ -195,6 +199,9 @@ extension Fault {
     var onDatagrams: Bool {
         breaksARule && (ConformanceSuite.all.first { $0.id == check }?.transports.contains(.udp) ?? false)
     }
+
+    /// Whether the fault is one of WebSocket framing, which ``WebSocketCloseProxy`` breaks.
+    var onWebSocket: Bool { self == .wrongCloseCodes }
 
     /// Whether the fault breaks a rule, so its check must fail; ``refusesTwoSeatSnap`` is a legitimate server.
     var breaksARule: Bool { self != .refusesTwoSeatSnap }

@@ -1,3 +1,4 @@
+import NIOWebSocket
 import SkirmishNet
 import SkirmishWire
 
@@ -323,6 +324,59 @@ extension ConformanceCheck {
         }
         guard probe.isClosed else {
             return .failed("the connection closed after a length prefix of 65,537", "still open after 2 s")
+        }
+        return .pass
+    }
+}
+
+extension ConformanceCheck {
+    /// Over WebSocket the server refuses what RFC 6455 and the spec refuse with the close code the spec names: a text
+    /// message 1003, an unmasked frame 1002, a message above 65,536 bytes 1009.
+    static let streamWebSocketClose = ConformanceCheck(
+        id: "stream.websocket-close",
+        title: "a text message, an unmasked frame and a message over 64 KiB close with 1003, 1002 and 1009",
+        transports: [.webSocket], needs: .nothing, limit: .seconds(10)
+    ) { context in
+        let cases: [(what: String, bytes: [UInt8], opcode: WebSocketOpcode, masked: Bool, code: UInt16)] = [
+            ("a text message", Array("hello".utf8), .text, true, 1003),
+            ("an unmasked binary frame", [0x53, 0x4e, 0x41, 0x50], .binary, false, 1002),
+            (
+                "a binary message of 65,537 bytes", [UInt8](repeating: 0, count: WireLimits.maxFrame + 1), .binary,
+                true, 1009
+            ),
+        ]
+        let limit = Duration.seconds(2) * context.patience
+        // Each from its own connection, all at once.
+        let answers = await withTaskGroup(of: (Int, String?).self) { group in
+            for (index, item) in cases.enumerated() {
+                group.addTask {
+                    let probe: RawProbe
+                    do {
+                        probe = try await context.probe()
+                    } catch {
+                        return (index, "no connection (\(ConformanceSuite.reason(error)))")
+                    }
+                    defer { probe.close() }
+                    probe.sendFrame(item.bytes, opcode: item.opcode, masked: item.masked)
+                    let end = ContinuousClock.now + limit
+                    while ContinuousClock.now < end, !probe.isClosed {
+                        _ = await probe.receiveRaw(within: end - ContinuousClock.now)
+                    }
+                    guard probe.isClosed else { return (index, "the connection still open after 2 s") }
+                    guard let code = probe.closeCode else {
+                        return (index, "the connection closed without a close frame")
+                    }
+                    return (index, code == item.code ? nil : "close code \(code)")
+                }
+            }
+            var answers: [Int: String] = [:]
+            for await (index, wrong) in group { if let wrong { answers[index] = wrong } }
+            return answers
+        }
+        for (index, item) in cases.enumerated() {
+            if let wrong = answers[index] {
+                return .failed("a close frame with code \(item.code) after \(item.what)", wrong)
+            }
         }
         return .pass
     }

@@ -114,6 +114,9 @@ final class RawProbe: Sendable {
     /// Whether the server closed the connection (streams), or the socket failed.
     var isClosed: Bool { inbox.closed }
 
+    /// The status code of the close frame the server sent (WebSocket), if one came: 0 for a close frame without one.
+    var closeCode: UInt16? { inbox.closeCode }
+
     /// The session key of the connection's Welcome (UDP), if it has one.
     var sessionKey: SessionKey? { connection.withLock { $0.sessionKey } }
 
@@ -153,6 +156,16 @@ final class RawProbe: Sendable {
 
     /// Sends raw bytes over a TCP connection without any framing (a frame prefix announcing more than the limit).
     func sendUnframed(_ bytes: [UInt8]) { write(bytes) }
+
+    /// Sends `bytes` as one WebSocket frame of `opcode`, masked (as a client must) or not: the frames a server must
+    /// refuse. Only over WebSocket.
+    func sendFrame(_ bytes: [UInt8], opcode: WebSocketOpcode, masked: Bool) {
+        guard transport == .webSocket else { return }
+        var buffer = channel.allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        channel.writeAndFlush(
+            WebSocketFrame(fin: true, opcode: opcode, maskKey: masked ? .random() : nil, data: buffer), promise: nil)
+    }
 
     /// Writes `bytes` as one datagram, run of stream bytes or WebSocket message, exactly as they are.
     private func write(_ bytes: [UInt8]) {
@@ -394,6 +407,7 @@ final class Inbox: Sendable {
     private struct State {
         var queue: [Arrival] = []
         var closed = false
+        var closeCode: UInt16?
         var waiters: [Waiter] = []
         var nextWaiter: UInt64 = 0
     }
@@ -424,6 +438,15 @@ final class Inbox: Sendable {
     }
 
     var closed: Bool { state.withLock { $0.closed } }
+
+    /// The status code of a WebSocket close frame that ended the connection, if one did.
+    var closeCode: UInt16? { state.withLock { $0.closeCode } }
+
+    /// Notes the status code of the close frame the server sent, then closes.
+    func close(code: UInt16) {
+        state.withLock { $0.closeCode = code }
+        close()
+    }
 
     /// The next packet read, at once if one waits, else the first to arrive within `limit`; `nil` after it, or when
     /// the task is cancelled.
@@ -515,7 +538,8 @@ private final class MessageReader: ChannelInboundHandler, Sendable {
         switch frame.opcode {
         case .binary: inbox.put(Array(frame.unmaskedData.readableBytesView))
         case .connectionClose:
-            inbox.close()
+            var data = frame.unmaskedData
+            inbox.close(code: data.readInteger(as: UInt16.self) ?? 0)
             context.close(promise: nil)
         default: break
         }

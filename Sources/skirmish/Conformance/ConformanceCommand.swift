@@ -16,7 +16,7 @@ struct ConformanceCommand: AsyncParsableCommand {
             duplication and reordering, unreliable numbering and stale packets, Puck's mirroring, paddle limits, \
             snapshot rate and tick step, state hashes against a replica for both seats, a forfeit's result for seat \
             1, Snap's deal, the Suns relay, timeouts, resume (also of a seat whose owner is still connected), an \
-            oversize TCP frame, hostile input — and prints
+            oversize TCP frame, WebSocket close codes, hostile input — and prints
 
               PASS  id  title
               FAIL  id  title: expected X, saw Y
