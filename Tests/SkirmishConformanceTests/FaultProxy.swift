@@ -77,6 +77,12 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case seatInUseAsExpired
     /// Seat 1's PuckMatchOver names the winner by absolute seat, unmirrored.
     case unmirroredOver
+    /// Seat 1's GoalScored names the scorer by absolute seat, unmirrored.
+    case unmirroredGoal
+    /// From the third `CardTurned` on, the state hash has its low bit flipped: the first turns are right.
+    case wrongLaterSnapHash
+    /// `PlayerCalledSnap` carries a state hash with its low bit flipped.
+    case wrongCallHash
     /// A TCP frame announcing more than 64 KiB is swallowed, and the connection left open.
     case keepsOversizeOpen
     /// Over WebSocket, every close frame from the server carries code 1000 instead of its own.
@@ -119,6 +125,8 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .acceptsBadNames: "handshake.order"
         case .refusesSealedResume, .seatInUseAsExpired: "session.resume-live"
         case .unmirroredOver: "puck.over"
+        case .unmirroredGoal: "puck.replica"
+        case .wrongLaterSnapHash, .wrongCallHash: "snap.deal"
         case .keepsOversizeOpen: "stream.oversize"
         case .refusesTwoSeatSnap: "handshake.games"
         case .wrongCloseCodes: "stream.websocket-close"
@@ -163,6 +171,9 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .refusesSealedResume: "sealed with the session key, saw Reject(11)"
         case .seatInUseAsExpired: "Reject(11 seat in use) to a resume Hello"
         case .unmirroredOver: "winner 0 (me)"
+        case .unmirroredGoal: "GoalScored to seat 1 naming 1 (them) as the scorer"
+        case .wrongLaterSnapHash: "to see turn 3"
+        case .wrongCallHash: "call with no pair showing (wrong)"
         case .keepsOversizeOpen: "still open"
         case .refusesTwoSeatSnap: ""
         case .wrongCloseCodes: "a close frame with code 1003 after a text message, saw close code 1000"
@@ -188,7 +199,7 @@ extension Fault {
         case .wrongTickRate, .dropsPings, .unmirrored, .paddleEscapes, .wrongHash, .diesOnGarbage, .dropsWelcomes,
             .shiftsPongTime, .unmirroredVelocities, .halfRateSnapshots, .wrongSnapHash, .altersStrike,
             .ignoresDisconnect, .numbersStreams, .skipsTicks, .acceptsBadNames, .seatInUseAsExpired, .unmirroredOver,
-            .keepsOversizeOpen:
+            .unmirroredGoal, .wrongLaterSnapHash, .wrongCallHash, .keepsOversizeOpen:
             true
         default: false
         }
@@ -255,6 +266,18 @@ extension Fault {
             return .replace(.tableSnapshot(snapshot))
         case (.seatInUseAsExpired, .reject(let reject)) where reject.reason == .seatInUse:
             return .replace(.reject(Reject(reason: .resumeExpired, text: reject.text)))
+        case (.wrongLaterSnapHash, .cardTurned(var turned)):
+            // `snapshots` counts the CardTurned messages this client was sent.
+            snapshots += 1
+            guard snapshots >= 3 else { return .pass }
+            turned.stateHash ^= 1
+            return .replace(.cardTurned(turned))
+        case (.wrongCallHash, .playerCalledSnap(var called)):
+            called.stateHash ^= 1
+            return .replace(.playerCalledSnap(called))
+        case (.unmirroredGoal, .goalScored(var goal)) where seat == 1:
+            goal.scorer = goal.scorer == .me ? .them : .me
+            return .replace(.goalScored(goal))
         case (.unmirroredOver, .puckMatchOver(var over)) where seat == 1:
             over.winner = over.winner == .me ? .them : .me
             return .replace(.puckMatchOver(over))

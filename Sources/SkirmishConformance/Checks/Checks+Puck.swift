@@ -79,43 +79,65 @@ extension ConformanceCheck {
     /// Both seats' snapshots agree with themselves (hash over their fields), with a replica running the shared rules,
     /// and with each other: the same tick seen from the other seat is mirrored, velocities negated, to the bit.
     ///
-    /// The players chase the puck once the kick-off (a goal pause of ``PuckConstants/goalPauseTicks``) is over, so
-    /// that the snapshots compared show it moving.
+    /// Once the kick-off (a goal pause of ``PuckConstants/goalPauseTicks``) is over, seat 0 shoots up the middle
+    /// into seat 1's open goal, so that the snapshots compared show the puck moving, a scoring tick and a goal pause;
+    /// each seat's `GoalScored` must name the scorer and the scores in its own frame.
     static let puckReplica = ConformanceCheck(
-        id: "puck.replica", title: "both seats' snapshots match their hash, the replica and each other mirrored",
+        id: "puck.replica",
+        title: "both seats' snapshots (and goals) match their hash, the replica and each other mirrored",
         needs: .game(.puck), limit: .seconds(25)
     ) { context in
         let (pair, failure) = try await context.pair(game: .puck).players()
         guard let (a, wa, b, wb) = pair else { return failure! }
         defer { release(a, b) }
+        // A shot that scores, so that the snapshots compared show the puck moving, a scoring tick (its extra
+        // snapshot) and a goal pause: seat 0 shoots straight up the middle into seat 1's goal, seat 1 stands aside.
+        let (shooter, keeper) = wa.seat == 0 ? (a, b) : (b, a)
+        var step: UInt32 = 0
+        func aim(_ player: Player, _ x: Float, _ y: Float) {
+            player.send(.paddleState(PaddleState(inputStep: step, x: x, y: y, vx: 0, vy: 0)))
+        }
         // The match starts with a kick-off, a goal pause whose countdown (the puck's angle, in ticks) the snapshots
-        // carry: the puck cannot be hit before play, so the chase waits for it.
+        // carry: the puck cannot be hit before play. Meanwhile the keeper goes to its far corner (its own frame's
+        // (280, 440): out of the puck's path) and the shooter to 80 px below the puck, out of reach (contact is at
+        // 60 px), so that it is not touching the puck when play starts.
         context.step("waiting for the kick-off to end")
         let pause = Duration.seconds(Double(PuckConstants.goalPauseTicks) / Double(PuckConstants.tickRate))
-        guard
-            await a.wait(
-                pause + .seconds(3) * context.patience,
-                until: { $0.snapshots.last.map { $0.phase == .playing || $0.phase == .over } ?? false }) != nil
-        else {
-            let last = a.now.snapshots.last
+        let kickOff = ContinuousClock.now + pause + .seconds(3) * context.patience
+        var playing = false
+        while !playing, ContinuousClock.now < kickOff {
+            step += 1
+            aim(keeper, 280, 440)
+            aim(shooter, 160, 320)
+            try await Task.sleep(for: .milliseconds(20))
+            playing = shooter.now.snapshots.last.map { $0.phase == .playing } ?? false
+        }
+        guard playing else {
+            let last = shooter.now.snapshots.last
             return .failed(
                 "play to start after the kick-off's pause (\(PuckConstants.goalPauseTicks) ticks)",
                 "phase \(last.map { "\($0.phase)" } ?? "unknown"), countdown \(last?.puck.angle ?? 0)")
         }
-        // Set the puck moving: both players chase it for a while, then let go.
-        var step: UInt32 = 0
-        let chase = ContinuousClock.now + .seconds(1)
-        while ContinuousClock.now < chase {
+        // The shot: one 40 px step up to the half line, which strikes the puck straight up at full speed. The
+        // snapshots compared start at the first that shows the puck moving: from there on no input changes, and the
+        // shared rules predict every state, the goal included.
+        context.step("waiting for the shot")
+        let before = shooter.now.snapshots.count
+        for _ in 0..<5 {
             step += 1
-            for player in [a, b] {
-                guard let puck = player.now.snapshots.last?.puck else { continue }
-                player.send(.paddleState(PaddleState(inputStep: step, x: puck.x, y: puck.y + 20, vx: 0, vy: 0)))
-            }
+            aim(shooter, 160, 280)
             try await Task.sleep(for: .milliseconds(20))
         }
-        // With no more input, the paddles come to rest at their last targets within a few ticks.
-        try await Task.sleep(for: .milliseconds(400))
-        let start = (a.now.snapshots.count, b.now.snapshots.count)
+        func moving(_ snapshot: TableSnapshot) -> Bool { snapshot.puck.vx != 0 || snapshot.puck.vy != 0 }
+        guard
+            let struck = await shooter.wait(
+                .seconds(2) * context.patience, until: { $0.snapshots.dropFirst(before).contains(where: moving) }),
+            let hit = struck.snapshots.dropFirst(before).first(where: moving)
+        else { return .failed("the puck moving after seat 0's shot", "a puck at rest for 2 s") }
+        let startOf = { (player: Player) in
+            player.now.snapshots.firstIndex { $0.tick >= hit.tick } ?? player.now.snapshots.count
+        }
+        let start = (startOf(a), startOf(b))
         _ = await a.wait(.seconds(3)) { $0.snapshots.count >= start.0 + 60 }
         _ = await b.wait(.seconds(1)) { $0.snapshots.count >= start.1 + 60 }
         let seenA = Array(a.now.snapshots.dropFirst(start.0))
@@ -139,6 +161,26 @@ extension ConformanceCheck {
         }
         for (seen, welcome) in [(seenA, wa), (seenB, wb)] {
             if let failure = replicate(seen, seat: Int(welcome.seat)) { return failure }
+        }
+        // The goal, as each seat is told it: seat 0 scored, "me" to seat 0 and "them" to seat 1, each one's own score
+        // first, at the tick of the snapshot that first shows the new score.
+        for (player, seat, scorer) in [(shooter, 0, Side.me), (keeper, 1, Side.them)] {
+            let expected = scorer == .me ? (1, 0) : (0, 1)
+            let want =
+                "GoalScored to seat \(seat) naming \(scorer == .me ? "0 (me)" : "1 (them)") as the scorer, "
+                + "\(expected.0)-\(expected.1)"
+            guard
+                let goal = await player.wait(.seconds(2) * context.patience, until: { !$0.goals.isEmpty })?.goals.first
+            else { return .failed(want + " (seat 0's shot up the middle)", "no goal within 2 s") }
+            guard goal.scorer == scorer, goal.myScore == expected.0, goal.theirScore == expected.1 else {
+                return .failed(want, "scorer \(goal.scorer.rawValue), \(goal.myScore)-\(goal.theirScore)")
+            }
+            let scoring = player.now.snapshots.first { Int($0.myScore) + Int($0.theirScore) == 1 }
+            guard scoring?.tick == goal.tick else {
+                return .failed(
+                    "GoalScored's tick to be its scoring snapshot's (\(scoring.map { "\($0.tick)" } ?? "none"))",
+                    "tick \(goal.tick)")
+            }
         }
         return .pass
     }
