@@ -23,24 +23,26 @@ public struct OpponentConfiguration: Sendable, Hashable {
     /// The preset of `difficulty`.
     public init(difficulty: Opponent.Difficulty = .medium) {
         switch difficulty {
+        // Tuned on goals both ways against the human-like players (`skirmish ai-eval --human-matches`, bands in
+        // SkirmishEvaluation's article), keeping the expert's save rate and intercept error on served shots.
         case .easy:
-            reactionDelay = 0.25
-            speedCap = 5
+            reactionDelay = 0.24
+            speedCap = 6.5
             aimNoise = 50
             predictionHorizon = 10
             blendTicks = 4
         case .medium:
-            reactionDelay = 0.15
-            speedCap = 9
-            aimNoise = 30
-            predictionHorizon = 24
+            reactionDelay = 0.2
+            speedCap = 8
+            aimNoise = 44
+            predictionHorizon = 16
             blendTicks = 3
         case .hard:
-            reactionDelay = 0.09
-            speedCap = 14
-            aimNoise = 15
-            predictionHorizon = 45
-            blendTicks = 2
+            reactionDelay = 0.16
+            speedCap = 9.5
+            aimNoise = 39
+            predictionHorizon = 24
+            blendTicks = 3
         case .expert:
             reactionDelay = 0
             speedCap = 40

@@ -17,6 +17,21 @@ import Testing
             let match = try #require(await tab.waitUntilPlaying())
             #expect(try await tab.evaluate("window.practice.game.difficulty") as? String == "medium")
 
+            // The kick-off: the page counts down to play from the server's pause (3, 2, 1 from the moment it joined),
+            // and then the countdown is gone.
+            var counts: [Int] = []
+            let kickedOff = await poll(timeout: .seconds(15)) { () -> Bool? in
+                let value = try? await tab.evaluate("window.practice.countdown()")
+                if let count = value as? Int {
+                    if counts.last != count { counts.append(count) }
+                    return nil
+                }
+                return counts.isEmpty ? nil : true
+            }
+            #expect(kickedOff == true, "the countdown never showed, or never ended: \(counts)")
+            #expect(counts.last == 1 && counts == counts.sorted(by: >), "\(counts)")
+            #expect(counts.allSatisfy { (1...3).contains($0) }, "\(counts)")
+
             let before = try await practice.server.stats()
             try await tab.moveMouse(toTable: 60, 420)
             #expect(await practice.opponentSeesOtherPaddle(match: match, near: 260, 60) != nil)

@@ -93,7 +93,7 @@ import Testing
         let script = directory.appendingPathComponent("vars.yaml")
         try """
         name: vars
-        profile: [{ramp: {to: ${SKIRMISH_TEST_BOTS}, over: 1s}}, {hold: {for: ${SKIRMISH_TEST_HOLD:-1s}}}]
+        profile: [{ramp: {to: ${SKIRMISH_TEST_BOTS}, over: 1s}}, {hold: {for: ${SKIRMISH_TEST_HOLD:-3s}}}]
         personas: [{name: chaser, weight: 1, game: puck}]
         """.write(to: script, atomically: true, encoding: .utf8)
         let out = directory.appendingPathComponent("out")
