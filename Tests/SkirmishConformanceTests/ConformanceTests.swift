@@ -102,6 +102,20 @@ struct ConformanceTests {
         try Self.expectFailure(of: fault, in: report, over: " over TCP")
     }
 
+    @Test(
+        "each WebSocket check fails against the server with its rule broken",
+        arguments: Fault.allCases.filter(\.onWebSocket))
+    func checkFailsOverWebSocket(_ fault: Fault) async throws {
+        let report = try await Self.withServer { server in
+            let proxy = try await WebSocketCloseProxy.start(server: try #require(server.addresses.http))
+            let target = Target(transport: .webSocket, host: "127.0.0.1", port: proxy.port, path: "/ws")
+            let report = await ConformanceSuite(only: [fault.check], patience: Self.patience).run(against: target)
+            await proxy.stop()
+            return report
+        }
+        try Self.expectFailure(of: fault, in: report, over: " over WebSocket")
+    }
+
     /// `fault`'s check failed in `report`, on the fault's own rule.
     static func expectFailure(
         of fault: Fault, in report: ConformanceReport, over transport: String,
@@ -133,6 +147,35 @@ struct ConformanceTests {
         }
         #expect(report.failed == 0, "\(report.results.map(\.line).joined(separator: "\n"))")
         #expect(report.passed == ConformanceSuite.all.filter { $0.transports.contains(.udp) }.count)
+    }
+
+    @Test("a server that seats Snap for 3 or 4 players only is surveyed as hosting Snap, not as refusing it")
+    func snapForFourIsHosted() async throws {
+        let report = try await Self.withProxy(.refusesTwoSeatSnap) { target in
+            await ConformanceSuite(
+                only: ["handshake.games", "snap.deal", "session.keepalive"], patience: Self.patience
+            ).run(against: target)
+        }
+        let lines = report.results.map(\.line).joined(separator: "\n")
+        #expect(report.outcome(of: "handshake.games") == .pass, "\(lines)")
+        #expect(report.outcome(of: "session.keepalive") == .pass, "\(lines)")
+        guard case .skip(let why) = report.outcome(of: "snap.deal") else {
+            Issue.record("snap.deal ran against a server that seats Snap for four only: \(lines)")
+            return
+        }
+        #expect(why.contains("snap for 4 players only"), "\(why)")
+    }
+
+    @Test("session.keepalive runs on a Puck-only server (a match ended by forfeit), and fails when Pings are dropped")
+    func keepaliveOnPuckOnly() async throws {
+        let suite = ConformanceSuite(only: ["session.keepalive"], patience: Self.patience)
+        let passing = try await Self.withServer(games: [.puck]) { server in
+            await suite.run(against: try target(.udp, of: server))
+        }
+        #expect(passing.outcome(of: "session.keepalive") == .pass, "\(passing.results.map(\.line))")
+        let failing = try await Self.withProxy(.dropsPings, games: [.puck]) { target in await suite.run(against: target)
+        }
+        try Self.expectFailure(of: .dropsPings, in: failing, over: " on a Puck-only server")
     }
 
     @Test("a check that runs out of time says where it stood")
@@ -186,8 +229,10 @@ struct ConformanceTests {
     }
 
     /// Runs `body` against a ``FaultProxy`` breaking `fault` in front of a fresh server; stops both before returning.
-    static func withProxy<T>(_ fault: Fault?, _ body: (Target) async throws -> T) async throws -> T {
-        try await withServer { server in
+    static func withProxy<T>(
+        _ fault: Fault?, games: Set<GameKind>? = nil, _ body: (Target) async throws -> T
+    ) async throws -> T {
+        try await withServer(games: games) { server in
             let proxy = try await FaultProxy.start(fault: fault, server: try #require(server.addresses.udp))
             do {
                 let result = try await body(

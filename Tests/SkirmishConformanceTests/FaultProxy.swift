@@ -61,6 +61,35 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case trustsUnsentAck
     /// Over a stream, every unreliable packet from the server carries number 7 instead of 0.
     case numbersStreams
+    /// Snapshots carry their tick times 1.5: three ticks apart instead of two.
+    case skipsTicks
+    /// A client's reliable packet 256 or more ahead of the ones before never reaches the server: it is not acked.
+    case silentBeyondWindow
+    /// Every resend of a reliable packet from the server comes twice, 10 ms apart: resends that do not back off.
+    case steadyResends
+    /// Bit 0 of a client's Ack is cleared on its way: the server never sees the packet it names acknowledged.
+    case ignoresAckBitZero
+    /// A Hello's name with characters the spec refuses is replaced by a clean one: bad names are never refused.
+    case acceptsBadNames
+    /// The trailer of a sealed resume Hello is cut off: the server never sees the proof of the key.
+    case refusesSealedResume
+    /// `Reject(11 seat in use)` arrives as `Reject(6 resume expired)`.
+    case seatInUseAsExpired
+    /// Seat 1's PuckMatchOver names the winner by absolute seat, unmirrored.
+    case unmirroredOver
+    /// Seat 1's GoalScored names the scorer by absolute seat, unmirrored.
+    case unmirroredGoal
+    /// From the third `CardTurned` on, the state hash has its low bit flipped: the first turns are right.
+    case wrongLaterSnapHash
+    /// `PlayerCalledSnap` carries a state hash with its low bit flipped.
+    case wrongCallHash
+    /// A TCP frame announcing more than 64 KiB is swallowed, and the connection left open.
+    case keepsOversizeOpen
+    /// Over WebSocket, every close frame from the server carries code 1000 instead of its own.
+    case wrongCloseCodes
+    /// Not a broken rule: Snap Hellos for 2 seats (past the cookie) get `Reject(4)`, as from a server that seats Snap
+    /// for 3 or 4 players only. The survey must still find Snap hosted.
+    case refusesTwoSeatSnap
 
     /// The check this fault must fail.
     var check: String {
@@ -90,6 +119,17 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .ignoresDisconnect: "session.disconnect"
         case .trustsUnsentAck: "reliable.unsent-ack"
         case .numbersStreams: "stream.numbering"
+        case .skipsTicks: "puck.rate"
+        case .silentBeyondWindow: "reliable.ack"
+        case .steadyResends, .ignoresAckBitZero: "reliable.resend"
+        case .acceptsBadNames: "handshake.order"
+        case .refusesSealedResume, .seatInUseAsExpired: "session.resume-live"
+        case .unmirroredOver: "puck.over"
+        case .unmirroredGoal: "puck.replica"
+        case .wrongLaterSnapHash, .wrongCallHash: "snap.deal"
+        case .keepsOversizeOpen: "stream.oversize"
+        case .refusesTwoSeatSnap: "handshake.games"
+        case .wrongCloseCodes: "stream.websocket-close"
         }
     }
 
@@ -103,7 +143,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .trailerUnchecked: "trailer"
         case .noResends: "once each, in order"
         case .frozenNumbering: "each unreliable number newer than the one before"
-        case .acceptsStale: "dropped, saw its input step"
+        case .acceptsStale: "dropped (no Pong)"
         case .unmirrored: "to see B's paddle at"
         case .paddleEscapes: "own half, on the table"
         case .wrongHash: "reproduce their state hash"
@@ -123,6 +163,20 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .ignoresDisconnect: "a Pong: the session went on"
         case .trustsUnsentAck: "must be ignored, saw no resend"
         case .numbersStreams: "number 0 on every packet over tcp"
+        case .skipsTicks: "two ticks after the one before"
+        case .silentBeyondWindow: "after packet 306, beyond the reorder window"
+        case .steadyResends: "twice the one before"
+        case .ignoresAckBitZero: "(bit 0 names it)"
+        case .acceptsBadNames: "Reject(10 bad name)"
+        case .refusesSealedResume: "sealed with the session key, saw Reject(11)"
+        case .seatInUseAsExpired: "Reject(11 seat in use) to a resume Hello"
+        case .unmirroredOver: "winner 0 (me)"
+        case .unmirroredGoal: "GoalScored to seat 1 naming 1 (them) as the scorer"
+        case .wrongLaterSnapHash: "to see turn 3"
+        case .wrongCallHash: "call with no pair showing (wrong)"
+        case .keepsOversizeOpen: "still open"
+        case .refusesTwoSeatSnap: ""
+        case .wrongCloseCodes: "a close frame with code 1003 after a text message, saw close code 1000"
         }
     }
 
@@ -144,14 +198,24 @@ extension Fault {
         switch self {
         case .wrongTickRate, .dropsPings, .unmirrored, .paddleEscapes, .wrongHash, .diesOnGarbage, .dropsWelcomes,
             .shiftsPongTime, .unmirroredVelocities, .halfRateSnapshots, .wrongSnapHash, .altersStrike,
-            .ignoresDisconnect, .numbersStreams:
+            .ignoresDisconnect, .numbersStreams, .skipsTicks, .acceptsBadNames, .seatInUseAsExpired, .unmirroredOver,
+            .unmirroredGoal, .wrongLaterSnapHash, .wrongCallHash, .keepsOversizeOpen:
             true
         default: false
         }
     }
 
-    /// Whether the fault's check applies to UDP (the UDP proxy's tests), rather than to streams alone.
-    var onDatagrams: Bool { ConformanceSuite.all.first { $0.id == check }?.transports.contains(.udp) ?? false }
+    /// Whether the fault's check applies to UDP (the UDP proxy's tests), rather than to streams alone, and the fault
+    /// breaks a rule.
+    var onDatagrams: Bool {
+        breaksARule && (ConformanceSuite.all.first { $0.id == check }?.transports.contains(.udp) ?? false)
+    }
+
+    /// Whether the fault is one of WebSocket framing, which ``WebSocketCloseProxy`` breaks.
+    var onWebSocket: Bool { self == .wrongCloseCodes }
+
+    /// Whether the fault breaks a rule, so its check must fail; ``refusesTwoSeatSnap`` is a legitimate server.
+    var breaksARule: Bool { self != .refusesTwoSeatSnap }
 
     /// What the fault does to `message` on its way from the server to a client seated at `seat`; `snapshots` counts
     /// the snapshots that client was sent.
@@ -197,6 +261,26 @@ extension Fault {
         case (.altersStrike, .sunsStrike(var strike)):
             strike.x = strike.x.nextUp
             return .replace(.sunsStrike(strike))
+        case (.skipsTicks, .tableSnapshot(var snapshot)):
+            snapshot.tick &+= snapshot.tick / 2
+            return .replace(.tableSnapshot(snapshot))
+        case (.seatInUseAsExpired, .reject(let reject)) where reject.reason == .seatInUse:
+            return .replace(.reject(Reject(reason: .resumeExpired, text: reject.text)))
+        case (.wrongLaterSnapHash, .cardTurned(var turned)):
+            // `snapshots` counts the CardTurned messages this client was sent.
+            snapshots += 1
+            guard snapshots >= 3 else { return .pass }
+            turned.stateHash ^= 1
+            return .replace(.cardTurned(turned))
+        case (.wrongCallHash, .playerCalledSnap(var called)):
+            called.stateHash ^= 1
+            return .replace(.playerCalledSnap(called))
+        case (.unmirroredGoal, .goalScored(var goal)) where seat == 1:
+            goal.scorer = goal.scorer == .me ? .them : .me
+            return .replace(.goalScored(goal))
+        case (.unmirroredOver, .puckMatchOver(var over)) where seat == 1:
+            over.winner = over.winner == .me ? .them : .me
+            return .replace(.puckMatchOver(over))
         default:
             return .pass
         }
@@ -267,6 +351,8 @@ private final class Relay: @unchecked Sendable {
         var snapshots = 0
         /// The cumulative number of an Ack beyond what the server sent (trustsUnsentAck).
         var forgedAck: UInt32?
+        /// The newest reliable number the client sent (silentBeyondWindow).
+        var clientReliable: UInt32 = 1
     }
 
     let fault: Fault?
@@ -300,6 +386,22 @@ private final class Relay: @unchecked Sendable {
             return down(reject, to: client)
         case (.ignoresDisconnect?, .disconnect):
             return
+        case (.silentBeyondWindow?, _) where sealed && packet.message.type.delivery == .reliable:
+            guard packet.number <= link.clientReliable &+ 255 else { return }
+            link.clientReliable = max(link.clientReliable, packet.number)
+        case (.ignoresAckBitZero?, .ack(var ack)) where sealed && ack.bitfield & 1 != 0:
+            ack.bitfield &= ~1
+            return up(seal(Packet(.ack(ack)), link.key!, from: .client), link: link)
+        case (.acceptsBadNames?, .hello(var hello)) where !PlayerName.isAcceptable(hello.name):
+            hello.name = "clean"
+            return up(try! Packet(.hello(hello)).encoded(), link: link)
+        case (.refusesSealedResume?, .hello(let hello)) where hello.resumeToken != 0:
+            let length = (try? packet.encoded().count) ?? bytes.count
+            return up(Array(bytes.prefix(length)), link: link)
+        case (.refusesTwoSeatSnap?, .hello(let hello))
+        where hello.game == .snap && hello.seats == 2 && hello.cookie != .zero:
+            let reject = try! Packet(.reject(Reject(reason: .badRequest, text: "snap takes 3-4 seats"))).encoded()
+            return down(reject, to: client)
         case (.trustsUnsentAck?, .ack(let ack)) where sealed && ack.cumulative > (link.seenReliable.max() ?? 0):
             link.forgedAck = ack.cumulative
         case (.trailerUnchecked?, _) where link.key != nil && !sealed:
@@ -387,6 +489,11 @@ private final class Relay: @unchecked Sendable {
                 return down(bytes, to: client)
             }
         }
+        if !sealed, case .reject = packet.message,
+            case .replace(let message)? = fault?.rewrite(packet.message, seat: link.seat, snapshots: &link.snapshots)
+        {
+            return down(try! Packet(message).encoded(), to: client)
+        }
         guard sealed, let key = link.key else { return down(bytes, to: client) }
         var changed = packet
         switch (fault, packet.message) {
@@ -396,6 +503,11 @@ private final class Relay: @unchecked Sendable {
         case (.trustsUnsentAck?, _) where packet.message.type.delivery == .reliable:
             let resend = !link.seenReliable.insert(packet.number).inserted
             if resend, let forged = link.forgedAck, packet.number <= forged { return }
+            return down(bytes, to: client)
+        case (.steadyResends?, _) where packet.message.type.delivery == .reliable:
+            if !link.seenReliable.insert(packet.number).inserted {
+                loop.scheduleTask(in: .milliseconds(10)) { self.down(bytes, to: client) }
+            }
             return down(bytes, to: client)
         case (.frozenNumbering?, _) where packet.message.type.delivery == .unreliable:
             changed.number = 7

@@ -30,7 +30,8 @@ final class StreamFaultProxy: Sendable {
                     let pipe = StreamPipe(fault: fault, client: client)
                     try client.pipeline.syncOperations.addHandler(
                         ByteToMessageHandler(PacketFrameCodec.FrameSlicing()))
-                    try client.pipeline.syncOperations.addHandler(FrameHandler(pipe.fromClient, closed: pipe.close))
+                    try client.pipeline.syncOperations.addHandler(
+                        FrameHandler(pipe.fromClient, closed: pipe.close, failed: pipe.clientFailed))
                     ClientBootstrap(group: client.eventLoop)
                         .channelOption(.socketOption(.tcp_nodelay), value: 1)
                         .channelInitializer { upstream in
@@ -97,6 +98,15 @@ private final class StreamPipe: @unchecked Sendable {
         {
             return
         }
+        if fault == .acceptsBadNames,
+            case .hello(var hello)? = (try? Packet.decode(Array(body.readableBytesView), maxSize: WireLimits.maxFrame))?
+                .message, !PlayerName.isAcceptable(hello.name)
+        {
+            hello.name = "clean"
+            let clean = client.allocator.buffer(bytes: (try? Packet(.hello(hello)).encoded()) ?? [])
+            guard let upstream else { return waiting.append(clean) }
+            return write(clean, on: upstream)
+        }
         guard let upstream else { return waiting.append(body) }
         write(body, on: upstream)
     }
@@ -130,6 +140,16 @@ private final class StreamPipe: @unchecked Sendable {
         upstream?.close(promise: nil)
     }
 
+    /// The client's stream broke (a frame over the limit): closed, or with ``Fault/keepsOversizeOpen`` swallowed
+    /// and the connection left open.
+    func clientFailed() {
+        if fault == .keepsOversizeOpen {
+            dead = true
+        } else {
+            close()
+        }
+    }
+
     /// Writes `body` after its u32 big-endian length: one frame.
     private func write(_ body: ByteBuffer, on channel: any Channel) {
         var frame = channel.allocator.buffer(capacity: body.readableBytes + 4)
@@ -145,15 +165,17 @@ private final class FrameHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     let body: (ByteBuffer) -> Void
     let closed: () -> Void
+    let failed: () -> Void
 
-    init(_ body: @escaping (ByteBuffer) -> Void, closed: @escaping () -> Void) {
+    init(_ body: @escaping (ByteBuffer) -> Void, closed: @escaping () -> Void, failed: (() -> Void)? = nil) {
         self.body = body
         self.closed = closed
+        self.failed = failed ?? closed
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) { body(unwrapInboundIn(data)) }
 
     func channelInactive(context: ChannelHandlerContext) { closed() }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) { closed() }
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { failed() }
 }

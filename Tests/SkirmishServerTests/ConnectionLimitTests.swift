@@ -227,6 +227,19 @@ import Testing
         #expect(stats.rejections(.oversizeFrame) == 1)
     }
 
+    /// One frame just above the limit (which NIO's frame decoder, allowing header slack, lets through) is a message
+    /// above 65,536 bytes too: 1009, not a packet that fails to decode on a connection left open.
+    @Test func aSingleFrameJustAboveTheLimitIsClosedWith1009() async throws {
+        let fixture = try await ServerFixture.start()
+        let stream = try await Self.webSocket(fixture)
+        try await stream.write(RawStream.webSocketFrame(opcode: 0x2, payload: [UInt8](repeating: 1, count: 65_537)))
+        let reply = try await stream.readUntilClosed(within: .seconds(20))
+        #expect(reply == Self.closeFrame(1009))
+        let stats = try await fixture.stats()
+        await fixture.stop()
+        #expect(stats.rejections(.oversizeFrame) == 1)
+    }
+
     /// RFC 6455 §5.5: a control frame above 125 bytes is a protocol error (1002), even one that also claims more
     /// than the message limit (NIO's decoder alone answers that with 1009 before it looks at the opcode).
     @Test(arguments: [200, 100_000]) func anOversizeControlFrameIsClosedWith1002(length: Int) async throws {

@@ -17,7 +17,7 @@ extension ConformanceCheck {
                 "a Welcome or Reject(4 bad request) to a Hello for each of puck, snap and suns",
                 broken.joined(separator: "; "))
         }
-        guard !survey.hosted.isEmpty else {
+        guard !survey.hosted.isEmpty || !survey.otherSeats.isEmpty else {
             return .failed("a Welcome to a Hello for at least one of puck, snap and suns", "Reject(4) to each")
         }
         return .pass
@@ -25,9 +25,11 @@ extension ConformanceCheck {
 
     /// Snap's opening, as a client sees it: sign-in, `ServerReady` positions relative to the receiver, one deal of
     /// 52 distinct cards in seat order, seat 0 first to turn, and a `CardTurned` whose card and state hash are what the
-    /// rules give from that deal.
+    /// rules give from that deal; then later rounds: a wrong snap call, seven more turns in the order the rules give,
+    /// and a right and a late call whenever a pair shows, each result's hash as the rules give.
     static let snapDeal = ConformanceCheck(
-        id: "snap.deal", title: "Snap deals 52 cards in seat order, positions relative, hashes as the rules give",
+        id: "snap.deal",
+        title: "Snap deals 52 cards in seat order, positions relative, turns and calls hashed as the rules give",
         needs: .game(.snap), limit: .seconds(20)
     ) { context in
         let (pair, failure) = try await context.pair(game: .snap).players()
@@ -113,6 +115,77 @@ extension ConformanceCheck {
                     hex32(event.stateHash))
             }
         }
+        // Later rounds: a wrong call, then turns in the order the rules give, each CardTurned checked like the
+        // first, and a right call (and a late one) whenever a pair shows.
+        let bySeatPlayers = wa.seat == 0 ? [a, b] : [b, a]
+        /// The `index`-th (from 0) message `pick` takes, to both players; `nil` when one has none within the limit.
+        func nth<T>(_ index: Int, _ pick: @escaping @Sendable (Message) -> T?) async -> [T]? {
+            var found: [T] = []
+            for (player, _, _) in players {
+                guard
+                    let record = await player.wait(
+                        limit, until: { $0.game.lazy.compactMap(pick).dropFirst(index).first != nil }),
+                    let value = record.game.lazy.compactMap(pick).dropFirst(index).first
+                else { return nil }
+                found.append(value)
+            }
+            return found
+        }
+        var calls = 0
+        // Every CardTurned and every PlayerCalledSnap is followed by an ActivatePlayer: the first one came before
+        // the first turn, the second after it.
+        var activations = 1
+        /// Seat `seat` calls snap: both players must be told its outcome and the hash the rules give.
+        func call(by seat: Int, after what: String) async -> CheckOutcome? {
+            guard let outcome = try? game.callSnap(by: seat) else { return nil }
+            bySeatPlayers[seat].send(.playerShouldSnap)
+            context.step("waiting for PlayerCalledSnap \(calls + 1)")
+            let expected = PlayerCalledSnap(peer: bySeat[seat], outcome: outcome, stateHash: game.stateHash)
+            guard
+                let called = await nth(
+                    calls, { if case .playerCalledSnap(let called) = $0 { called } else { nil } })
+            else { return .failed("a PlayerCalledSnap to both players after seat \(seat)'s call \(what)", "none") }
+            calls += 1
+            activations += 1
+            for ((_, _, name), got) in zip(players, called) where got != expected {
+                return .failed(
+                    "\(name) to be told seat \(seat)'s call \(what): peer \(expected.peer), outcome \(outcome), state "
+                        + "hash \(hex32(expected.stateHash))",
+                    "peer \(got.peer), outcome \(got.outcome), state hash \(hex32(got.stateHash))")
+            }
+            return nil
+        }
+        if !game.hasPair, let failure = await call(by: 1, after: "with no pair showing (wrong)") { return failure }
+        for turn in 1..<8 {
+            let seat = game.turn
+            guard game.winner == nil,
+                let active = await nth(
+                    activations, { if case .activatePlayer(let ref) = $0 { ref.peer } else { nil } })
+            else { return .failed("ActivatePlayer number \(activations + 1) to both players", "none within 5 s") }
+            activations += 1
+            guard active.allSatisfy({ $0 == bySeat[seat] }) else {
+                return .failed(
+                    "ActivatePlayer number \(activations) naming seat \(seat) (peer \(bySeat[seat])), whose turn it is",
+                    "peers \(active)")
+            }
+            bySeatPlayers[seat].send(.clientTurnedCard)
+            context.step("waiting for CardTurned \(turn + 1)")
+            guard let card = try? game.turnCard(by: seat) else { break }
+            guard
+                let turned = await nth(turn, { if case .cardTurned(let turned) = $0 { turned } else { nil } })
+            else { return .failed("CardTurned number \(turn + 1) to both players", "none within 5 s") }
+            for ((_, _, name), event) in zip(players, turned)
+            where event.peer != bySeat[seat] || event.card != card || event.stateHash != game.stateHash {
+                return .failed(
+                    "\(name) to see turn \(turn + 1): seat \(seat) (peer \(bySeat[seat])) turns \(card), state hash "
+                        + hex32(game.stateHash),
+                    "peer \(event.peer) turned \(event.card), state hash \(hex32(event.stateHash))")
+            }
+            if game.hasPair {
+                if let failure = await call(by: 0, after: "on a pair (right)") { return failure }
+                if let failure = await call(by: 1, after: "after a right one (too late)") { return failure }
+            }
+        }
         return .pass
     }
 
@@ -171,33 +244,46 @@ extension GameSurvey {
     /// probe go again: a Welcome is hosted, `Reject(4)` not hosted, anything else broken.
     static func take(_ context: CheckContext) async -> GameSurvey {
         let limit = Duration.seconds(5) * context.patience
-        let answers = await withTaskGroup(of: (GameKind, String?).self) { group in
+        /// One Hello for `game` with `seats` from a fresh probe: `nil` for a Welcome, "refused" for `Reject(4)`,
+        /// else what came.
+        @Sendable func ask(_ game: GameKind, seats: UInt8) async -> String? {
+            let probe: RawProbe
+            do {
+                probe = try await context.probe()
+            } catch {
+                return "cannot connect (\(ConformanceSuite.reason(error)))"
+            }
+            defer { probe.close() }
+            let hello = Hello(game: game, seats: seats, name: "sv\(game.rawValue)-\(seats)-\(context.run)")
+            switch await probe.handshake(hello, within: limit)?.message {
+            case .welcome?: return nil
+            case .reject(let reject)? where reject.reason == .badRequest: return "refused"
+            case .reject(let reject)?: return "Reject(\(reject.reason))"
+            default: return "no answer within \(limit)"
+            }
+        }
+        let answers = await withTaskGroup(of: (GameKind, String?, UInt8?).self) { group in
             for game in builtIn {
                 group.addTask {
-                    let probe: RawProbe
-                    do {
-                        probe = try await context.probe()
-                    } catch {
-                        return (game, "cannot connect (\(ConformanceSuite.reason(error)))")
+                    let answer = await ask(game, seats: 2)
+                    guard answer == "refused" else { return (game, answer, nil) }
+                    // Reject(4) is also what a seat count the server does not take gets: ask for the others.
+                    for seats in otherSeatCounts(for: game) where await ask(game, seats: seats) == nil {
+                        return (game, answer, seats)
                     }
-                    defer { probe.close() }
-                    let hello = Hello(game: game, seats: 2, name: "sv\(game.rawValue)-\(context.run)")
-                    switch await probe.handshake(hello, within: limit)?.message {
-                    case .welcome?: return (game, nil)
-                    case .reject(let reject)? where reject.reason == .badRequest: return (game, "refused")
-                    case .reject(let reject)?: return (game, "Reject(\(reject.reason))")
-                    default: return (game, "no answer within \(limit)")
-                    }
+                    return (game, answer, nil)
                 }
             }
-            var answers: [GameKind: String?] = [:]
-            for await (game, answer) in group { answers[game] = answer }
+            var answers: [GameKind: (String?, UInt8?)] = [:]
+            for await (game, answer, seats) in group { answers[game] = (answer, seats) }
             return answers
         }
         var survey = GameSurvey()
         for game in builtIn {
-            switch answers[game] ?? "no answer" {
+            let (answer, seats) = answers[game] ?? ("no answer", nil)
+            switch answer {
             case nil: survey.hosted.append(game)
+            case "refused"? where seats != nil: survey.otherSeats[game] = seats
             case "refused"?: survey.refused.append(game)
             case let other?: survey.broken[game] = other
             }

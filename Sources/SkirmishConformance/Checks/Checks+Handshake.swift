@@ -157,14 +157,24 @@ extension ConformanceCheck {
                 : cookies[(index + 1) % cookies.count]
             probe.send(Packet(.hello(context.hello("ck\(index)-", cookie: cookie))), sealed: false)
         }
-        for (index, probe) in probes.enumerated() {
-            let seated = await probe.receive(within: .milliseconds(600)) { packet in
-                if case .welcome = packet.message { true } else { false }
+        // Every probe listens at once: 600 ms of silence for all of them, not for each in turn.
+        let listening = probes
+        let seated = await withTaskGroup(of: Int?.self) { group in
+            for (index, probe) in listening.enumerated() {
+                group.addTask {
+                    let welcome = await probe.receive(within: .milliseconds(600)) { packet in
+                        if case .welcome = packet.message { true } else { false }
+                    }
+                    return welcome == nil ? nil : index
+                }
             }
-            if seated != nil {
-                let what = index % 2 == 0 ? "a forged cookie" : "another address's cookie"
-                return .failed("no Welcome to a Hello with \(what)", "a Welcome")
-            }
+            var seated: [Int] = []
+            for await index in group { if let index { seated.append(index) } }
+            return seated.min()
+        }
+        if let index = seated {
+            let what = index % 2 == 0 ? "a forged cookie" : "another address's cookie"
+            return .failed("no Welcome to a Hello with \(what)", "a Welcome")
         }
         let honest = try await context.probe()
         probes.append(honest)

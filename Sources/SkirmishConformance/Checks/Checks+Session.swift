@@ -117,26 +117,50 @@ extension ConformanceCheck {
     }
 
     /// The server keeps an idle session alive: it Pings a peer it has sent nothing to for a second.
+    ///
+    /// The peer must be idle: a Snap table waiting for more players, else a Suns table waiting for its second, else
+    /// (a Puck-only server) a Puck match its other player left at once, which the server ends by forfeit
+    /// (`PuckMatchOver`) and then stops streaming, while the session stays open.
     static let sessionKeepalive = ConformanceCheck(
         id: "session.keepalive", title: "the server pings an idle peer every second", limit: .seconds(15)
     ) { context in
         let probe = try await context.probe()
         defer { probe.close() }
-        // Snap, for four: a Puck table streams snapshots even to a lone player, a Snap table waiting for three
-        // more sends nothing, so the server has only its keepalive to send. A Suns table waiting for its second
-        // player is as quiet, for a server without Snap.
         var hello = context.hello("idle")
-        if context.survey.hosted.contains(.snap) {
-            hello.game = .snap
-            hello.seats = 4
-        } else if context.survey.hosted.contains(.suns) {
-            hello.game = .suns
-        } else {
-            return .skip(
-                "needs an idle table: Snap or Suns, which the server does not host (a Puck table is never idle)")
-        }
-        guard let welcome = await probe.handshake(hello), case .welcome = welcome.message else {
+        let survey = context.survey
+        let snap = survey.hosted.contains(.snap) || survey.otherSeats[.snap] != nil
+        hello.game = snap ? .snap : survey.hosted.contains(.suns) ? .suns : .puck
+        // Snap for four (or for the three a server may take instead): a table waiting for more sends nothing.
+        if snap { hello.seats = survey.otherSeats[.snap] ?? 4 }
+        guard let answer = await probe.handshake(hello), case .welcome(let welcome) = answer.message else {
             return .failed("a Welcome to a Hello for \(hello.game) (\(hello.seats) seats)", "none within 5 s")
+        }
+        if hello.game == .puck {
+            // A Puck table streams snapshots even to a lone player: a partner joins, the match starts (a snapshot
+            // past waiting, the kick-off pause included), the partner leaves, and the server ends the match by
+            // forfeit. The probe acknowledges what comes until the PuckMatchOver, then the table is quiet.
+            let partner = try await context.player("kpart", game: .puck, match: welcome.match)
+            defer { release(partner) }
+            guard await partner.seated(within: .seconds(5) * context.patience) != nil else {
+                return .failed("a second player seated beside the probe", partner.now.lastState)
+            }
+            context.step("waiting for the match to start")
+            guard
+                await probe.receive(
+                    within: .seconds(3) * context.patience,
+                    where: { if case .tableSnapshot(let s) = $0.message { s.phase != .waiting } else { false } })
+                    != nil
+            else { return .failed("a snapshot of the started match", "none within 3 s") }
+            await partner.leave()
+            context.step("waiting for PuckMatchOver after the partner left")
+            guard
+                await probe.receive(
+                    within: .seconds(3) * context.patience,
+                    where: { if case .puckMatchOver = $0.message { true } else { false } }) != nil
+            else {
+                return .failed(
+                    "PuckMatchOver (a forfeit) after the other player left with Disconnect(1)", "none in 3 s")
+            }
         }
         // The probe answers nothing, and the 5 s silence timeout is not reached in the 3.5 s it listens.
         var pings = 0

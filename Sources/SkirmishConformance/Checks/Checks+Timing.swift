@@ -3,7 +3,8 @@ import SkirmishWire
 
 extension ConformanceCheck {
     /// The server acknowledges every reliable packet within the spec's 50 ms ack deadline, with a cumulative number
-    /// and bitfield that state exactly what it holds: gaps, out-of-order arrivals and a duplicate included.
+    /// and bitfield that state exactly what it holds: gaps, out-of-order arrivals, a duplicate and a packet beyond the
+    /// reorder window included.
     static let reliableAck = ConformanceCheck(
         id: "reliable.ack",
         title: "every reliable packet is acknowledged within 50 ms, the bitfield naming what arrived",
@@ -40,6 +41,8 @@ extension ConformanceCheck {
             (2, 3, 0b10, "packet 2, filling the first gap"),
             (4, 5, 0, "packet 4, filling the second"),
             (1, 5, 0, "a duplicate of packet 1"),
+            // Refused (256 or more past 6, the next expected), and acknowledged all the same, with nothing new.
+            (306, 5, 0, "packet 306, beyond the reorder window"),
         ]
         for step in script {
             context.step("waiting for the Ack of \(step.what)")

@@ -114,6 +114,9 @@ final class RawProbe: Sendable {
     /// Whether the server closed the connection (streams), or the socket failed.
     var isClosed: Bool { inbox.closed }
 
+    /// The status code of the close frame the server sent (WebSocket), if one came: 0 for a close frame without one.
+    var closeCode: UInt16? { inbox.closeCode }
+
     /// The session key of the connection's Welcome (UDP), if it has one.
     var sessionKey: SessionKey? { connection.withLock { $0.sessionKey } }
 
@@ -153,6 +156,16 @@ final class RawProbe: Sendable {
 
     /// Sends raw bytes over a TCP connection without any framing (a frame prefix announcing more than the limit).
     func sendUnframed(_ bytes: [UInt8]) { write(bytes) }
+
+    /// Sends `bytes` as one WebSocket frame of `opcode`, masked (as a client must) or not: the frames a server must
+    /// refuse. Only over WebSocket.
+    func sendFrame(_ bytes: [UInt8], opcode: WebSocketOpcode, masked: Bool) {
+        guard transport == .webSocket else { return }
+        var buffer = channel.allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        channel.writeAndFlush(
+            WebSocketFrame(fin: true, opcode: opcode, maskKey: masked ? .random() : nil, data: buffer), promise: nil)
+    }
 
     /// Writes `bytes` as one datagram, run of stream bytes or WebSocket message, exactly as they are.
     private func write(_ bytes: [UInt8]) {
@@ -283,6 +296,8 @@ final class RawProbe: Sendable {
             let due = connection.withLock { $0.nextDeadline }
             let untilDue = Duration.nanoseconds(max(due.nanoseconds(since: .now()), 1_000_000))
             guard let bytes = await inbox.next(within: min(deadline - ContinuousClock.now, untilDue)) else {
+                // A closed connection sends nothing more: no answer, rather than ticking until the deadline.
+                if inbox.closed { return nil }
                 let step = connection.withLock { connection -> Step in
                     var actions = ClientActions<SnapConnection>()
                     connection.tick(now: .now(), into: &actions)
@@ -392,6 +407,7 @@ final class Inbox: Sendable {
     private struct State {
         var queue: [Arrival] = []
         var closed = false
+        var closeCode: UInt16?
         var waiters: [Waiter] = []
         var nextWaiter: UInt64 = 0
     }
@@ -411,9 +427,26 @@ final class Inbox: Sendable {
         waiter?.continuation.resume(returning: arrival)
     }
 
-    func close() { state.withLock { $0.closed = true } }
+    /// Marks the connection closed and ends every wait at once: nothing more will come.
+    func close() {
+        let waiters = state.withLock { state -> [Waiter] in
+            state.closed = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.continuation.resume(returning: nil) }
+    }
 
     var closed: Bool { state.withLock { $0.closed } }
+
+    /// The status code of a WebSocket close frame that ended the connection, if one did.
+    var closeCode: UInt16? { state.withLock { $0.closeCode } }
+
+    /// Notes the status code of the close frame the server sent, then closes.
+    func close(code: UInt16) {
+        state.withLock { $0.closeCode = code }
+        close()
+    }
 
     /// The next packet read, at once if one waits, else the first to arrive within `limit`; `nil` after it, or when
     /// the task is cancelled.
@@ -421,8 +454,9 @@ final class Inbox: Sendable {
 
     /// The next packet read with the time it was read, as ``next(within:)``: for a check that times the server.
     func arrival(within limit: Duration) async -> Arrival? {
-        if let taken = state.withLock({ $0.queue.isEmpty ? nil : $0.queue.removeFirst() }) { return taken }
-        guard limit > .zero, !Task.isCancelled else { return nil }
+        let (taken, closed) = state.withLock { ($0.queue.isEmpty ? nil : $0.queue.removeFirst(), $0.closed) }
+        if let taken { return taken }
+        guard limit > .zero, !closed, !Task.isCancelled else { return nil }
         let id = state.withLock { state -> UInt64 in
             state.nextWaiter &+= 1
             return state.nextWaiter
@@ -433,7 +467,7 @@ final class Inbox: Sendable {
                     // A packet that came between the first look and now is taken at once; a wait cancelled in the
                     // meantime (its handler found nothing to end) ends at once.
                     if !state.queue.isEmpty { return .some(state.queue.removeFirst()) }
-                    if Task.isCancelled { return .some(nil) }
+                    if Task.isCancelled || state.closed { return .some(nil) }
                     state.waiters.append(Waiter(id: id, continuation: continuation))
                     return .none
                 }
@@ -504,7 +538,8 @@ private final class MessageReader: ChannelInboundHandler, Sendable {
         switch frame.opcode {
         case .binary: inbox.put(Array(frame.unmaskedData.readableBytesView))
         case .connectionClose:
-            inbox.close()
+            var data = frame.unmaskedData
+            inbox.close(code: data.readInteger(as: UInt16.self) ?? 0)
             context.close(promise: nil)
         default: break
         }

@@ -16,6 +16,13 @@ struct GameSurvey: Sendable, Hashable {
     var refused: [GameKind] = []
     /// Games whose Hello got neither, with what came instead.
     var broken: [GameKind: String] = [:]
+    /// Games refused for two seats but seated for another count the spec allows them (Snap: 3 or 4): hosted, though
+    /// not for the two-player matches the checks play. `Reject(4)` is also the answer to a seat count a server does
+    /// not take, so a Snap refused at 2 seats is asked again at 4 and 3 before it counts as not hosted.
+    var otherSeats: [GameKind: UInt8] = [:]
+
+    /// The other seat counts worth asking for `game` when two seats got `Reject(4)`: Snap is played by 2 to 4.
+    static func otherSeatCounts(for game: GameKind) -> [UInt8] { game == .snap ? [4, 3] : [] }
 
     /// A survey that found every built-in game hosted (a suite run without asking, in tests).
     static let everything = GameSurvey(hosted: builtIn)
@@ -30,11 +37,18 @@ struct GameSurvey: Sendable, Hashable {
             return nil
         case .seat:
             guard hosted.isEmpty else { return nil }
+            if let (game, seats) = otherSeats.first {
+                return "needs a seat in a two-player match, and the server seats \(game) for \(seats) players only"
+            }
             return refused.count == Self.builtIn.count
                 ? "needs a seat, and the server refused a Hello for each of puck, snap and suns with Reject(4)"
                 : "needs a seat, and no Hello for a built-in game got a Welcome (see handshake.games)"
         case .game(let game):
             if hosted.contains(game) { return nil }
+            if let seats = otherSeats[game] {
+                return "the server hosts \(game) for \(seats) players only (Reject(4) to a Hello for 2, a Welcome to "
+                    + "\(seats)); the check plays two"
+            }
             if refused.contains(game) { return "the server does not host \(game) (Reject(4) to its Hello)" }
             return "needs a seat in \(game), and its Hello got no Welcome (see handshake.games)"
         }

@@ -43,6 +43,11 @@ public final class WebSocketPacketCodec: ChannelDuplexHandler {
         switch frame.opcode {
         case .binary:
             guard message == nil else { return refuse(.badFragment, code: .protocolError, context: context) }
+            // The frame decoder admits a little more than the limit (its size check counts no header slack), so a
+            // single frame just above 65,536 bytes is refused here, as a reassembled message is (1009).
+            guard frame.length <= WireLimits.maxFrame else {
+                return refuse(.oversize(frame.length), code: .messageTooLarge, context: context)
+            }
             if frame.fin { return deliver(frame.unmaskedData, context: context) }
             message = frame.unmaskedData
         case .continuation:

@@ -11,10 +11,12 @@ struct ConformanceCommand: AsyncParsableCommand {
         discussion: """
             For teams writing their own server (the h2spec or Autobahn of this protocol). Each check exercises one \
             rule of the wire protocol over a real connection — which games the server hosts, handshake and cookie \
-            rules, the spec's example bytes, acks within the 50 ms deadline, Pongs that echo their Ping, reliable \
-            delivery under emulated loss, duplication and reordering, unreliable numbering, Puck's mirroring, paddle \
-            limits, snapshot rate and state hashes against a replica for both seats, Snap's deal, the Suns relay, \
-            timeouts, resume, hostile input — and prints
+            rules, the order of a Hello's checks, the spec's example bytes, acks within the 50 ms deadline, resends that \
+            back off and honour an Ack's bit 0, Pongs that echo their Ping, reliable delivery under emulated loss, \
+            duplication and reordering, unreliable numbering and stale packets, Puck's mirroring, paddle limits, \
+            snapshot rate and tick step, state hashes against a replica for both seats, a forfeit's result for seat \
+            1, Snap's deal, the Suns relay, timeouts, resume (also of a seat whose owner is still connected), an \
+            oversize TCP frame, WebSocket close codes, hostile input — and prints
 
               PASS  id  title
               FAIL  id  title: expected X, saw Y

@@ -91,8 +91,10 @@ final class RawStream: Sendable {
         let maskBit: UInt8 = masked ? 0x80 : 0
         if payload.count < 126 {
             bytes.append(maskBit | UInt8(payload.count))
-        } else {
+        } else if payload.count <= 0xFFFF {
             bytes += [maskBit | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        } else {
+            bytes += [maskBit | 127] + (0..<8).reversed().map { UInt8(payload.count >> ($0 * 8) & 0xFF) }
         }
         guard masked else { return bytes + payload }
         let key: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
