@@ -84,7 +84,9 @@ import Testing
         #expect(zip(steps, steps.dropFirst()).allSatisfy { $0 >= $1 - 1e-12 }, "\(steps)")
     }
 
-    @Test("a shot on target that is saved moves the skill toward the shooter, a quarter of a goal's step")
+    @Test(
+        "until the level is found, a saved shot on target moves the skill toward the shooter, a quarter of a goal's step"
+    )
     func savesMoveTheSkill() {
         var controller = AdaptiveDifficulty()
         let start = controller.skill
@@ -103,6 +105,14 @@ import Testing
         controller.observe(
             Self.snapshot(tick: 12, mine: 0, theirs: 1, phase: .goalPause), at: Instant(seconds: 0.2))
         #expect(controller.savesByOpponent == 1 && controller.goals == 1)
+        // Once three goals have found the level, saves are still counted but no longer move it.
+        controller.observe(Self.snapshot(tick: 14, mine: 1, theirs: 2, phase: .goalPause), at: Instant(seconds: 0.3))
+        #expect(controller.goals == 3)
+        let settled = controller.skill
+        controller.observe(Self.snapshot(tick: 16, mine: 1, theirs: 2, puck: (150, 430, 8)), at: Instant(seconds: 0.4))
+        controller.observe(Self.snapshot(tick: 18, mine: 1, theirs: 2, puck: (150, 420, -9)), at: Instant(seconds: 0.5))
+        #expect(controller.savesByOpponent == 2)
+        #expect(controller.skill == settled)
     }
 
     @Test("the skill stays within 0…1 however one-sided the match")

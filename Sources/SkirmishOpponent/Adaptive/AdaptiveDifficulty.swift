@@ -11,14 +11,14 @@ import SkirmishWire
 /// It moves the skill by steps, up when the other player gains and down when the opponent does:
 /// - a **goal** is the strong signal: conceded, the skill goes up by the step of that goal; scored, it goes down;
 /// - a **save** is the weak one: a shot on target (the puck entering the last ``mouthDepth`` px before a goal,
-///   inside the goal mouth, moving at it) that leaves again without a goal says the shooter is pressing; it moves
-///   the skill a quarter of the current goal step, toward the shooter.
+///   inside the goal mouth, moving at it) that leaves again without a goal says the shooter is pressing; until the
+///   skill has settled it moves the skill a quarter of the current goal step, toward the shooter.
 ///
 /// The steps shrink with the goals of the match (``Tuning/goalSteps``, then ``Tuning/lateGoalStep``): the first
 /// goals find the level quickly, the later ones only correct it, so the opponent settles within the first
 /// ``settlingGoals`` goals instead of chasing every goal. *Converged* has a precise meaning (``Convergence``): the
 /// skill once the third goal has been observed lies within ``Convergence/tolerance`` of the time-weighted mean
-/// skill over the rest of the match. How it is measured: the article *How it works* (SkirmishOpponent).
+/// skill over the rest of the match. How it works and how it measures up: <doc:AdaptiveDifficulty>.
 public struct AdaptiveDifficulty: Sendable, Hashable {
     /// The step sizes and where a match starts.
     public struct Tuning: Sendable, Hashable {
@@ -28,7 +28,8 @@ public struct AdaptiveDifficulty: Sendable, Hashable {
         public var goalSteps: [Double]
         /// The step of every goal after ``goalSteps``.
         public var lateGoalStep: Double
-        /// A save's step as a fraction of the step the next goal would take.
+        /// A save's step as a fraction of the step the next goal would take. Saves count only while ``goalSteps``
+        /// last: they help find the level, and once it is found, tens of saves in a long match would drift it.
         public var saveWeight: Double
 
         /// The tuning ``AdaptiveDifficulty`` uses unless told otherwise.
@@ -124,12 +125,20 @@ public struct AdaptiveDifficulty: Sendable, Hashable {
         if let score, now.mine < score.mine || now.theirs < score.theirs {
             startMatch()
         }
-        let previous = score ?? Score(mine: 0, theirs: 0)
-        if now.mine > previous.mine || now.theirs > previous.theirs {
-            // Goals first: a shot that went in is no save.
+        var current = score ?? Score(mine: 0, theirs: 0)
+        if now.mine > current.mine || now.theirs > current.theirs {
+            // Goals first: a shot that went in is no save. One at a time, each seeing the score it made.
             shotAt = nil
-            for _ in previous.theirs..<max(now.theirs, previous.theirs) { goal(conceded: true) }
-            for _ in previous.mine..<max(now.mine, previous.mine) { goal(conceded: false) }
+            while current.theirs < now.theirs {
+                current.theirs += 1
+                score = current
+                goal(conceded: true)
+            }
+            while current.mine < now.mine {
+                current.mine += 1
+                score = current
+                goal(conceded: false)
+            }
         }
         score = now
         if snapshot.phase == .playing { watchShots(snapshot.puck) }
@@ -153,8 +162,8 @@ public struct AdaptiveDifficulty: Sendable, Hashable {
         let atTheirs = inMouth && puck.y < Self.mouthDepth && puck.vy < 0
         let now: Bool? = atMine ? true : atTheirs ? false : nil
         if let shot = shotAt, now != shot {
-            // Saved: the shooter pressed, so the skill moves toward the shooter.
-            let size = goalStep * tuning.saveWeight
+            // Saved: the shooter pressed, so the skill moves toward the shooter (while the level is being found).
+            let size = goals < tuning.goalSteps.count ? goalStep * tuning.saveWeight : 0
             if shot {
                 savesByOpponent += 1
                 step(size)
@@ -171,6 +180,7 @@ public struct AdaptiveDifficulty: Sendable, Hashable {
     }
 
     private mutating func startMatch() {
+        score = nil
         goals = 0
         savesByOpponent = 0
         savesByPlayer = 0
