@@ -27,6 +27,9 @@ package struct EvalPlan: Sendable {
     /// (``SkirmishOpponent/HumanPlayer``) at ``humanLatency``: the difficulty matrix and its bands
     /// (``DifficultyBand``); 0 skips it.
     package var humanMatches = 0
+    /// Whether the presets play the human-like levels too, or only the adaptive AI (to tune it without replaying
+    /// the presets).
+    package var humanPresets = true
     /// The one-way latency of the difficulty matrix, ms: a home connection's.
     package var humanLatency = 50
 
@@ -66,7 +69,8 @@ package struct EvalPlan: Sendable {
     }
     package var totalMatches: Int {
         matches * EvalRunner.Rival.scripted.count * latencies.count + curveMatches * Opponent.Difficulty.allCases.count
-            + humanMatches * (Opponent.Difficulty.allCases.count + 1) * EvalRunner.Rival.humans.count
+            + humanMatches * ((humanPresets ? Opponent.Difficulty.allCases.count : 0) + 1)
+            * EvalRunner.Rival.humans.count
     }
 
     package func run(with runner: EvalRunner) async throws -> EvalReport {
@@ -89,7 +93,7 @@ package struct EvalPlan: Sendable {
             }
         }
         for _ in 0..<humanMatches {
-            for level in levels {
+            for level in levels where humanPresets {
                 for human in EvalRunner.Rival.humans {
                     matchJobs.append(MatchJob(latency: humanLatency, rival: human, level: level))
                 }

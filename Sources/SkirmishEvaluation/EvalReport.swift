@@ -500,7 +500,7 @@ package struct EvalReport: Codable, Sendable {
                     ? "difficulty curve is monotone in win rate: every preset wins at least as often as the one below it"
                     : "difficulty curve is NOT monotone in win rate: a harder preset won less often than an easier one")
         }
-        if let humans, !humans.cells.isEmpty {
+        if let humans, !humans.cells.isEmpty || !humans.adaptive.isEmpty {
             lines.append("")
             lines.append(
                 "against human-like players at \(humans.latencyMs) ms (a model of a person with a mouse: reaction "
@@ -563,7 +563,7 @@ package struct EvalReport: Codable, Sendable {
         }
         guard !humans.adaptive.isEmpty else { return lines }
         lines.append(
-            "adaptive AI (starts at medium; skill 0 easy … 1 expert; converged = the skill after the match's 3rd goal "
+            "adaptive AI (starts at skill \(fixed(AdaptiveDifficulty.Tuning().startingSkill, 2)); skill 0 easy … 1 expert; converged = the skill after the match's 3rd goal "
                 + "within \(fixed(AdaptiveDifficulty.Convergence.tolerance, 1)) of its mean over the rest of the match; "
                 + "PASS at a mean goal difference within ±\(Int(DifficultyBand.adaptiveGoalDifference)) and "
                 + "\(Int(DifficultyBand.adaptiveConvergedShare * 100)) % of matches converged)")

@@ -57,6 +57,9 @@ import Testing
         plan.shrinkToQuickRun()
         #expect(plan.humanMatches == 2)
         #expect(plan.totalMatches == 24 + 2 * 5 * 3)
+        // --adaptive-only: the adaptive AI's matches alone.
+        plan.humanPresets = false
+        #expect(plan.totalMatches == 24 + 2 * 1 * 3)
         #expect(EvalRunner.Rival.humans.compactMap(\.skill) == HumanPlayer.Skill.allCases)
     }
 }

@@ -140,6 +140,12 @@ struct AIEvalCommand: AsyncParsableCommand {
             valueName: "n"))
     var humanMatches = 40
 
+    @Flag(
+        help: ArgumentHelp(
+            "Of the human-like players' matches, play only the adaptive AI's (to tune it without replaying the "
+                + "presets)."))
+    var adaptiveOnly = false
+
     @Option(help: ArgumentHelp("One-way latency of the human-like players' matches, in ms (a home connection)."))
     var humanLatency = 50
 
@@ -194,6 +200,7 @@ struct AIEvalCommand: AsyncParsableCommand {
                 curveMatches: curveMatches)
             plan.humanMatches = humanMatches
             plan.humanLatency = humanLatency
+            plan.humanPresets = !adaptiveOnly
             if quick { plan.shrinkToQuickRun() }
             plan.predicts = !noPrediction
             plan.headroomSeconds = headroom
