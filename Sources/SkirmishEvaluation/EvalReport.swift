@@ -537,12 +537,13 @@ package struct EvalReport: Codable, Sendable {
                 : "\(fixed(figure.low, 2))–\(fixed(figure.high, 2))"
             return "\(figure.name) \(value) (95 % \(interval); band \(figure.range))\(figure.inside ? "" : " OUT")"
         }
-        var lines = [
-            "",
-            "difficulty bands against human-like players (matches to 7 goals; a cell passes when every point estimate "
-                + "lies in its band; 95 % intervals bootstrapped over matches; \(minimum) matches a cell to judge; "
-                + "MISS lines do not change the exit status)",
-        ]
+        var lines: [String] = [""]
+        if !humans.bands.isEmpty {
+            lines.append(
+                "difficulty bands against human-like players (matches to 7 goals; a cell passes when every point estimate "
+                    + "lies in its band; 95 % intervals bootstrapped over matches; \(minimum) matches a cell to judge; "
+                    + "MISS lines do not change the exit status)")
+        }
         for band in humans.bands {
             let figures = band.figures.map { figure($0, percent: $0.name == "win rate") }.joined(separator: "; ")
             let tail = band.verdict == .tooFew ? " — \(few(band.matches))" : ""

@@ -6,7 +6,7 @@ extension Opponent {
     /// values are the names they take.
     public enum Level: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         case easy, medium, hard, expert
-        /// Starts at ``AdaptiveDifficulty/Tuning/startingSkill`` (medium) and follows the score and the rallies.
+        /// Starts at ``AdaptiveDifficulty/Tuning/startingSkill`` (between easy and medium) and follows the score and the rallies.
         case adaptive
 
         /// The fixed preset `difficulty`.

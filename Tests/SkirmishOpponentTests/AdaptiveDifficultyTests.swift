@@ -139,7 +139,7 @@ import Testing
         let (close, _) = Self.controller(after: [true, true, false, true, false, true, false, true, false])
         let converged = try #require(close.convergence)
         #expect(converged.converged, "\(converged)")
-        #expect(abs(converged.settledSkill - (1.0 / 3 + 0.2 + 0.15 - 0.1)) < 1e-9)
+        #expect(abs(converged.settledSkill - (AdaptiveDifficulty.Tuning().startingSkill + 0.2 + 0.15 - 0.1)) < 1e-9)
         // The opponent keeps conceding after the third goal: its skill keeps climbing, and the match did not
         // converge by the third goal.
         let (runaway, _) = Self.controller(

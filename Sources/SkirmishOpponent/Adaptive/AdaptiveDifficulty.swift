@@ -22,7 +22,8 @@ import SkirmishWire
 public struct AdaptiveDifficulty: Sendable, Hashable {
     /// The step sizes and where a match starts.
     public struct Tuning: Sendable, Hashable {
-        /// The skill a match starts at (medium: the middle of the human levels).
+        /// The skill a match starts at: 0.2, between easy and medium, near the middle of the levels the human-like
+        /// players are met at (about 0.1 for a beginner, 0.2 casual, 0.35 skilled over the real protocol).
         public var startingSkill: Double
         /// The step of the first goals of a match, in order; later goals step by ``lateGoalStep``.
         public var goalSteps: [Double]
@@ -34,7 +35,7 @@ public struct AdaptiveDifficulty: Sendable, Hashable {
 
         /// The tuning ``AdaptiveDifficulty`` uses unless told otherwise.
         public init(
-            startingSkill: Double = 1.0 / 3, goalSteps: [Double] = [0.2, 0.15, 0.1], lateGoalStep: Double = 0.04,
+            startingSkill: Double = 0.2, goalSteps: [Double] = [0.2, 0.15, 0.1], lateGoalStep: Double = 0.04,
             saveWeight: Double = 0.25
         ) {
             self.startingSkill = startingSkill

@@ -19,8 +19,9 @@ struct PracticeCommand: AsyncParsableCommand {
             opponent at --difficulty sits down at a new table and the page joins it. Move your paddle with the \
             mouse or a finger; first to 7 goals wins, and Rematch starts a new match against a fresh opponent. The \
             page's difficulty selector starts a new match against an opponent of the level picked there \
-            (GET /play/match/<level>). `adaptive` starts at medium and adjusts the AI's skill within the match, from \
-            the score and the shots each side saves, so that the match stays close whatever your level.
+            (GET /play/match/<level>). `adaptive` starts between easy and medium and adjusts the AI's skill within \
+            the match, from the score and the shots each side saves, so that the match stays close whatever your \
+            level.
 
             The page works offline: it is compiled into this binary and loads nothing else. It speaks the same \
             wire packets as every other client, over the server's WebSocket endpoint (/ws), and shows your score \
