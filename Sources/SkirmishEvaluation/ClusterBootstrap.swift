@@ -69,4 +69,27 @@ package struct ClusterBootstrap: Sendable {
         let wilson = pooled.wilson95
         return (pooled.rate, min(at(0.025), wilson.low), max(at(0.975), wilson.high))
     }
+
+    /// The mean of `values` (one per independent session, such as a match's goals) and its 2.5 % and 97.5 %
+    /// percentile interval over the values resampled with replacement; `(0, 0, 0)` without values, and the mean
+    /// itself at both ends with one.
+    package func meanInterval(_ values: [Double]) -> (mean: Double, low: Double, high: Double) {
+        guard !values.isEmpty else { return (0, 0, 0) }
+        let mean = values.reduce(0, +) / Double(values.count)
+        guard values.count >= 2 else { return (mean, mean, mean) }
+        var random = SeededRandom(seed: seed)
+        var means: [Double] = []
+        means.reserveCapacity(resamples)
+        for _ in 0..<max(resamples, 1) {
+            var sum = 0.0
+            for _ in 0..<values.count { sum += values[Int.random(in: 0..<values.count, using: &random)] }
+            means.append(sum / Double(values.count))
+        }
+        means.sort()
+        func at(_ q: Double) -> Double {
+            let rank = Int((q * Double(means.count)).rounded(.up))
+            return means[min(max(rank, 1), means.count) - 1]
+        }
+        return (mean, at(0.025), at(0.975))
+    }
 }

@@ -64,6 +64,9 @@ package struct EvalAgent<Inner: PuckAgent>: Agent {
                 }
             }
             inner?.observe(snapshot, at: time)
+            if let adaptive = inner as? AdaptiveOpponent {
+                record.update { $0.controller = adaptive.controller }
+            }
         case .chat(let chat):
             let (completed, complete) = record.update { result -> (Int, Bool) in
                 guard result.probe != nil else { return (0, false) }
@@ -125,6 +128,8 @@ package final class EvalRecord: Sendable {
         /// latency and says whether the machine kept up.
         var lateNanos = Samples()
         var probe: OpponentProbe?
+        /// An adaptive AI's controller as of its latest snapshot.
+        var controller: AdaptiveDifficulty?
     }
 
     package let welcomed: EventLoopPromise<Welcome>

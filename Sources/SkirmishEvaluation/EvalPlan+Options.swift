@@ -28,9 +28,17 @@ extension EvalPlan {
         return values
     }
 
-    /// `--difficulty`: one of the presets.
+    /// `--difficulty`: one of the presets (the adaptive AI is measured in the human-like players' matches, not in
+    /// the latency rows, whose shots have no score to adapt to).
     package static func parseDifficulty(_ text: String) throws(OptionError) -> Opponent.Difficulty {
-        guard let difficulty = Opponent.Difficulty(rawValue: text) else {
+        let name = text.lowercased()
+        if Opponent.Level(rawValue: name) == .adaptive {
+            throw OptionError(
+                description: "--difficulty takes a preset (easy, medium, hard, expert): the adaptive AI has no "
+                    + "score to adapt to in the shot rows; it is measured against the human-like players "
+                    + "(--human-matches).")
+        }
+        guard let difficulty = Opponent.Difficulty(rawValue: name) else {
             throw OptionError(
                 description: "--difficulty must be one of easy, medium, hard, expert; got `\(text)`.")
         }

@@ -23,9 +23,13 @@ package struct EvalPlan: Sendable {
     package var predicts = true
     /// Seconds of lock-step play per rival and latency for the attack's headroom (``AttackHeadroom``); 0 skips it.
     package var headroomSeconds = 0
-    /// Matches of every preset against every human-like level (``SkirmishOpponent/HumanPlayer``) at
-    /// ``humanLatency``: the difficulty matrix; 0 skips it.
+    /// Matches of every preset, and of the adaptive AI, against every human-like level
+    /// (``SkirmishOpponent/HumanPlayer``) at ``humanLatency``: the difficulty matrix and its bands
+    /// (``DifficultyBand``); 0 skips it.
     package var humanMatches = 0
+    /// Whether the presets play the human-like levels too, or only the adaptive AI (to tune it without replaying
+    /// the presets).
+    package var humanPresets = true
     /// The one-way latency of the difficulty matrix, ms: a home connection's.
     package var humanLatency = 50
 
@@ -65,7 +69,8 @@ package struct EvalPlan: Sendable {
     }
     package var totalMatches: Int {
         matches * EvalRunner.Rival.scripted.count * latencies.count + curveMatches * Opponent.Difficulty.allCases.count
-            + humanMatches * Opponent.Difficulty.allCases.count * EvalRunner.Rival.humans.count
+            + humanMatches * ((humanPresets ? Opponent.Difficulty.allCases.count : 0) + 1)
+            * EvalRunner.Rival.humans.count
     }
 
     package func run(with runner: EvalRunner) async throws -> EvalReport {
@@ -88,10 +93,13 @@ package struct EvalPlan: Sendable {
             }
         }
         for _ in 0..<humanMatches {
-            for level in levels {
+            for level in levels where humanPresets {
                 for human in EvalRunner.Rival.humans {
                     matchJobs.append(MatchJob(latency: humanLatency, rival: human, level: level))
                 }
+            }
+            for human in EvalRunner.Rival.humans {
+                matchJobs.append(MatchJob(latency: humanLatency, rival: human, level: nil, adaptive: true))
             }
         }
         // Shots and matches run side by side, each within its own bound on sessions at once: enough to finish in a
@@ -101,16 +109,17 @@ package struct EvalPlan: Sendable {
         async let matchResults = Self.bounded(matchJobs, parallel: parallel) { number, job in
             let session = try await runner.match(
                 configuration: job.level.map { OpponentConfiguration(difficulty: $0) } ?? configuration,
-                rival: job.rival,
+                adaptive: job.adaptive, rival: job.rival,
                 link: EvalRunner.link(latencyMilliseconds: job.latency), session: number, limit: limit)
             return (job, session)
         }
         let (allShots, allMatches) = try await (shotResults, matchResults)
-        let matchSessions = allMatches.filter { $0.1.played && $0.0.level == nil }
+        let matchSessions = allMatches.filter { $0.1.played && $0.0.level == nil && $0.0.rival.skill == nil }
         let curveMatchSessions = allMatches.filter {
             $0.1.played && $0.0.level != nil && $0.0.rival.skill == nil
         }
-        let humanSessions = allMatches.filter { $0.1.played && $0.0.rival.skill != nil }
+        let humanSessions = allMatches.filter { $0.1.played && $0.0.rival.skill != nil && !$0.0.adaptive }
+        let adaptiveSessions = allMatches.filter { $0.1.played && $0.0.adaptive }
         let shotSessions = allShots.filter { $0.0.kind == .ai }.map(\.1)
         let still = allShots.filter { $0.0.kind == .still }.map(\.1)
         for (row, latency) in latencies.enumerated() {
@@ -156,6 +165,10 @@ package struct EvalPlan: Sendable {
                         }
                     )
                 }, latency: humanLatency)
+            report.addAdaptive(
+                EvalRunner.Rival.humans.map { human in
+                    (human.rawValue, adaptiveSessions.filter { $0.0.rival == human }.map(\.1))
+                })
         }
         if headroomSeconds > 0 {
             // After the real-time sessions, so its CPU work does not make their links worse than emulated.
@@ -241,8 +254,10 @@ package struct EvalPlan: Sendable {
     package struct MatchJob: Sendable {
         var latency: Int
         var rival: EvalRunner.Rival
-        /// A win-curve match of this preset; `nil` for the plan's own difficulty.
+        /// A win-curve or human-matrix match of this preset; `nil` for the plan's own difficulty.
         var level: Opponent.Difficulty?
+        /// A human-matrix match of the adaptive AI (``SkirmishOpponent/AdaptiveOpponent``).
+        var adaptive = false
     }
 
     private func playShots(_ jobs: [ShotJob], runner: EvalRunner) async throws -> [(ShotJob, EvalRunner.ShotSession)] {

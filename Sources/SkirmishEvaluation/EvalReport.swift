@@ -63,6 +63,64 @@ package struct EvalReport: Codable, Sendable {
         var cells: [Cell]
         /// The levels against which no preset wins less often than the one below it.
         var monotoneAgainst: [String]
+        /// Each cell judged against its ``DifficultyBand``.
+        var bands: [BandCheck] = []
+        /// Per level: whether the win rate never falls from easy to expert.
+        var monotone: [MonotoneCheck] = []
+        /// The adaptive AI against each level.
+        var adaptive: [AdaptiveRow] = []
+    }
+
+    /// PASS, MISS, or too few matches to judge.
+    package enum Verdict: String, Codable, Sendable {
+        case pass = "PASS"
+        case miss = "MISS"
+        /// Fewer than ``DifficultyBand/minimumMatches`` matches: reported, not judged.
+        case tooFew = "FEW"
+    }
+
+    /// One measured figure against its range: the point estimate, its bootstrapped 95 % interval, and whether the
+    /// point estimate lies in the range.
+    package struct Figure: Codable, Sendable {
+        var name: String
+        var value: Double
+        var low: Double
+        var high: Double
+        /// The range as printed (`25–75 %`, `≥ 2`).
+        var range: String
+        var inside: Bool
+    }
+
+    /// A preset against a human-like level, judged against its band.
+    package struct BandCheck: Codable, Sendable {
+        var difficulty: String
+        var level: String
+        var matches: Int
+        var figures: [Figure]
+        var verdict: Verdict
+    }
+
+    /// Whether the win rate against one level is non-decreasing from easy to expert (point estimates).
+    package struct MonotoneCheck: Codable, Sendable {
+        var level: String
+        var winRates: [Double]
+        var verdict: Verdict
+    }
+
+    /// The adaptive AI against one human-like level.
+    package struct AdaptiveRow: Codable, Sendable {
+        var result: MatchRow
+        /// Mean goals of the AI minus the player's per match, with its interval; inside when within ±2.
+        var goalDifference: Figure
+        /// Matches whose controller had seen three goals and played on: the ones convergence is judged in.
+        var judged: Int
+        var converged: Int
+        var convergedWilson95Low: Double
+        var convergedWilson95High: Double
+        /// The mean skill at the end of the matches (0 easy … 1 expert).
+        var meanFinalSkill: Double?
+        var goalVerdict: Verdict
+        var convergenceVerdict: Verdict
     }
 
     /// Win rate of each preset against one rival: the match side of the difficulty curve.
@@ -188,6 +246,104 @@ package struct EvalReport: Codable, Sendable {
             return zip(rates, rates.dropFirst()).allSatisfy { $0 <= $1 }
         }
         humans = HumanMatrix(latencyMs: latency, cells: cells, monotoneAgainst: monotone)
+        var bands: [BandCheck] = []
+        for (preset, levels) in presets {
+            for (level, sessions) in levels {
+                guard let difficulty = Opponent.Difficulty(rawValue: preset),
+                    let skill = HumanPlayer.Skill(rawValue: level),
+                    let band = DifficultyBand.band(difficulty, skill), !sessions.isEmpty
+                else { continue }
+                bands.append(Self.bandCheck(band, sessions))
+            }
+        }
+        humans?.bands = bands
+        humans?.monotone = levels.map { level in
+            let row = cells.filter { $0.result.rival == level }
+            let rates = row.map(\.result.winRate)
+            let enough =
+                row.count == Opponent.Difficulty.allCases.count
+                && row.allSatisfy { $0.result.matches >= DifficultyBand.minimumMatches }
+            let rising = zip(rates, rates.dropFirst()).allSatisfy { $0 <= $1 }
+            return MonotoneCheck(level: level, winRates: rates, verdict: !enough ? .tooFew : rising ? .pass : .miss)
+        }
+    }
+
+    /// The figures of `band` measured in `sessions`, and whether every point estimate lies in its range.
+    static func bandCheck(_ band: DifficultyBand, _ sessions: [EvalRunner.MatchSession]) -> BandCheck {
+        var figures: [Figure] = []
+        let bootstrap = ClusterBootstrap()
+        if let range = band.winRate {
+            // A match is a cluster of two halves: a win scores both, a draw one, so the pooled rate is the win rate.
+            let clusters = sessions.map {
+                ClusterBootstrap.Cluster(
+                    successes: $0.myScore > $0.theirScore ? 2 : $0.myScore == $0.theirScore ? 1 : 0, trials: 2)
+            }
+            let (rate, low, high) = bootstrap.interval(clusters)
+            figures.append(
+                Figure(
+                    name: "win rate", value: rate, low: low, high: high,
+                    range: Self.rangeText(range, cap: 1, percent: true),
+                    inside: range.contains(rate)))
+        }
+        for (name, range, goals) in [
+            ("AI goals/match", band.aiGoals, sessions.map { Double($0.myScore) }),
+            ("player goals/match", band.playerGoals, sessions.map { Double($0.theirScore) }),
+        ] {
+            guard let range else { continue }
+            let (mean, low, high) = bootstrap.meanInterval(goals)
+            figures.append(
+                Figure(
+                    name: name, value: mean, low: low, high: high,
+                    range: Self.rangeText(range, cap: Double(PuckConstants.winningScore), percent: false),
+                    inside: range.contains(mean)))
+        }
+        let verdict: Verdict =
+            sessions.count < DifficultyBand.minimumMatches ? .tooFew : figures.allSatisfy(\.inside) ? .pass : .miss
+        return BandCheck(
+            difficulty: band.difficulty.rawValue, level: band.level.rawValue, matches: sessions.count, figures: figures,
+            verdict: verdict)
+    }
+
+    /// `range` as the bands are written: `≤ 25 %`, `≥ 2`, `25–75 %`.
+    static func rangeText(_ range: ClosedRange<Double>, cap: Double, percent: Bool) -> String {
+        func text(_ value: Double) -> String {
+            percent ? "\(Int((value * 100).rounded()))" : (value.rounded() == value ? "\(Int(value))" : "\(value)")
+        }
+        let unit = percent ? " %" : ""
+        if range.lowerBound <= 0 { return "≤ \(text(range.upperBound))\(unit)" }
+        if range.upperBound >= cap { return "≥ \(text(range.lowerBound))\(unit)" }
+        return "\(text(range.lowerBound))–\(text(range.upperBound))\(unit)"
+    }
+
+    /// The adaptive AI's matches against each human-like level: its goal difference and how often it converged.
+    package mutating func addAdaptive(_ levels: [(String, [EvalRunner.MatchSession])]) {
+        var rows: [AdaptiveRow] = []
+        let bootstrap = ClusterBootstrap()
+        for (level, sessions) in levels {
+            guard let rival = EvalRunner.Rival(rawValue: level),
+                let result = Self.matchRow(sessions, rival: rival, latency: humans?.latencyMs ?? 0)
+            else { continue }
+            let (mean, low, high) = bootstrap.meanInterval(sessions.map { Double($0.myScore) - Double($0.theirScore) })
+            let limit = DifficultyBand.adaptiveGoalDifference
+            let difference = Figure(
+                name: "goal difference (AI − player) per match", value: mean, low: low, high: high,
+                range: "within ±\(Int(limit))", inside: abs(mean) <= limit)
+            let judged = sessions.compactMap { $0.controller?.convergence }
+            let converged = judged.filter(\.converged).count
+            let share = Proportion(successes: converged, trials: judged.count)
+            let finals = sessions.compactMap { $0.controller?.skill }
+            let enough = sessions.count >= DifficultyBand.minimumMatches
+            rows.append(
+                AdaptiveRow(
+                    result: result, goalDifference: difference, judged: judged.count, converged: converged,
+                    convergedWilson95Low: share.wilson95.low, convergedWilson95High: share.wilson95.high,
+                    meanFinalSkill: finals.isEmpty ? nil : finals.reduce(0, +) / Double(finals.count),
+                    goalVerdict: !enough ? .tooFew : difference.inside ? .pass : .miss,
+                    convergenceVerdict: !enough
+                        ? .tooFew
+                        : share.rate >= DifficultyBand.adaptiveConvergedShare && judged.count > 0 ? .pass : .miss))
+        }
+        humans?.adaptive = rows
     }
 
     static func matchRow(_ sessions: [EvalRunner.MatchSession], rival: EvalRunner.Rival, latency: Int) -> MatchRow? {
@@ -344,18 +500,15 @@ package struct EvalReport: Codable, Sendable {
                     ? "difficulty curve is monotone in win rate: every preset wins at least as often as the one below it"
                     : "difficulty curve is NOT monotone in win rate: a harder preset won less often than an easier one")
         }
-        if let humans, !humans.cells.isEmpty {
+        if let humans, !humans.cells.isEmpty || !humans.adaptive.isEmpty {
             lines.append("")
             lines.append(
                 "against human-like players at \(humans.latencyMs) ms (a model of a person with a mouse: reaction "
-                    + "delay, aim error, a hand's speed; reported, no target yet): goals are the AI's–the player's")
-            lines += matchLines(humans.cells.map { ($0.difficulty, $0.result) }, first: "preset")
-            let levels = Array(Set(humans.cells.map(\.result.rival)))
-            let bent = levels.filter { !humans.monotoneAgainst.contains($0) }.sorted()
-            lines.append(
-                bent.isEmpty
-                    ? "against every level, no preset wins less often than the one below it"
-                    : "NOT monotone against \(bent.joined(separator: ", ")): a harder preset won less often there")
+                    + "delay, aim error, a hand's speed): goals are the AI's–the player's")
+            lines += matchLines(
+                humans.cells.map { ($0.difficulty, $0.result) } + humans.adaptive.map { ("adaptive", $0.result) },
+                first: "preset")
+            lines += humanJudgementLines(humans)
         }
         lines += headroomLines()
         if !targets.isEmpty {
@@ -369,6 +522,72 @@ package struct EvalReport: Codable, Sendable {
         }
         return lines
     }
+
+    /// The PASS/MISS lines of the human matrix: every band, the monotone win rate per level, the adaptive AI.
+    func humanJudgementLines(_ humans: HumanMatrix) -> [String] {
+        let minimum = DifficultyBand.minimumMatches
+        func few(_ matches: Int) -> String {
+            "too few matches to judge (\(matches) played, \(minimum) needed: --human-matches)"
+        }
+        func figure(_ figure: Figure, percent: Bool) -> String {
+            let value = percent ? self.percent(figure.value) : fixed(figure.value, 2)
+            let interval =
+                percent
+                ? "\(self.percent(figure.low))–\(self.percent(figure.high))"
+                : "\(fixed(figure.low, 2))–\(fixed(figure.high, 2))"
+            return "\(figure.name) \(value) (95 % \(interval); band \(figure.range))\(figure.inside ? "" : " OUT")"
+        }
+        var lines: [String] = [""]
+        if !humans.bands.isEmpty {
+            lines.append(
+                "difficulty bands against human-like players (matches to 7 goals; a cell passes when every point estimate "
+                    + "lies in its band; 95 % intervals bootstrapped over matches; \(minimum) matches a cell to judge; "
+                    + "MISS lines do not change the exit status)")
+        }
+        for band in humans.bands {
+            let figures = band.figures.map { figure($0, percent: $0.name == "win rate") }.joined(separator: "; ")
+            let tail = band.verdict == .tooFew ? " — \(few(band.matches))" : ""
+            lines.append(
+                "\(pad(band.verdict.rawValue, 4)) \(band.difficulty) vs \(band.level), \(band.matches) matches: "
+                    + figures + tail)
+        }
+        for check in humans.monotone {
+            let rates = check.winRates.map { percent($0) }.joined(separator: " → ")
+            let rising = zip(check.winRates, check.winRates.dropFirst()).allSatisfy { $0 <= $1 }
+            let tail =
+                check.verdict == .tooFew
+                ? " (\(rising ? "so far monotone" : "NOT monotone")) — too few matches to judge (\(minimum) a preset "
+                    + "needed)" : ""
+            lines.append(
+                "\(pad(check.verdict.rawValue, 4)) win rate vs \(check.level) monotone from easy to expert: "
+                    + rates + tail)
+        }
+        guard !humans.adaptive.isEmpty else { return lines }
+        lines.append(
+            "adaptive AI (starts at skill \(fixed(AdaptiveDifficulty.Tuning().startingSkill, 2)); skill 0 easy … 1 expert; converged = the skill after the match's 3rd goal "
+                + "within \(fixed(AdaptiveDifficulty.Convergence.tolerance, 1)) of its mean over the rest of the match; "
+                + "PASS at a mean goal difference within ±\(Int(DifficultyBand.adaptiveGoalDifference)) and "
+                + "\(Int(DifficultyBand.adaptiveConvergedShare * 100)) % of matches converged)")
+        for row in humans.adaptive {
+            let tail = row.goalVerdict == .tooFew ? " — \(few(row.result.matches))" : ""
+            let difference = row.goalDifference
+            lines.append(
+                "\(pad(row.goalVerdict.rawValue, 4)) adaptive vs \(row.result.rival), \(row.result.matches) matches: "
+                    + "\(difference.name) \(signed(difference.value)) (95 % \(signed(difference.low))–"
+                    + "\(signed(difference.high)); band \(difference.range))"
+                    + "\(difference.inside ? "" : " OUT"); final skill \(number(row.meanFinalSkill, 2)) on average"
+                    + tail)
+            let share = Proportion(successes: row.converged, trials: row.judged)
+            lines.append(
+                "\(pad(row.convergenceVerdict.rawValue, 4)) adaptive vs \(row.result.rival) converged by the 3rd goal "
+                    + "in \(row.converged) of \(row.judged) matches: \(percent(share.rate)) (Wilson 95 % "
+                    + "\(percent(row.convergedWilson95Low))–\(percent(row.convergedWilson95High)); target ≥ "
+                    + "\(Int(DifficultyBand.adaptiveConvergedShare * 100)) %)" + tail)
+        }
+        return lines
+    }
+
+    func signed(_ value: Double) -> String { (value > 0 ? "+" : value < 0 ? "−" : "") + fixed(abs(value), 2) }
 
     /// The headroom table: how often some strike would have scored where the AI began one.
     func headroomLines() -> [String] {

@@ -74,6 +74,8 @@ package struct EvalRunner: Sendable {
         var ended: String
         /// False when the match never started (a client could not join); it is left out of the win rates.
         var played = true
+        /// An adaptive AI's controller at the end of the match; `nil` for a preset.
+        var controller: AdaptiveDifficulty? = nil
     }
 
     package let serverLoop: any EventLoopGroup
@@ -186,9 +188,12 @@ package struct EvalRunner: Sendable {
 
     // MARK: Matches
 
-    /// One match of the AI (seat 0) against `rival`, both behind `link`, to 7 goals or `limit`.
+    /// One match of the AI (seat 0) against `rival`, both behind `link`, to 7 goals or `limit`; `adaptive` plays an
+    /// ``SkirmishOpponent/AdaptiveOpponent`` instead of `configuration` (the rival `no-prediction` still plays
+    /// `configuration` without prediction).
     package func match(
-        configuration: OpponentConfiguration, rival: Rival, link: LinkProfile, session index: Int, limit: Duration
+        configuration: OpponentConfiguration, adaptive: Bool = false, rival: Rival, link: LinkProfile,
+        session index: Int, limit: Duration
     ) async throws -> MatchSession {
         var server = ServerConfiguration()
         server.tcp = nil
@@ -197,7 +202,8 @@ package struct EvalRunner: Sendable {
             configuration: server, group: serverLoop, logger: serverLogger(session: index, kind: "match"))
         do {
             let session = try await match(
-                configuration: configuration, rival: rival, link: link, server: reference, session: index, limit: limit)
+                configuration: configuration, adaptive: adaptive, rival: rival, link: link, server: reference,
+                session: index, limit: limit)
             await reference.shutdown()
             logger.debug(
                 "match session finished",
@@ -219,16 +225,23 @@ package struct EvalRunner: Sendable {
     }
 
     private func match(
-        configuration: OpponentConfiguration, rival: Rival, link: LinkProfile, server reference: ReferenceServer,
-        session index: Int, limit: Duration
+        configuration: OpponentConfiguration, adaptive: Bool, rival: Rival, link: LinkProfile,
+        server reference: ReferenceServer, session index: Int, limit: Duration
     ) async throws -> MatchSession {
         guard let port = reference.addresses.udp?.port else { throw EvalError("the match server did not bind UDP") }
         let target = Target(transport: .udp, host: "127.0.0.1", port: port)
         let seedForAI = seed &+ 0x1000 &+ UInt64(index)
-        let ai = try await client(
-            target: target, match: 0, link: link, name: "ai", seed: seedForAI, acts: true,
-            probe: OpponentProbe(seat: 0, shotTarget: nil)
-        ) { seat in Opponent(seat: seat, configuration: configuration, seed: seedForAI) }
+        let ai: ClientHandle
+        if adaptive {
+            ai = try await client(
+                target: target, match: 0, link: link, name: "ai-adaptive", seed: seedForAI, acts: true, probe: nil
+            ) { seat in AdaptiveOpponent(seat: seat, seed: seedForAI) }
+        } else {
+            ai = try await client(
+                target: target, match: 0, link: link, name: "ai", seed: seedForAI, acts: true,
+                probe: OpponentProbe(seat: 0, shotTarget: nil)
+            ) { seat in Opponent(seat: seat, configuration: configuration, seed: seedForAI) }
+        }
         let welcome = try await ai.welcome(role: "the AI")
         let rivalSeed = seed &+ 0x2000 &+ UInt64(index)
         let started = NIODeadline.now()
@@ -277,7 +290,7 @@ package struct EvalRunner: Sendable {
         return MatchSession(
             myScore: Int(result.myScore), theirScore: Int(result.theirScore), completed: result.over != nil,
             seconds: elapsed, probe: result.probe, decisionNanos: result.decisionNanos, lateNanos: result.lateNanos,
-            ended: result.ended ?? "stopped")
+            ended: result.ended ?? "stopped", controller: result.controller)
     }
 
     // MARK: Clients

@@ -31,8 +31,8 @@ public struct Opponent: Sendable {
 
     /// The seat this opponent plays (its snapshots and inputs are in this seat's frame).
     public let seat: Int
-    /// The reaction, aim and speed settings this opponent plays with.
-    public let configuration: OpponentConfiguration
+    /// The reaction, aim and speed settings this opponent plays with; ``reconfigure(_:)`` changes them mid-match.
+    public internal(set) var configuration: OpponentConfiguration
     /// What the last ``decide(now:)`` planned.
     public private(set) var plan = Plan.initial
 

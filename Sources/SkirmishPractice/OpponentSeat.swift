@@ -9,7 +9,7 @@ package struct OpponentSeat: Sendable {
     /// Where the server seated it: peer, match and seat.
     package let welcome: Welcome
     /// The difficulty it plays at.
-    package let difficulty: Opponent.Difficulty
+    package let difficulty: Opponent.Level
     /// Completes when its match starts (both players at the table); fails when it ends first.
     package let started: EventLoopFuture<Void>
     /// Completes with why it stopped: the match is over, nobody came, the connection failed.

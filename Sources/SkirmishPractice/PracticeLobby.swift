@@ -22,12 +22,12 @@ package actor PracticeLobby {
         /// The match the opponent is seated at and waiting in; the page sends it in its `Hello`.
         package var match: UInt32
         /// The strength of the opponent waiting there.
-        package var difficulty: Opponent.Difficulty
+        package var difficulty: Opponent.Level
         /// The WebSocket URL the page connects to; `nil`: `/ws` on the host that served the page.
         package var webSocketURL: String?
 
         /// An offer of `match` against an opponent of `difficulty`.
-        package init(match: UInt32, difficulty: Opponent.Difficulty, webSocketURL: String?) {
+        package init(match: UInt32, difficulty: Opponent.Level, webSocketURL: String?) {
             self.match = match
             self.difficulty = difficulty
             self.webSocketURL = webSocketURL
@@ -55,7 +55,7 @@ package actor PracticeLobby {
     }
 
     /// The strength of the opponents this lobby starts when the page names none.
-    package let difficulty: Opponent.Difficulty
+    package let difficulty: Opponent.Level
     private let runner: Result<AgentRunner, any Error>
     private let joinTimeout: Duration
     private var opponentTarget: Target?
@@ -72,7 +72,7 @@ package actor PracticeLobby {
     ///   - logger: receives the lobby's start and stop, each opponent seated for a page (`match.id`, `persona`),
     ///     matches it could not offer, and at debug each opponent leaving.
     package init(
-        difficulty: Opponent.Difficulty, runner: AgentRunner? = nil, joinTimeout: Duration = .seconds(15),
+        difficulty: Opponent.Level, runner: AgentRunner? = nil, joinTimeout: Duration = .seconds(15),
         logger: Logger = Logger(label: "skirmish.practice")
     ) {
         self.logger = logger
@@ -105,15 +105,15 @@ package actor PracticeLobby {
     package nonisolated var route: HTTPServer.Route { route(difficulty: nil) }
 
     /// The `GET /play/match/<difficulty>` route of the page's difficulty selector (`nil`: the lobby's own).
-    package nonisolated func route(difficulty: Opponent.Difficulty?) -> HTTPServer.Route {
+    package nonisolated func route(difficulty: Opponent.Level?) -> HTTPServer.Route {
         HTTPServer.Route(contentType: "application/json") { [self] in
             Array(try await self.open(difficulty: difficulty).json.utf8)
         }
     }
 
-    /// Where the page asks for an opponent of `difficulty`: `/play/match/hard`. A path per preset rather than a
-    /// query, since the listener routes by path alone.
-    package static func matchPath(difficulty: Opponent.Difficulty) -> String {
+    /// Where the page asks for an opponent of `difficulty`: `/play/match/hard`, `/play/match/adaptive`. A path per
+    /// level rather than a query, since the listener routes by path alone (an unknown level's 404 lists them all).
+    package static func matchPath(difficulty: Opponent.Level) -> String {
         PracticePage.matchPath + "/" + difficulty.rawValue
     }
 
@@ -121,7 +121,7 @@ package actor PracticeLobby {
     /// (`--target`) or the game server's.
     package nonisolated var routes: [String: HTTPServer.Route] {
         var routes = [PracticePage.path: PracticePage.route, PracticePage.matchPath: route]
-        for level in Opponent.Difficulty.allCases {
+        for level in Opponent.Level.allCases {
             routes[Self.matchPath(difficulty: level)] = route(difficulty: level)
         }
         return routes
@@ -129,13 +129,13 @@ package actor PracticeLobby {
 
     /// Starts an opponent of `difficulty` (`nil`: the lobby's ``difficulty``) at a new table and returns what the page
     /// needs to join it.
-    package func open(difficulty: Opponent.Difficulty? = nil) async throws -> Offer {
+    package func open(difficulty: Opponent.Level? = nil) async throws -> Offer {
         try await openSeat(difficulty: difficulty).offer
     }
 
     /// ``open(difficulty:)``, with the opponent's seat itself: it stays valid after the opponent leaves the lobby's
     /// list (``opponents()``), so a caller can still ask how it ended.
-    package func openSeat(difficulty: Opponent.Difficulty? = nil) async throws -> (
+    package func openSeat(difficulty: Opponent.Level? = nil) async throws -> (
         offer: Offer, seat: OpponentSeat
     ) {
         let previous = queue
@@ -172,7 +172,7 @@ package actor PracticeLobby {
         for seat in running { await seat.stop() }
     }
 
-    private func openNow(difficulty: Opponent.Difficulty) async throws -> (offer: Offer, seat: OpponentSeat) {
+    private func openNow(difficulty: Opponent.Level) async throws -> (offer: Offer, seat: OpponentSeat) {
         guard !closed else { throw LobbyError(description: "practice is shutting down") }
         guard let target = opponentTarget else {
             throw LobbyError(description: "practice is still starting; reload the page in a moment")

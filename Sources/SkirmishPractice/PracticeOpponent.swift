@@ -19,7 +19,7 @@ package enum PracticeOpponent {
     ///   - joinTimeout: the opponent leaves when its match has not started by then.
     /// - Throws: why it could not be seated (server unreachable, rejected, handshake timeout).
     package static func start(
-        target: Target, difficulty: Opponent.Difficulty, match: UInt32 = 0, joinTimeout: Duration = .seconds(15),
+        target: Target, difficulty: Opponent.Level, match: UInt32 = 0, joinTimeout: Duration = .seconds(15),
         on runner: AgentRunner
     ) async throws -> OpponentSeat {
         let persona = Persona(

@@ -146,7 +146,7 @@ public struct BehaviorName: RawRepresentable, Sendable, Hashable, CustomStringCo
     public static let chaser = BehaviorName(rawValue: "chaser")
     /// `defender`: Puck; guards its goal mouth.
     public static let defender = BehaviorName(rawValue: "defender")
-    /// `ai`: Puck; the AI opponent of SkirmishOpponent at the persona's `difficulty`.
+    /// `ai`: Puck; the AI opponent of SkirmishOpponent at the persona's `difficulty` (a preset or `adaptive`).
     public static let ai = BehaviorName(rawValue: "ai")
     /// `idle`: any game; holds a seat and its connection and never plays.
     public static let idle = BehaviorName(rawValue: "idle")

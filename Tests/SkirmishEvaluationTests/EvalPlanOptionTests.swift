@@ -24,6 +24,9 @@ import Testing
             throws: EvalPlan.OptionError(
                 description: "--difficulty must be one of easy, medium, hard, expert; got `brutal`.")
         ) { try EvalPlan.parseDifficulty("brutal") }
+        // The adaptive AI is a choice elsewhere; here the error says where it is measured instead.
+        let error = #expect(throws: EvalPlan.OptionError.self) { try EvalPlan.parseDifficulty("adaptive") }
+        #expect(error?.description.contains("--human-matches") == true)
     }
 
     @Test func aQuickRunCapsEverySample() {
@@ -48,11 +51,15 @@ import Testing
             plan.progressLine(shots: 2200, matches: 24, headroomSeconds: 75, elapsedSeconds: 90)
                 == "ai-eval: 2200/2200 shots, 24/24 matches, headroom 75/240 s of play, 90 s")
         #expect(EvalRunner.Rival.scripted.count == 4)
-        // The human-like players: each preset against each of 3 levels, capped at 2 matches by a quick run.
+        // The human-like players: each preset and the adaptive AI against each of 3 levels, capped at 2 matches by
+        // a quick run.
         plan.humanMatches = 5
         plan.shrinkToQuickRun()
         #expect(plan.humanMatches == 2)
-        #expect(plan.totalMatches == 24 + 2 * 4 * 3)
+        #expect(plan.totalMatches == 24 + 2 * 5 * 3)
+        // --adaptive-only: the adaptive AI's matches alone.
+        plan.humanPresets = false
+        #expect(plan.totalMatches == 24 + 2 * 1 * 3)
         #expect(EvalRunner.Rival.humans.compactMap(\.skill) == HumanPlayer.Skill.allCases)
     }
 }

@@ -24,6 +24,10 @@ import Testing
             // Works offline: nothing is loaded from anywhere but the game server.
             #expect(!page.body.contains("http://") && !page.body.contains("https://"))
             #expect(!page.body.contains("<script src") && !page.body.contains("<link"))
+            // The selector offers every level the lobby has a route for, adaptive included.
+            for level in Opponent.Level.allCases {
+                #expect(page.body.contains("<option value=\"\(level.rawValue)\""), "\(level)")
+            }
 
             let answer = try await HTTPGet.fetch(port: practice.port, path: "/play/match")
             #expect(answer.status == 200)
@@ -43,8 +47,8 @@ import Testing
 
     /// The page's difficulty selector asks `/play/match/<difficulty>`: the opponent seated is of that strength,
     /// whatever the lobby's default.
-    @Test(arguments: Opponent.Difficulty.allCases)
-    func theMatchRouteOfADifficultySeatsAnOpponentOfThatStrength(difficulty: Opponent.Difficulty) async throws {
+    @Test(arguments: Opponent.Level.allCases)
+    func theMatchRouteOfADifficultySeatsAnOpponentOfThatStrength(difficulty: Opponent.Level) async throws {
         // Joining is not what this test is about: under load the opponent must not give up on its page (15 s by
         // default) before the test looks it up, or the lookup finds no opponent at that table.
         let practice = try await PracticeFixture.start(
@@ -65,12 +69,17 @@ import Testing
         try outcome.get()
     }
 
-    @Test func aClientJoiningTheOfferedMatchPlaysTheOpponent() async throws {
+    /// The lobby's default opponent, and the adaptive one the page's selector can ask for, both play a person.
+    @Test(arguments: [Opponent.Level?.none, .adaptive])
+    func aClientJoiningTheOfferedMatchPlaysTheOpponent(level: Opponent.Level?) async throws {
         // The opponent waits long for its person: under load, connecting took longer than the 15 s default, the
         // opponent gave up, and the person sat alone at its table waiting for play that never came.
         let practice = try await PracticeFixture.start(joinTimeout: .seconds(120))
         let outcome = await Result { () async throws in
-            let offer = try await practice.lobby.open()
+            let offer = try await practice.lobby.open(difficulty: level)
+            let lobbyLevel = await practice.lobby.difficulty
+            let expected = level ?? lobbyLevel
+            #expect(offer.difficulty == expected)
             var configuration = AsyncClientSession.Configuration(
                 target: practice.webSocket, game: .puck, seats: 2, name: "person")
             configuration.connection.match = offer.match

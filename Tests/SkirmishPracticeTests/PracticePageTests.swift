@@ -178,7 +178,7 @@ import Testing
     /// Starts a practice server whose opponent plays at `difficulty` and a headless Chromium, runs `body` with both,
     /// and closes the browser and stops the server whatever `body` did.
     static func withPage(
-        difficulty: Opponent.Difficulty, _ body: (PracticeFixture, Chromium) async throws -> Void
+        difficulty: Opponent.Level, _ body: (PracticeFixture, Chromium) async throws -> Void
     ) async throws {
         let practice = try await PracticeFixture.start(difficulty: difficulty)
         let chromium: Chromium

@@ -5,7 +5,8 @@ import SkirmishScript
 import SkirmishTelemetry
 import SkirmishWire
 
-/// The `ai` behaviour: the SkirmishOpponent AI playing Puck through the bot's session at the persona's `difficulty`.
+/// The `ai` behaviour: the SkirmishOpponent AI playing Puck through the bot's session at the persona's `difficulty`
+/// (a preset, or `adaptive`: ``SkirmishOpponent/AdaptiveOpponent``).
 ///
 /// The opponent decides on the persona's input schedule (60 Hz plays best: `input_rate: 60hz`; fewer inputs are
 /// fine, the speed cap scales with the time between them). It hears every snapshot at its receive time and the
@@ -13,19 +14,56 @@ import SkirmishWire
 /// opponent's *own* prediction of the puck for that tick — made from its previous snapshot, its sent inputs and the
 /// other paddle dead-reckoned — so `skirmish_prediction_error_pixels` and `skirmish_mispredictions_total` say how
 /// well the AI foresaw the table.
-package typealias AIPlayer = PuckAgentPlayer<Opponent>
+package typealias AIPlayer = PuckAgentPlayer<AIOpponent>
 
 /// The `human` behaviour: SkirmishOpponent's human-like player (``SkirmishOpponent/HumanPlayer``) at the persona's
 /// `skill`, seeing the table through its reaction delay and moving its hand within a person's limits. Its
 /// predictions are the replica's, as for the scripted players.
 package typealias HumanLikePlayer = PuckAgentPlayer<HumanPlayer>
 
-extension PuckAgentPlayer where Inner == Opponent {
-    package init(context: inout AgentContext<SnapConnection>, difficulty: Opponent.Difficulty, inputRate: Double) {
-        let configuration = OpponentConfiguration(difficulty: difficulty)
+extension PuckAgentPlayer where Inner == AIOpponent {
+    package init(context: inout AgentContext<SnapConnection>, difficulty: Opponent.Level, inputRate: Double) {
         self.init(context: &context, inputRate: inputRate, predicts: true) { seat, seed in
-            Opponent(seat: seat, configuration: configuration, seed: seed)
+            AIOpponent(seat: seat, level: difficulty, seed: seed)
         }
+    }
+}
+
+/// The `ai` behaviour's player: an ``SkirmishOpponent/Opponent`` at a preset, or one an
+/// ``SkirmishOpponent/AdaptiveDifficulty`` steers.
+///
+/// One type for both, so the behaviour registers once; each call goes to the one that is set, mutated in place.
+package struct AIOpponent: PuckAgent {
+    private var fixed: Opponent?
+    private var adaptive: AdaptiveOpponent?
+
+    /// The opponent of `level` for `seat`; `seed` makes its aim noise reproducible.
+    package init(seat: Int, level: Opponent.Level, seed: UInt64) {
+        if let preset = level.preset {
+            fixed = Opponent(seat: seat, configuration: OpponentConfiguration(difficulty: preset), seed: seed)
+        } else {
+            adaptive = AdaptiveOpponent(seat: seat, seed: seed)
+        }
+    }
+
+    package mutating func observe(_ snapshot: TableSnapshot, at time: Instant) {
+        if fixed != nil { fixed!.observe(snapshot, at: time) }
+        if adaptive != nil { adaptive!.observe(snapshot, at: time) }
+    }
+
+    package mutating func observeRoundTrip(_ roundTrip: Duration, at time: Instant) {
+        if fixed != nil { fixed!.observeRoundTrip(roundTrip, at: time) }
+        if adaptive != nil { adaptive!.observeRoundTrip(roundTrip, at: time) }
+    }
+
+    package mutating func act(now: Instant) -> PaddleState? {
+        if fixed != nil { return fixed!.decide(now: now) }
+        if adaptive != nil { return adaptive!.decide(now: now) }
+        return nil
+    }
+
+    package func predictedPuck(atTick tick: UInt32) -> TableSnapshot.Puck? {
+        fixed?.predictedPuck(atTick: tick) ?? adaptive?.opponent.predictedPuck(atTick: tick)
     }
 }
 

@@ -126,7 +126,7 @@ extension Catalogue {
             behavior: "ai", games: [.puck], keys: ["difficulty"], series: series,
             options: { (options: inout ScriptOptions, _: SnapConnection.Configuration) throws(ScriptError) in
                 OptionValue(
-                    SnapOptions.AI(difficulty: try options.choice("difficulty", Opponent.Difficulty.self) ?? .medium))
+                    SnapOptions.AI(difficulty: try options.choice("difficulty", Opponent.Level.self) ?? .medium))
             },
             make: { context in
                 AIPlayer(

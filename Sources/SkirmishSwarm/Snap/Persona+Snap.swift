@@ -9,7 +9,7 @@ extension Persona {
     public init(
         name: String, weight: Int = 1, game: GameKind, gameName: String? = nil, behavior: BehaviorName,
         seats: Int = 2, inputRate: Double? = nil, link: LinkProfile = .perfect, transport: Transport? = nil,
-        difficulty: Opponent.Difficulty? = nil, snapReaction: ReactionSpec? = nil,
+        difficulty: Opponent.Level? = nil, snapReaction: ReactionSpec? = nil,
         chatEvery: ClosedRange<Duration>? = nil, reconnectEvery: ClosedRange<Duration>? = nil,
         offlineFor: ClosedRange<Duration>? = nil, rogueRate: Double? = nil,
         steps: [Step] = [.playUntilMatchOver, .repeat(times: nil)]
@@ -41,6 +41,6 @@ extension Persona {
     /// The seats a SNAP persona asks for; `nil` for a persona of another protocol.
     public var seats: Int? { connection.get(SnapConnection.Configuration.self).map { Int($0.seats) } }
 
-    /// The `ai` behaviour's difficulty, when this persona plays it.
-    public var difficulty: Opponent.Difficulty? { options.get(SnapOptions.AI.self)?.difficulty }
+    /// The `ai` behaviour's difficulty (a preset or `adaptive`), when this persona plays it.
+    public var difficulty: Opponent.Level? { options.get(SnapOptions.AI.self)?.difficulty }
 }

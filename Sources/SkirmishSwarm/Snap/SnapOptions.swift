@@ -8,11 +8,11 @@ import SkirmishWire
 public enum SnapOptions {
     /// `ai`: the opponent's strength.
     public struct AI: Sendable, Hashable {
-        /// The opponent's preset.
-        public var difficulty: Opponent.Difficulty
+        /// The opponent's preset, or `adaptive`.
+        public var difficulty: Opponent.Level
 
         /// An AI of `difficulty`.
-        public init(difficulty: Opponent.Difficulty = .medium) { self.difficulty = difficulty }
+        public init(difficulty: Opponent.Level = .medium) { self.difficulty = difficulty }
     }
 
     /// `human`: the modelled person's level (`beginner`, `casual`, `skilled`).

@@ -61,12 +61,17 @@ struct AIEvalCommand: AsyncParsableCommand {
             0 ms next to no strike scores, and none cleanly, against a goalkeeper that moves at the server's \
             40 px/tick; the report names the players against whom none did.
 
-            Human-like players (--human-matches per preset and level, at --human-latency): every preset plays a \
-            model of a person with a mouse — a reaction delay of 150-250 ms drawn per player, aim errors, a hand's \
-            speed and acceleration — at three levels (beginner, casual, skilled; SkirmishOpponent's article "A \
-            human-like player"). The table gives each preset's W-D-L and goals both ways against each level, and \
-            says whether any harder preset wins less often against a level than an easier one. Reported, not yet a \
-            target.
+            Human-like players (--human-matches per preset and level, at --human-latency): every preset, and the \
+            adaptive AI, plays a model of a person with a mouse — a reaction delay of 150-250 ms drawn per player, \
+            aim errors, a hand's speed and acceleration — at three levels (beginner, casual, skilled; \
+            SkirmishOpponent's article "A human-like player"), in matches to 7 goals. Each preset and level is judged \
+            against its difficulty band (SkirmishEvaluation's article): a PASS/MISS line with the win rate and the \
+            goals per match it names, each with a 95 % interval bootstrapped over matches; a cell passes when every \
+            point estimate lies in its band. A line per level says whether the win rate is monotone from easy to \
+            expert. The adaptive AI passes when its mean goal difference (AI − player) lies within ±2 goals and at \
+            least 80 % of its matches converged by the third goal (the skill then within 0.1 of its mean over the \
+            rest of the match). Fewer than 40 matches a cell are too few to judge: the lines say so instead of PASS. \
+            Like the match targets, these MISS lines do not change the exit status.
 
             Examples:
               skirmish ai-eval --quick               a few minutes, smaller samples
@@ -93,7 +98,10 @@ struct AIEvalCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("One-way latencies to evaluate, in ms.", valueName: "ms,ms,…"))
     var latencies = "0,50,100,150,250"
 
-    @Option(help: "The difficulty preset under test in the latency rows (easy, medium, hard, expert).")
+    @Option(
+        help: ArgumentHelp(
+            "The difficulty preset under test in the latency rows (easy, medium, hard, expert); the adaptive AI plays "
+                + "in the human-like players' matches."))
     var difficulty = "expert"
 
     @Option(help: "Shots per difficulty preset for the difficulty curve (0 skips the curve).")
@@ -126,10 +134,17 @@ struct AIEvalCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Matches of every preset against each human-like player (beginner, casual, skilled) at --human-latency: "
-                + "goals both ways (0 skips them).",
+            "Matches of every preset and of the adaptive AI against each human-like player (beginner, casual, "
+                + "skilled) at --human-latency, judged against the difficulty bands; fewer than 40 are a quick look, "
+                + "too few to judge (0 skips them).",
             valueName: "n"))
-    var humanMatches = 4
+    var humanMatches = 40
+
+    @Flag(
+        help: ArgumentHelp(
+            "Of the human-like players' matches, play only the adaptive AI's (to tune it without replaying the "
+                + "presets)."))
+    var adaptiveOnly = false
 
     @Option(help: ArgumentHelp("One-way latency of the human-like players' matches, in ms (a home connection)."))
     var humanLatency = 50
@@ -185,6 +200,7 @@ struct AIEvalCommand: AsyncParsableCommand {
                 curveMatches: curveMatches)
             plan.humanMatches = humanMatches
             plan.humanLatency = humanLatency
+            plan.humanPresets = !adaptiveOnly
             if quick { plan.shrinkToQuickRun() }
             plan.predicts = !noPrediction
             plan.headroomSeconds = headroom

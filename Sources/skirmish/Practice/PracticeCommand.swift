@@ -19,7 +19,9 @@ struct PracticeCommand: AsyncParsableCommand {
             opponent at --difficulty sits down at a new table and the page joins it. Move your paddle with the \
             mouse or a finger; first to 7 goals wins, and Rematch starts a new match against a fresh opponent. The \
             page's difficulty selector starts a new match against an opponent of the level picked there \
-            (GET /play/match/<level>).
+            (GET /play/match/<level>). `adaptive` starts between easy and medium and adjusts the AI's skill within \
+            the match, from the score and the shots each side saves, so that the match stays close whatever your \
+            level.
 
             The page works offline: it is compiled into this binary and loads nothing else. It speaks the same \
             wire packets as every other client, over the server's WebSocket endpoint (/ws), and shows your score \
@@ -41,8 +43,10 @@ struct PracticeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "How hard the AI plays until the page picks another: easy, medium, hard or expert.", valueName: "level"))
-    var difficulty = Opponent.Difficulty.medium
+            "How hard the AI plays until the page picks another: easy, medium, hard, expert, or adaptive (it "
+                + "adjusts its skill within each match to keep it close).", valueName: "level"),
+        transform: PracticeCommand.parseDifficulty)
+    var difficulty = Opponent.Level.medium
 
     @Option(
         help: ArgumentHelp(
@@ -100,9 +104,12 @@ struct PracticeCommand: AsyncParsableCommand {
     }
 }
 
-extension Opponent.Difficulty: ExpressibleByArgument {
-    /// Reads `--difficulty` case-insensitively: `easy`, `medium`, `hard` or `expert`.
-    public init?(argument: String) {
-        self.init(rawValue: argument.lowercased())
+extension PracticeCommand {
+    /// Reads `--difficulty` case-insensitively: `easy`, `medium`, `hard`, `expert` or `adaptive`.
+    static func parseDifficulty(_ text: String) throws -> Opponent.Level {
+        guard let level = Opponent.Level(rawValue: text.lowercased()) else {
+            throw ValidationError("`\(text)` is no difficulty; choose one of \(Opponent.Level.names).")
+        }
+        return level
     }
 }

@@ -21,7 +21,7 @@ struct PracticeFixture {
     var pageURL: String { "http://127.0.0.1:\(port)/play" }
     var webSocket: Target { Target(transport: .webSocket, host: "127.0.0.1", port: port) }
 
-    static func start(difficulty: Opponent.Difficulty = .medium, joinTimeout: Duration = .seconds(15)) async throws
+    static func start(difficulty: Opponent.Level = .medium, joinTimeout: Duration = .seconds(15)) async throws
         -> PracticeFixture
     {
         let lobby = PracticeLobby(difficulty: difficulty, joinTimeout: joinTimeout)
