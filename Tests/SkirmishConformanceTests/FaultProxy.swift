@@ -90,6 +90,9 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// Not a broken rule: Snap Hellos for 2 seats (past the cookie) get `Reject(4)`, as from a server that seats Snap
     /// for 3 or 4 players only. The survey must still find Snap hosted.
     case refusesTwoSeatSnap
+    /// The proxy acknowledges every reliable packet of the server on the client's behalf (a sealed Ack of all it
+    /// passed on): the server never sees a peer that does not ack, so its ack timeout never drops one.
+    case acksForClients
 
     /// The check this fault must fail.
     var check: String {
@@ -130,6 +133,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .keepsOversizeOpen: "stream.oversize"
         case .refusesTwoSeatSnap: "handshake.games"
         case .wrongCloseCodes: "stream.websocket-close"
+        case .acksForClients: "session.ack-timeout"
         }
     }
 
@@ -177,6 +181,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .keepsOversizeOpen: "still open"
         case .refusesTwoSeatSnap: ""
         case .wrongCloseCodes: "a close frame with code 1003 after a text message, saw close code 1000"
+        case .acksForClients: "after a Welcome never acknowledged (the ack timeout drops the session at 10 s)"
         }
     }
 
@@ -508,6 +513,11 @@ private final class Relay: @unchecked Sendable {
             if !link.seenReliable.insert(packet.number).inserted {
                 loop.scheduleTask(in: .milliseconds(10)) { self.down(bytes, to: client) }
             }
+            return down(bytes, to: client)
+        case (.acksForClients?, _) where packet.message.type.delivery == .reliable:
+            link.seenReliable.insert(packet.number)
+            let ack = Ack(cumulative: link.seenReliable.max() ?? packet.number, bitfield: 0)
+            up(seal(Packet(.ack(ack)), key, from: .client), link: link)
             return down(bytes, to: client)
         case (.frozenNumbering?, _) where packet.message.type.delivery == .unreliable:
             changed.number = 7

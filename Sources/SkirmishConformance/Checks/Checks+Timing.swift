@@ -245,3 +245,85 @@ extension ConformanceCheck {
         return .pass
     }
 }
+
+extension ConformanceCheck {
+    /// A peer that never acknowledges is dropped 10 s after the server first sent the packet it owes an Ack for,
+    /// silently (the ack timeout; no `Disconnect`), while everything else about the peer stays alive.
+    ///
+    /// The one reliable packet a server sends outside a running match is the Welcome, so the probe joins and never
+    /// acknowledges it: the Welcome is resent with back-off and goes unacknowledged from its first sending. Meanwhile
+    /// the probe Pings every 250 ms (a new unreliable number each, the sign of life that keeps the silence timeout
+    /// away) and answers the server's Pings, so it is the ack timeout that ends the session, not silence. The rule is
+    /// UDP's: a stream never carries an Ack.
+    ///
+    /// It waits about 12 s, so it runs alongside the other checks from right after the survey, and it must meet none
+    /// of their players: it sits at a Snap table for three, which no other check asks for (they play two seats;
+    /// `session.keepalive` takes four unless the server seats Snap for three only, and then the two share a table
+    /// that still waits for its third and stays as idle as each needs). Alone at a forming table, the probe gets no
+    /// reliable packet but the Welcome, and having sent nothing of the game it is not held for a resume but leaves.
+    /// A server without Snap has no such table: the check is skipped.
+    ///
+    /// While the session lives each Ping gets a Pong within milliseconds, so the last packet the server sends marks
+    /// the drop to within 250 ms: it must come 9–10.5 s after the Welcome (a margin of 0.5 s per patience), none may
+    /// come in the further second of Pings, and none may be a `Disconnect`.
+    static let sessionAckTimeout = ConformanceCheck(
+        id: "session.ack-timeout",
+        title: "a peer that never acks is dropped, silently, 10 s after the first unacked packet",
+        transports: [.udp], limit: .seconds(20), alongside: true
+    ) { context in
+        let survey = context.survey
+        guard survey.hosted.contains(.snap) || survey.otherSeats[.snap] != nil else {
+            return .skip("needs a Snap table for three, which no other check joins, and the server does not host snap")
+        }
+        let probe = try await context.probe()
+        defer { probe.close() }
+        probe.withholdAcks()
+        var hello = context.hello("noack")
+        hello.game = .snap
+        hello.seats = 3
+        guard let answer = await probe.handshake(hello), case .welcome = answer.message else {
+            return .failed("a Welcome to a Hello for snap (3 seats)", "none within 5 s")
+        }
+        let welcomed = ContinuousClock.now
+        let deadline = welcomed + .seconds(10) + .milliseconds(500) * context.patience
+        let end = deadline + .seconds(1) * context.patience
+        var last = welcomed
+        var resends = 0
+        var disconnect: Disconnect?
+        var count: UInt32 = 0
+        var nextPing = welcomed
+        context.step("waiting for the ack timeout, Welcome unacknowledged")
+        while ContinuousClock.now < end {
+            if ContinuousClock.now >= nextPing {
+                count += 1
+                probe.send(.ping(Ping(player: 0, count: 0xAC70_0000 + count, sendTime: 1)))
+                nextPing += .milliseconds(250)
+            }
+            let wait = max(min(nextPing, end) - ContinuousClock.now, .milliseconds(1))
+            guard let (packet, _) = await probe.receive(within: wait) else { continue }
+            last = ContinuousClock.now
+            switch packet.message {
+            case .welcome: resends += 1
+            case .ping(let ping): probe.send(.pong(ping))
+            case .disconnect(let sent): disconnect = sent
+            default: break
+            }
+        }
+        let lasted = "the last packet \((last - welcomed).milliseconds) ms after it (\(resends) resends of the Welcome)"
+        if let disconnect {
+            return .failed(
+                "no packet when the ack timeout drops the session (it is silent)", "Disconnect(\(disconnect.reason))")
+        }
+        guard last <= deadline else {
+            return .failed(
+                "no packet later than \((deadline - welcomed).milliseconds) ms after a Welcome never acknowledged "
+                    + "(the ack timeout drops the session at 10 s)", "\(lasted): the session went on")
+        }
+        guard last >= welcomed + .seconds(9) else {
+            return .failed(
+                "the session kept, answering Pings, until the ack timeout 10 s after the unacknowledged Welcome",
+                "\(lasted): dropped too early")
+        }
+        return .pass
+    }
+}

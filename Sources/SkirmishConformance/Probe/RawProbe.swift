@@ -25,6 +25,8 @@ final class RawProbe: Sendable {
     private let inbox: Inbox
     /// The probe's SNAP connection: idle until ``handshake(_:within:)`` makes one for its Hello.
     private let connection: Mutex<SnapConnection>
+    /// Whether the connection's Acks are written (``withholdAcks()`` stops them).
+    private let acking = Mutex(true)
 
     private init(channel: any Channel, transport: Transport, inbox: Inbox) {
         self.channel = channel
@@ -181,7 +183,18 @@ final class RawProbe: Sendable {
     }
 
     private func write(_ packets: [[UInt8]]) {
-        for packet in packets { write(packet) }
+        let acking = acking.withLock { $0 }
+        for packet in packets where acking || !Self.isAck(packet) { write(packet) }
+    }
+
+    /// From now on the connection's Acks are dropped instead of written, the handshake's Ack of the Welcome
+    /// included; everything else goes out as before (UDP: a peer that never acknowledges, `session.ack-timeout`).
+    func withholdAcks() { acking.withLock { $0 = false } }
+
+    /// Whether `bytes`, as the connection wrote them, are an `Ack`: over UDP the type (0x0005) follows the magic
+    /// and the number, with the trailer after the packet. Streams never carry one.
+    private static func isAck(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 10 && bytes[8] == 0x00 && bytes[9] == 0x05
     }
 
     // MARK: Receiving

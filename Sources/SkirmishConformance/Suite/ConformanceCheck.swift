@@ -13,11 +13,15 @@ public struct ConformanceCheck: Sendable, Identifiable {
     public let limit: Duration
     /// What the server must have shown before the check can run (a seat, a game hosted); otherwise it is skipped.
     let needs: Requirement
+    /// Whether the check runs alongside the others from the start of the run (right after the survey) instead of
+    /// in its turn: a check that mostly waits (`session.ack-timeout`), on a session no other check's player can meet.
+    /// Its result is still reported in its place.
+    let alongside: Bool
     let body: @Sendable (CheckContext) async throws -> CheckOutcome
 
     init(
         id: String, title: String, transports: Set<Transport> = [.udp, .tcp, .webSocket],
-        needs: Requirement = .seat, limit: Duration = .seconds(20),
+        needs: Requirement = .seat, limit: Duration = .seconds(20), alongside: Bool = false,
         body: @escaping @Sendable (CheckContext) async throws -> CheckOutcome
     ) {
         self.id = id
@@ -25,6 +29,7 @@ public struct ConformanceCheck: Sendable, Identifiable {
         self.transports = transports
         self.needs = needs
         self.limit = limit
+        self.alongside = alongside
         self.body = body
     }
 
@@ -58,7 +63,9 @@ public struct CheckResult: Sendable {
     public let check: ConformanceCheck
     /// How it came out.
     public let outcome: CheckOutcome
-    /// How long it ran, in seconds (0 for a check skipped without running).
+    /// How long it ran, in seconds (0 for a check skipped without running); for a check run alongside the others
+    /// (`session.ack-timeout`), how long the run waited for it in its place, so that the results add up to
+    /// the run's wall time.
     public var seconds: Double = 0
 
     /// A result.

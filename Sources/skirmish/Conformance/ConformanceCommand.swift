@@ -12,7 +12,7 @@ struct ConformanceCommand: AsyncParsableCommand {
             For teams writing their own server (the h2spec or Autobahn of this protocol). Each check exercises one \
             rule of the wire protocol over a real connection — which games the server hosts, handshake and cookie \
             rules, the order of a Hello's checks, the spec's example bytes, acks within the 50 ms deadline, resends that \
-            back off and honour an Ack's bit 0, Pongs that echo their Ping, reliable delivery under emulated loss, \
+            back off and honour an Ack's bit 0, the 10 s ack timeout (run alongside the other checks), Pongs that echo their Ping, reliable delivery under emulated loss, \
             duplication and reordering, unreliable numbering and stale packets, Puck's mirroring, paddle limits, \
             snapshot rate and tick step, state hashes against a replica for both seats, a forfeit's result for seat \
             1, Snap's deal, the Suns relay, timeouts, resume (also of a seat whose owner is still connected), an \
@@ -24,7 +24,7 @@ struct ConformanceCommand: AsyncParsableCommand {
 
             then a summary. Exit status: 0 when every check that ran passed, 1 when one failed, 2 for bad input (a \
             target that does not parse or does not answer). Rules that only exist over UDP (cookie, amplification, \
-            session trailer, acks, numbering) are skipped on TCP and WebSocket, and the skips are counted. The first \
+            session trailer, acks, the ack timeout, numbering) are skipped on TCP and WebSocket, and the skips are counted. The first \
             check asks for each built-in game: a Reject(4) means the server does not host it, and that game's checks \
             are skipped with that reason; a handshake that gets no Welcome at all fails once, and the checks that need \
             a seat are skipped as depending on it. Every check has a time limit, so a run ends by itself: about \
