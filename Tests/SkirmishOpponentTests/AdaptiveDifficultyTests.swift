@@ -139,7 +139,9 @@ import Testing
         let (close, _) = Self.controller(after: [true, true, false, true, false, true, false, true, false])
         let converged = try #require(close.convergence)
         #expect(converged.converged, "\(converged)")
-        #expect(abs(converged.settledSkill - (AdaptiveDifficulty.Tuning().startingSkill + 0.2 + 0.15 - 0.1)) < 1e-9)
+        let tuning = AdaptiveDifficulty.Tuning()
+        let steps = tuning.goalSteps
+        #expect(abs(converged.settledSkill - (tuning.startingSkill + steps[0] + steps[1] - steps[2])) < 1e-9)
         // The opponent keeps conceding after the third goal: its skill keeps climbing, and the match did not
         // converge by the third goal.
         let (runaway, _) = Self.controller(

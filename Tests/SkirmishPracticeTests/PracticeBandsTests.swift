@@ -10,14 +10,15 @@ import Testing
 /// the preset to over 40 matches.
 ///
 /// Ninety seconds per pairing is a small sample, so the judgement is the one it allows: the Wilson 95 % interval of
-/// the AI's share of the goals must reach the band — for each pairing, and for the three close pairings together. A
-/// preset tuned for a level gives it a close match (a share of 0.3–0.7 of the goals); the expert beats a beginner
+/// the AI's share of the goals must reach the band — for each pairing, and for the close pairings together. A
+/// preset tuned for a level gives it a close match (a share of 0.3–0.7 of the goals), and so does the adaptive AI; the
+/// expert beats a beginner
 /// (at least 0.9 of them). A model that stopped moving, a page that stopped sending input, or a preset far off its
 /// band fails it.
 @Suite(.serialized) struct PracticeBandsTests {
     struct Pairing: Sendable, CustomStringConvertible {
         var skill: HumanPlayer.Skill
-        var difficulty: Opponent.Difficulty
+        var difficulty: Opponent.Level
         /// The AI's share of the goals its band stands for.
         var share: ClosedRange<Double>
 
@@ -28,6 +29,7 @@ import Testing
         Pairing(skill: .beginner, difficulty: .easy, share: 0.3...0.7),
         Pairing(skill: .casual, difficulty: .medium, share: 0.3...0.7),
         Pairing(skill: .skilled, difficulty: .hard, share: 0.3...0.7),
+        Pairing(skill: .casual, difficulty: .adaptive, share: 0.3...0.7),
         Pairing(skill: .beginner, difficulty: .expert, share: 0.9...1),
     ]
 
@@ -76,8 +78,8 @@ import Testing
                     #expect(max(score.ai, score.person) == 7, "\(pairing): the opponent left a match still running")
                 }
             }
-            // A close match at 50 ms can be a long rally with a goal or two a minute: the three pairings tuned for
-            // each other are judged together as well, on enough goals for the interval to mean something.
+            // A close match at 50 ms can be a long rally with a goal or two a minute: the four pairings meant to be
+            // close are judged together as well, on enough goals for the interval to mean something.
             let close = zip(tables, scores).filter { $0.0.pairing.difficulty != .expert }.map(\.1)
             let ai = close.reduce(0) { $0 + $1.ai }
             let person = close.reduce(0) { $0 + $1.person }

@@ -22,8 +22,8 @@ import SkirmishWire
 public struct AdaptiveDifficulty: Sendable, Hashable {
     /// The step sizes and where a match starts.
     public struct Tuning: Sendable, Hashable {
-        /// The skill a match starts at: 0.2, between easy and medium, near the middle of the levels the human-like
-        /// players are met at (about 0.1 for a beginner, 0.2 casual, 0.35 skilled over the real protocol).
+        /// The skill a match starts at: 0.25, between easy and medium, near the middle of the levels the human-like
+        /// players are met at over the real protocol (see <doc:AdaptiveDifficulty>).
         public var startingSkill: Double
         /// The step of the first goals of a match, in order; later goals step by ``lateGoalStep``.
         public var goalSteps: [Double]
@@ -35,7 +35,7 @@ public struct AdaptiveDifficulty: Sendable, Hashable {
 
         /// The tuning ``AdaptiveDifficulty`` uses unless told otherwise.
         public init(
-            startingSkill: Double = 0.2, goalSteps: [Double] = [0.2, 0.15, 0.1], lateGoalStep: Double = 0.04,
+            startingSkill: Double = 0.25, goalSteps: [Double] = [0.3, 0.25, 0.15], lateGoalStep: Double = 0.03,
             saveWeight: Double = 0.25
         ) {
             self.startingSkill = startingSkill
