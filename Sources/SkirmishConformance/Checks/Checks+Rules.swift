@@ -178,11 +178,12 @@ extension ConformanceCheck {
         // Bit 0 of the bitfield is `cumulative + 1`: the Chat itself.
         let ackedAt = ContinuousClock.now
         probe.send(Packet(.ack(Ack(cumulative: chat.number &- 1, bitfield: 1))))
-        // Unheeded, the next resend comes one doubled interval (at most 2 s) after the last; one already on its way
-        // when the Ack arrived is not counted.
+        // A resend already on its way when the Ack arrived is not counted. Unheeded, the resends go on: the interval
+        // running when the Ack lands is at most four times the last one timed (one resend may have gone out while
+        // the probe was reading), capped at 2 s, so a window that long after the in-flight allowance holds one
+        // whatever the probe's delays on a busy machine.
         let inFlight = Duration.milliseconds(100) * context.patience
-        let next = times.last! + min(intervals.last! * 2, .seconds(2)) + .milliseconds(300)
-        let listen = max(next, ackedAt + inFlight + .milliseconds(300))
+        let listen = ackedAt + inFlight + min(intervals.last! * 4, .seconds(2)) + .milliseconds(300) * context.patience
         context.step("listening for resends after the Ack naming the Chat by bit 0")
         if let (_, at) = await probe.arrival(
             within: listen - ContinuousClock.now, after: ackedAt + inFlight,
