@@ -86,7 +86,7 @@ extension ConformanceCheck {
             probes.append(try await context.probe())
         }
         for (probe, (_, request)) in zip(probes, requests) { probe.send(request, sealed: false) }
-        let deadline = ContinuousClock.now + .seconds(1)
+        let deadline = ContinuousClock.now + .seconds(1) * context.patience
         context.step("listening for the replies to all \(requests.count) requests")
         // Every probe listens at once, so a busy process's late resumptions overlap instead of adding up (one probe
         // after another took 14 s under load, for waits bounded at about 1.3 s each).

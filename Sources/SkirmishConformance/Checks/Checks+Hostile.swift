@@ -37,7 +37,7 @@ extension ConformanceCheck {
             let playing = context.game != .puck ? 0 : 11
             guard
                 await player.wait(
-                    .seconds(4),
+                    .seconds(4) * context.patience,
                     until: { ($0.chats.contains(text) && $0.snapshots.count >= before + playing) || $0.isClosed })
                     != nil, !player.now.isClosed
             else {

@@ -13,9 +13,14 @@ extension ConformanceCheck {
         defer { release(a, b) }
         let targetA = (x: Float(100), y: Float(380))
         let targetB = (x: Float(200), y: Float(420))
-        let settled = await steer(a, to: targetA, b, to: targetB, within: .seconds(6)) { ra, rb in
+        // Judged on snapshots of ticks after both paddles reached their targets: each player's latest snapshot alone
+        // may be a tick behind the other's, showing the other paddle still on its way.
+        var bothThere: UInt32?
+        let settled = await steer(a, to: targetA, b, to: targetB, within: .seconds(6) * context.patience) { ra, rb in
             guard let sa = ra.snapshots.last, let sb = rb.snapshots.last else { return false }
-            return near(sa.me, targetA) && near(sb.me, targetB)
+            if bothThere == nil, near(sa.me, targetA), near(sb.me, targetB) { bothThere = max(sa.tick, sb.tick) }
+            guard let bothThere else { return false }
+            return sa.tick > bothThere && sb.tick > bothThere && near(sa.me, targetA) && near(sb.me, targetB)
         }
         guard settled, let sa = a.now.snapshots.last, let sb = b.now.snapshots.last else {
             return .failed(

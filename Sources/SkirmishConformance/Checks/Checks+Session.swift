@@ -87,12 +87,12 @@ extension ConformanceCheck {
         // whatever the game.
         a.send(.chat(Chat(text: "before a")))
         b.send(.chat(Chat(text: "before b")))
-        guard await a.wait(.seconds(5), until: { $0.chats.contains("before b") }) != nil,
-            await b.wait(.seconds(5), until: { $0.chats.contains("before a") }) != nil
+        guard await a.wait(.seconds(5) * context.patience, until: { $0.chats.contains("before b") }) != nil,
+            await b.wait(.seconds(5) * context.patience, until: { $0.chats.contains("before a") }) != nil
         else { return .failed("each player's Chat relayed to the other", "not within 5 s") }
         a.session.suspend()
         a.session.resume()
-        let resumed = await a.wait(.seconds(10)) { record in
+        let resumed = await a.wait(.seconds(10) * context.patience) { record in
             record.isClosed || (record.latestWelcome.map { $0 != wa } ?? false)
         }
         guard let record = resumed, let again = record.latestWelcome, again != wa else {
@@ -106,7 +106,7 @@ extension ConformanceCheck {
             return .failed("a new resume token in the resume's Welcome", "token \(again.resumeToken)")
         }
         b.send(.chat(Chat(text: "after b")))
-        guard await a.wait(.seconds(3), until: { $0.chats.contains("after b") }) != nil else {
+        guard await a.wait(.seconds(3) * context.patience, until: { $0.chats.contains("after b") }) != nil else {
             return .failed("the other player's Chat to reach the resumed player", "none within 3 s")
         }
         // The old token was used: a Hello carrying it from anywhere else is refused.

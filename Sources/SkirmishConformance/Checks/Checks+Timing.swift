@@ -17,8 +17,9 @@ extension ConformanceCheck {
         }
         // The deadline is the server's: what the probe measures is a round trip, so the link's own round trip (the
         // fastest of a few Ping→Pong exchanges, which the server answers at once) is taken off, and a busy machine
-        // gets a scheduling slack that grows with patience. The 50 ms itself never grows.
-        var baseline = Duration.seconds(1)
+        // gets a scheduling slack that grows with patience. The 50 ms itself never grows. Without any Pong the whole
+        // round trip counts.
+        var baseline: Duration?
         for count in 0..<5 {
             let sent = ContinuousClock.now
             probe.send(.ping(Ping(player: 0, count: 0x41_434B00 + UInt32(count), sendTime: 0)))
@@ -28,9 +29,10 @@ extension ConformanceCheck {
                     if case .pong(let pong) = $0.message { pong.count == 0x41_434B00 + UInt32(count) } else { false }
                 })
             {
-                baseline = min(baseline, at - sent)
+                baseline = min(baseline ?? at - sent, at - sent)
             }
         }
+        let linkRoundTrip = baseline ?? .zero
         let deadline = Duration.milliseconds(50)
         let slack = Duration.milliseconds(10) * (context.patience - 1)
         // Chats numbered by hand: 1, then 3 and 5 (2 and 4 missing), then the gaps filled, then 1 again.
@@ -46,29 +48,38 @@ extension ConformanceCheck {
         ]
         for step in script {
             context.step("waiting for the Ack of \(step.what)")
-            let sent = ContinuousClock.now
-            probe.send(Packet(number: step.number, .chat(Chat(text: "ack \(step.number)"))))
-            var last: Ack?
-            // Only an Ack read after this send answers it: the previous step's Ack, repeated or late, does not.
-            let answer = await probe.arrival(within: .seconds(1) * context.patience, after: sent) { packet in
-                guard case .ack(let ack) = packet.message else { return false }
-                last = ack
-                return ack.cumulative == step.cumulative && ack.bitfield == step.bits
-            }
-            guard let (_, at) = answer else {
-                let expected =
-                    "an Ack of cumulative \(step.cumulative), bitfield \(binary(step.bits)) after \(step.what)"
-                guard let last else {
-                    return .failed(
-                        expected, "no Ack within \((Duration.seconds(1) * context.patience).milliseconds) ms")
+            // Each step's packet leaves up to three times (after the first, a duplicate, which changes nothing the Ack
+            // states) and the fastest Ack counts: one stall of a busy machine does not fail a server that answers
+            // at once, and a server that is late is late every time.
+            var fastest: Duration?
+            for _ in 0..<3 {
+                let sent = ContinuousClock.now
+                probe.send(Packet(number: step.number, .chat(Chat(text: "ack \(step.number)"))))
+                var last: Ack?
+                // Only an Ack read after this send answers it: the previous step's Ack, repeated or late, does not.
+                let answer = await probe.arrival(within: .seconds(1) * context.patience, after: sent) { packet in
+                    guard case .ack(let ack) = packet.message else { return false }
+                    last = ack
+                    return ack.cumulative == step.cumulative && ack.bitfield == step.bits
                 }
-                return .failed(expected, "cumulative \(last.cumulative), bitfield \(binary(last.bitfield))")
+                guard let (_, at) = answer else {
+                    let expected =
+                        "an Ack of cumulative \(step.cumulative), bitfield \(binary(step.bits)) after \(step.what)"
+                    guard let last else {
+                        return .failed(
+                            expected, "no Ack within \((Duration.seconds(1) * context.patience).milliseconds) ms")
+                    }
+                    return .failed(expected, "cumulative \(last.cumulative), bitfield \(binary(last.bitfield))")
+                }
+                let took = at - sent - linkRoundTrip
+                fastest = min(fastest ?? took, took)
+                if took <= deadline + slack { break }
             }
-            let took = at - sent - baseline
-            guard took <= deadline + slack else {
+            guard let fastest, fastest <= deadline + slack else {
                 return .failed(
                     "the Ack of \(step.what) within \(deadline.milliseconds) ms of its arrival",
-                    "\(took.milliseconds) ms (the round trip less the link's own, \(baseline.milliseconds) ms)")
+                    "\((fastest ?? .zero).milliseconds) ms at best of three sendings (the round trip less the link's "
+                        + "own, \(linkRoundTrip.milliseconds) ms)")
             }
         }
         return .pass
@@ -99,30 +110,26 @@ extension ConformanceCheck {
                 where: { if case .chat = $0.message { true } else { false } })
         else { return .failed("the partner's Chat relayed to the probe", "none within 3 s") }
         let forged = chat.number &+ 1_000
-        let ackedAt = ContinuousClock.now
         probe.send(Packet(.ack(Ack(cumulative: forged, bitfield: 0))))
-        context.step("waiting for the Chat to be resent twice after the forged Ack")
-        // Resends read before the forged Ack prove nothing, and a server that trusted it may still have one resend in
-        // flight: two read after it show it kept resending. Retransmission timeouts double up to 2 s, so two come
-        // within 4.5 s.
-        let window = Duration.milliseconds(4_500) * context.patience
-        let until = ContinuousClock.now + window
-        var resends = 0
-        while resends < 2, ContinuousClock.now < until {
-            guard
-                await probe.arrival(
-                    within: until - ContinuousClock.now, after: ackedAt,
-                    where: {
-                        $0.number == chat.number && $0.message == chat.message
-                    }) != nil
-            else { break }
-            resends += 1
+        context.step("waiting for the Chat to be resent after the forged Ack")
+        // A Ping after the forged Ack is the barrier: a resend read after its Pong was sent after the server handled
+        // the Ack. Retransmission timeouts double up to 2 s, so one comes within 2 s of it, well before the 10 s ack
+        // timeout ends the session (the probe Pings meanwhile, so silence does not).
+        guard let handled = await probe.barrier(within: .seconds(2) * context.patience) else {
+            return .failed("a Pong to the Ping sent after the forged Ack", "none within 2 s")
         }
-        guard resends >= 2 else {
+        // One resend a server that handles Acks on its tick had already queued proves nothing: it is skipped within
+        // a tick's slack of the Pong.
+        let window = Duration.milliseconds(2_500) * context.patience
+        guard
+            await probe.arrivalStayingAlive(
+                within: handled + window - ContinuousClock.now, after: handled + .milliseconds(50) * context.patience,
+                where: { $0.number == chat.number && $0.message == chat.message }) != nil
+        else {
             return .failed(
                 "the Chat (reliable \(chat.number)) resent after an Ack of cumulative \(forged), which names packets the "
                     + "server never sent and must be ignored",
-                (resends == 0 ? "no resend" : "only \(resends) resend") + " within \(window.milliseconds) ms after it")
+                "no resend within \(window.milliseconds) ms after the Pong that followed it")
         }
         return .pass
     }
@@ -227,7 +234,7 @@ extension ConformanceCheck {
         }
         for count in 0..<10 { probe.send(.ping(Ping(player: 1, count: 0x5A00_0000 + UInt32(count), sendTime: 1))) }
         var seen = 0
-        let end = ContinuousClock.now + .seconds(1)
+        let end = ContinuousClock.now + .seconds(1) * context.patience
         while ContinuousClock.now < end {
             guard let packet = await probe.receive(within: end - ContinuousClock.now, where: { _ in true }) else {
                 break
@@ -240,7 +247,9 @@ extension ConformanceCheck {
             seen += 1
         }
         guard seen >= 10 else {
-            return .failed("at least 10 packets (Pongs to 10 Pings) in 1 s", "\(seen)")
+            return .failed(
+                "at least 10 packets (Pongs to 10 Pings) in \((Duration.seconds(1) * context.patience).milliseconds) ms",
+                "\(seen)")
         }
         return .pass
     }
@@ -306,8 +315,9 @@ extension ConformanceCheck {
                 nextPing += .milliseconds(250)
             }
             let wait = max(min(nextPing, end) - ContinuousClock.now, .milliseconds(1))
-            guard let (packet, _) = await probe.receive(within: wait) else { continue }
-            last = ContinuousClock.now
+            // The time the packet was read off the socket, not when this task got round to it.
+            guard let (packet, at) = await probe.arrival(within: wait, where: { _ in true }) else { continue }
+            last = at
             switch packet.message {
             case .welcome: resends += 1
             case .ping(let ping): probe.send(.pong(ping))

@@ -223,6 +223,47 @@ final class RawProbe: Sendable {
         return nil
     }
 
+    /// Like ``arrival(within:after:where:)``, sending a Ping every second while it waits: a wait for packets only the
+    /// server sends (resends, say) would otherwise leave the probe silent long enough for the server's 5 s silence
+    /// timeout. The Pongs are skipped like any packet `match` refuses.
+    func arrivalStayingAlive(
+        within limit: Duration, after: ContinuousClock.Instant? = nil, where match: (Packet) -> Bool
+    ) async -> (packet: Packet, at: ContinuousClock.Instant)? {
+        let deadline = ContinuousClock.now + limit
+        var nextPing = ContinuousClock.now + .seconds(1)
+        while true {
+            let now = ContinuousClock.now
+            guard now < deadline else { return nil }
+            if now >= nextPing {
+                send(.ping(Ping(player: 0, count: 0x4A11_7E00, sendTime: 0)))
+                nextPing = now + .seconds(1)
+            }
+            if let found = await arrival(within: min(deadline, nextPing) - now, after: after, where: match) {
+                return found
+            }
+        }
+    }
+
+    /// Sends a Ping and waits for its Pong (sending the Ping again every 250 ms): a barrier in the server's own
+    /// order. A server reads a client's packets in order, so what the probe sent before the Ping was handled before
+    /// the Pong left, and a packet read after the Pong was sent after that. Packets read before the Pong are
+    /// skipped. Returns when the Pong was read, or `nil` when none came within `limit`.
+    func barrier(within limit: Duration) async -> ContinuousClock.Instant? {
+        let count = UInt32.random(in: 0x1000_0000...0xEFFF_FFFF)
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            send(.ping(Ping(player: 0, count: count, sendTime: 0)))
+            let wait = min(deadline - ContinuousClock.now, .milliseconds(250))
+            if let (_, at) = await arrival(
+                within: wait,
+                where: { if case .pong(let pong) = $0.message { pong.count == count } else { false } })
+            {
+                return at
+            }
+        }
+        return nil
+    }
+
     /// The next packet that decodes, with the size it arrived as; over UDP with a key, only datagrams whose trailer
     /// verifies count (others are skipped). `nil` when none comes in time. Nothing is answered.
     func receive(within limit: Duration) async -> (packet: Packet, size: Int)? {
