@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOPosix
 import SkirmishGames
@@ -149,7 +150,7 @@ struct ConformanceTests {
         #expect(report.passed == ConformanceSuite.all.filter { $0.transports.contains(.udp) }.count)
     }
 
-    @Test("a server that seats Snap for 3 or 4 players only is surveyed as hosting Snap, not as refusing it")
+    @Test("a server that seats Snap for 3 or 4 players only hosts Snap: snap.deal plays four seats and passes")
     func snapForFourIsHosted() async throws {
         let report = try await Self.withProxy(.refusesTwoSeatSnap) { target in
             await ConformanceSuite(
@@ -159,11 +160,42 @@ struct ConformanceTests {
         let lines = report.results.map(\.line).joined(separator: "\n")
         #expect(report.outcome(of: "handshake.games") == .pass, "\(lines)")
         #expect(report.outcome(of: "session.keepalive") == .pass, "\(lines)")
-        guard case .skip(let why) = report.outcome(of: "snap.deal") else {
-            Issue.record("snap.deal ran against a server that seats Snap for four only: \(lines)")
-            return
+        let deal = try #require(report.results.first { $0.check.id == "snap.deal" })
+        #expect(deal.outcome == .pass, "\(lines)")
+        #expect(deal.note?.hasPrefix("played at 4 seats") == true, "\(deal.line)")
+        #expect(deal.line.contains("(played at 4 seats: the server refused snap for 2 with Reject(4))"), "\(deal.line)")
+    }
+
+    @Test(
+        "a broken Snap rule is caught at the four seats of a server that seats Snap for 3 or 4 only",
+        arguments: Fault.allCases.filter { $0.check == "snap.deal" })
+    func snapFaultAtFourSeats(_ fault: Fault) async throws {
+        let report = try await Self.withProxy(fault, refusingTwoSeatSnap: true) { target in
+            await ConformanceSuite(only: ["snap.deal"], patience: Self.patience).run(against: target)
         }
-        #expect(why.contains("snap for 4 players only"), "\(why)")
+        try Self.expectFailure(of: fault, in: report, over: " at four seats")
+        let deal = try #require(report.results.first)
+        #expect(deal.note?.hasPrefix("played at 4 seats") == true, "\(deal.line)")
+    }
+
+    @Test("a check's note follows its title in its line, and is its note in JSON and its system-out in JUnit")
+    func noteInEveryFormat() throws {
+        let note = "played at 4 seats: the server refused snap for 2 with Reject(4)"
+        let report = ConformanceReport(results: [
+            CheckResult(check: .snapDeal, outcome: .pass, seconds: 1, note: note),
+            CheckResult(check: .sunsRelay, outcome: .fail(expected: "x", saw: "y"), seconds: 1),
+        ])
+        #expect(report.results[0].line == "PASS  snap.deal  \(ConformanceCheck.snapDeal.title) (\(note))")
+        #expect(report.results[1].line.hasPrefix("FAIL  suns.relay  \(ConformanceCheck.sunsRelay.title): expected x"))
+        let target = Target(transport: .udp, host: "127.0.0.1", port: 9)
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(report.json(target: target).utf8)) as? [String: Any])
+        let checks = try #require(document["checks"] as? [[String: Any]])
+        #expect(checks.map { $0["note"] as? String } == [note, nil])
+        let junit = report.junit(target: target)
+        #expect(
+            junit.contains("time=\"1.000\">\n      <system-out>\(note)</system-out>\n    </testcase>\n"), "\(junit)")
+        #expect(junit.components(separatedBy: "<system-out>").count == 2, "\(junit)")
     }
 
     @Test("session.keepalive runs on a Puck-only server (a match ended by forfeit), and fails when Pings are dropped")
@@ -228,12 +260,15 @@ struct ConformanceTests {
         }
     }
 
-    /// Runs `body` against a ``FaultProxy`` breaking `fault` in front of a fresh server; stops both before returning.
+    /// Runs `body` against a ``FaultProxy`` breaking `fault` (and refusing Snap for two when `refusingTwoSeatSnap`) in
+    /// front of a fresh server; stops both before returning.
     static func withProxy<T>(
-        _ fault: Fault?, games: Set<GameKind>? = nil, _ body: (Target) async throws -> T
+        _ fault: Fault?, games: Set<GameKind>? = nil, refusingTwoSeatSnap: Bool = false,
+        _ body: (Target) async throws -> T
     ) async throws -> T {
         try await withServer(games: games) { server in
-            let proxy = try await FaultProxy.start(fault: fault, server: try #require(server.addresses.udp))
+            let proxy = try await FaultProxy.start(
+                fault: fault, refusingTwoSeatSnap: refusingTwoSeatSnap, server: try #require(server.addresses.udp))
             do {
                 let result = try await body(
                     Target(transport: .udp, host: "127.0.0.1", port: try #require(proxy.address.port)))

@@ -93,6 +93,10 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// The proxy acknowledges every reliable packet of the server on the client's behalf (a sealed Ack of all it
     /// passed on): the server never sees a peer that does not ack, so its ack timeout never drops one.
     case acksForClients
+    /// `ServerReady` counts positions anticlockwise, `(receiver's seat − seat) mod n`: the rule's own answer at two
+    /// seats, a wrong one at three and four. So that it shows, Snap for two is refused as ``refusesTwoSeatSnap``
+    /// refuses it, and `snap.deal` plays the four seats the survey then finds.
+    case anticlockwisePositions
 
     /// The check this fault must fail.
     var check: String {
@@ -134,6 +138,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .refusesTwoSeatSnap: "handshake.games"
         case .wrongCloseCodes: "stream.websocket-close"
         case .acksForClients: "session.ack-timeout"
+        case .anticlockwisePositions: "snap.deal"
         }
     }
 
@@ -182,6 +187,7 @@ enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .refusesTwoSeatSnap: ""
         case .wrongCloseCodes: "a close frame with code 1003 after a text message, saw close code 1000"
         case .acksForClients: "after a Welcome never acknowledged (the ack timeout drops the session at 10 s)"
+        case .anticlockwisePositions: "at position 0, then, clockwise by seat, peer"
         }
     }
 
@@ -221,6 +227,11 @@ extension Fault {
 
     /// Whether the fault breaks a rule, so its check must fail; ``refusesTwoSeatSnap`` is a legitimate server.
     var breaksARule: Bool { self != .refusesTwoSeatSnap }
+
+    /// Whether the proxy answers a Snap Hello for two with `Reject(4)` under this fault, as from a server that seats
+    /// Snap for 3 or 4 only; any other fault combines with that refusal through `FaultProxy.start`'s
+    /// `refusingTwoSeatSnap`.
+    var refusesSnapForTwo: Bool { self == .refusesTwoSeatSnap || self == .anticlockwisePositions }
 
     /// What the fault does to `message` on its way from the server to a client seated at `seat`; `snapshots` counts
     /// the snapshots that client was sent.
@@ -286,13 +297,21 @@ extension Fault {
         case (.unmirroredOver, .puckMatchOver(var over)) where seat == 1:
             over.winner = over.winner == .me ? .them : .me
             return .replace(.puckMatchOver(over))
+        case (.anticlockwisePositions, .serverReady(var ready)):
+            let count = ready.players.count
+            for index in ready.players.indices {
+                ready.players[index].position = UInt8((count - Int(ready.players[index].position)) % count)
+            }
+            return .replace(.serverReady(ready))
         default:
             return .pass
         }
     }
 }
 
-/// A UDP proxy in front of the real server that breaks one rule of the protocol (a ``Fault``), or none.
+/// A UDP proxy in front of the real server that breaks one rule of the protocol (a ``Fault``), or none; it may also
+/// refuse Snap for two (`refusingTwoSeatSnap`), so that a fault of Snap's rules shows at the four seats the suite then
+/// plays.
 ///
 /// Each client address gets its own upstream socket, so the server sees one address per client as it would without
 /// the proxy. The proxy reads the session key from each Welcome (it is in the clear, sealed under itself), which is
@@ -312,10 +331,14 @@ final class FaultProxy: @unchecked Sendable {
         self.relay = relay
     }
 
-    static func start(fault: Fault?, server: SocketAddress) async throws -> FaultProxy {
+    static func start(
+        fault: Fault?, refusingTwoSeatSnap: Bool = false, server: SocketAddress
+    ) async throws -> FaultProxy {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
-        let relay = Relay(fault: fault, server: server, loop: loop)
+        let relay = Relay(
+            fault: fault, refusesSnapForTwo: refusingTwoSeatSnap || fault?.refusesSnapForTwo == true, server: server,
+            loop: loop)
         let front = try await DatagramBootstrap(group: loop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -361,14 +384,17 @@ private final class Relay: @unchecked Sendable {
     }
 
     let fault: Fault?
+    /// Whether Snap Hellos for two get `Reject(4)`, whatever the fault.
+    let refusesSnapForTwo: Bool
     let server: SocketAddress
     let loop: any EventLoop
     var front: (any Channel)?
     var links: [SocketAddress: Link] = [:]
     var dead = false
 
-    init(fault: Fault?, server: SocketAddress, loop: any EventLoop) {
+    init(fault: Fault?, refusesSnapForTwo: Bool, server: SocketAddress, loop: any EventLoop) {
         self.fault = fault
+        self.refusesSnapForTwo = refusesSnapForTwo
         self.server = server
         self.loop = loop
     }
@@ -384,6 +410,10 @@ private final class Relay: @unchecked Sendable {
             return up(bytes, link: link)
         }
         switch (fault, packet.message) {
+        case (_, .hello(let hello))
+        where refusesSnapForTwo && hello.game == .snap && hello.seats == 2 && hello.cookie != .zero:
+            let reject = try! Packet(.reject(Reject(reason: .badRequest, text: "snap takes 3-4 seats"))).encoded()
+            return down(reject, to: client)
         case (.seatsWithoutCookie?, .hello(let hello)) where hello.cookie == .zero && hello.resumeToken == 0:
             link.autoCookie = hello
         case (.refusesResume?, .hello(let hello)) where hello.resumeToken != 0:
@@ -403,10 +433,6 @@ private final class Relay: @unchecked Sendable {
         case (.refusesSealedResume?, .hello(let hello)) where hello.resumeToken != 0:
             let length = (try? packet.encoded().count) ?? bytes.count
             return up(Array(bytes.prefix(length)), link: link)
-        case (.refusesTwoSeatSnap?, .hello(let hello))
-        where hello.game == .snap && hello.seats == 2 && hello.cookie != .zero:
-            let reject = try! Packet(.reject(Reject(reason: .badRequest, text: "snap takes 3-4 seats"))).encoded()
-            return down(reject, to: client)
         case (.trustsUnsentAck?, .ack(let ack)) where sealed && ack.cumulative > (link.seenReliable.max() ?? 0):
             link.forgedAck = ack.cumulative
         case (.trailerUnchecked?, _) where link.key != nil && !sealed:

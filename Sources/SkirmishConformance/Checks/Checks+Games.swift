@@ -23,102 +23,36 @@ extension ConformanceCheck {
         return .pass
     }
 
-    /// Snap's opening, as a client sees it: sign-in, `ServerReady` positions relative to the receiver, one deal of
-    /// 52 distinct cards in seat order, seat 0 first to turn, and a `CardTurned` whose card and state hash are what the
-    /// rules give from that deal; then later rounds: a wrong snap call, seven more turns in the order the rules give,
-    /// and a right and a late call whenever a pair shows, each result's hash as the rules give.
+    /// Snap's opening, as a client sees it, at a table of the size the survey found (two where the server seats Snap
+    /// for two, else the 4 or 3 it took: ``GameSurvey/seats(of:)``): sign-in, `ServerReady` positions relative to each
+    /// receiver, one deal of 52 distinct cards in seat order, seat 0 first to turn, and a `CardTurned` whose card and
+    /// state hash are what the rules give from that deal; then later rounds: a wrong snap call, seven more turns in the
+    /// order the rules give, and a right and a late call whenever a pair shows, each result's hash as the rules give.
     static let snapDeal = ConformanceCheck(
         id: "snap.deal",
         title: "Snap deals 52 cards in seat order, positions relative, turns and calls hashed as the rules give",
         needs: .game(.snap), limit: .seconds(20)
     ) { context in
-        let (pair, failure) = try await context.pair(game: .snap).players()
-        guard let (a, wa, b, wb) = pair else { return failure! }
-        defer { release(a, b) }
-        let players = [(a, wa, "A"), (b, wb, "B")]
+        let seats = context.survey.seats(of: .snap) ?? 2
+        context.note(
+            seats == 2
+                ? "played at 2 seats" : "played at \(seats) seats: the server refused snap for 2 with Reject(4)")
+        let (table, failure) = try await context.table(of: seats, game: .snap).players()
+        guard let table else { return failure! }
+        defer { release(table.map(\.player)) }
+        // A, B, C, D in the order they joined; `bySeat[s]` is the player in seat s.
+        let players = table.enumerated().map { index, seated in
+            (
+                player: seated.player, welcome: seated.welcome,
+                name: String(UnicodeScalar(UInt8(ascii: "A") + UInt8(index)))
+            )
+        }
+        let bySeat = players.sorted { $0.welcome.seat < $1.welcome.seat }
+        let peers = bySeat.map(\.welcome.peer)
+        let everyone = seats == 2 ? "both players" : "all \(seats) players"
         let limit = Duration.seconds(5) * context.patience
-        func awaitMessage<T>(_ what: String, _ pick: @escaping @Sendable (Message) -> T?) async -> [T]? {
-            var found: [T] = []
-            for (player, _, _) in players {
-                guard let record = await player.wait(limit, until: { $0.game.contains { pick($0) != nil } }),
-                    let value = record.game.lazy.compactMap(pick).first
-                else { return nil }
-                found.append(value)
-            }
-            return found
-        }
-        context.step("waiting for SignInRequest")
-        guard await awaitMessage("SignInRequest", { $0 == .signInRequest ? true : nil }) != nil else {
-            return .failed(
-                "a SignInRequest to both players within 5 s",
-                "\(a.now.game.count) and \(b.now.game.count) Snap messages")
-        }
-        for (player, _, name) in players {
-            player.send(.signInResponse(SignInResponse(name: "snap\(name)\(context.run)")))
-        }
-        context.step("waiting for ServerReady")
-        guard
-            let readies = await awaitMessage(
-                "ServerReady", { if case .serverReady(let ready) = $0 { ready } else { nil } })
-        else { return .failed("a ServerReady to both players after their SignInResponses", "none within 5 s") }
-        for ((_, welcome, name), ready) in zip(players, readies) {
-            let other = welcome.peer == wa.peer ? wb.peer : wa.peer
-            let positions = Dictionary(ready.players.map { ($0.peer, $0.position) }, uniquingKeysWith: { a, _ in a })
-            guard ready.players.count == 2, positions[welcome.peer] == 0, positions[other] == 1 else {
-                return .failed(
-                    "\(name)'s ServerReady to place \(name) (peer \(welcome.peer)) at position 0 and the other player "
-                        + "(peer \(other)) at 1",
-                    ready.players.map { "peer \($0.peer) at \($0.position)" }.joined(separator: ", "))
-            }
-        }
-        for (player, _, _) in players { player.send(.clientReady) }
-        context.step("waiting for DealCards")
-        guard let deals = await awaitMessage("DealCards", { if case .dealCards(let deal) = $0 { deal } else { nil } })
-        else { return .failed("a DealCards to both players after their ClientReady", "none within 5 s") }
-        guard deals[0] == deals[1] else { return .failed("the same DealCards to both players", "two different deals") }
-        let bySeat = [wa, wb].sorted { $0.seat < $1.seat }.map(\.peer)
-        guard deals[0].hands.map(\.peer) == bySeat else {
-            return .failed("hands in seat order, peers \(bySeat)", "peers \(deals[0].hands.map(\.peer))")
-        }
-        guard var game = try? SnapGame(hands: deals[0].hands.map(\.cards)) else {
-            return .failed(
-                "a deal of the 52 cards, each once", "\(deals[0].hands.map(\.cards.count).reduce(0, +)) cards")
-        }
-        for (player, _, _) in players { player.send(.clientDealtCards) }
-        context.step("waiting for ActivatePlayer")
-        guard
-            let active = await awaitMessage(
-                "ActivatePlayer", { if case .activatePlayer(let ref) = $0 { ref.peer } else { nil } })
-        else { return .failed("an ActivatePlayer to both players after their ClientDealtCards", "none within 5 s") }
-        guard active.allSatisfy({ $0 == bySeat[0] }) else {
-            return .failed("ActivatePlayer naming seat 0 (peer \(bySeat[0])), which turns first", "peers \(active)")
-        }
-        let first = wa.seat == 0 ? a : b
-        first.send(.clientTurnedCard)
-        context.step("waiting for CardTurned")
-        guard
-            let turned = await awaitMessage(
-                "CardTurned", { if case .cardTurned(let turned) = $0 { turned } else { nil } })
-        else { return .failed("a CardTurned to both players after seat 0 turned", "none within 5 s") }
-        guard let card = try? game.turnCard(by: 0) else {
-            return .failed("a deal seat 0 can turn from", "seat 0 holds no card")
-        }
-        for ((_, _, name), event) in zip(players, turned) {
-            guard event.peer == bySeat[0], event.card == card else {
-                return .failed(
-                    "\(name) to see seat 0 (peer \(bySeat[0])) turn \(card), the top of its dealt hand",
-                    "peer \(event.peer) turned \(event.card)")
-            }
-            guard event.stateHash == game.stateHash else {
-                return .failed(
-                    "the state hash the rules give after seat 0's first turn (\(hex32(game.stateHash))) to \(name)",
-                    hex32(event.stateHash))
-            }
-        }
-        // Later rounds: a wrong call, then turns in the order the rules give, each CardTurned checked like the
-        // first, and a right call (and a late one) whenever a pair shows.
-        let bySeatPlayers = wa.seat == 0 ? [a, b] : [b, a]
-        /// The `index`-th (from 0) message `pick` takes, to both players; `nil` when one has none within the limit.
+        /// The `index`-th (from 0) message `pick` takes, to every player (in the order they joined); `nil` when one
+        /// has none within the limit.
         func nth<T>(_ index: Int, _ pick: @escaping @Sendable (Message) -> T?) async -> [T]? {
             var found: [T] = []
             for (player, _, _) in players {
@@ -131,20 +65,94 @@ extension ConformanceCheck {
             }
             return found
         }
+        context.step("waiting for SignInRequest")
+        guard await nth(0, { $0 == .signInRequest ? true : nil }) != nil else {
+            return .failed(
+                "a SignInRequest to \(everyone) within 5 s",
+                Self.listed(players.map { "\($0.player.now.game.count)" }) + " Snap messages")
+        }
+        for (player, _, name) in players {
+            player.send(.signInResponse(SignInResponse(name: "snap\(name)\(context.run)")))
+        }
+        context.step("waiting for ServerReady")
+        guard let readies = await nth(0, { if case .serverReady(let ready) = $0 { ready } else { nil } }) else {
+            return .failed("a ServerReady to \(everyone) after their SignInResponses", "none within 5 s")
+        }
+        for ((_, welcome, name), ready) in zip(players, readies) {
+            // The spec's rule: seat s is at position (s − the receiver's seat) mod n, the receiver at 0, then
+            // clockwise (increasing seat number, wrapping).
+            let expected = (0..<seats).map { position in
+                (peer: peers[(Int(welcome.seat) + position) % seats], position: position)
+            }
+            let positions = Dictionary(
+                ready.players.map { ($0.peer, Int($0.position)) }, uniquingKeysWith: { a, _ in a })
+            guard ready.players.count == seats, expected.allSatisfy({ positions[$0.peer] == $0.position }) else {
+                let others = Self.listed(expected.dropFirst().map { "peer \($0.peer) at \($0.position)" })
+                return .failed(
+                    "\(name)'s ServerReady to place \(name) (peer \(welcome.peer)) at position 0, "
+                        + "then, clockwise by seat, \(others)",
+                    ready.players.map { "peer \($0.peer) at \($0.position)" }.joined(separator: ", "))
+            }
+        }
+        for (player, _, _) in players { player.send(.clientReady) }
+        context.step("waiting for DealCards")
+        guard let deals = await nth(0, { if case .dealCards(let deal) = $0 { deal } else { nil } }) else {
+            return .failed("a DealCards to \(everyone) after their ClientReady", "none within 5 s")
+        }
+        guard deals.allSatisfy({ $0 == deals[0] }) else {
+            return .failed("the same DealCards to \(everyone)", "\(Set(deals).count) different deals")
+        }
+        guard deals[0].hands.map(\.peer) == peers else {
+            return .failed("hands in seat order, peers \(peers)", "peers \(deals[0].hands.map(\.peer))")
+        }
+        guard var game = try? SnapGame(hands: deals[0].hands.map(\.cards)) else {
+            return .failed(
+                "a deal of the 52 cards, each once", "\(deals[0].hands.map(\.cards.count).reduce(0, +)) cards")
+        }
+        for (player, _, _) in players { player.send(.clientDealtCards) }
+        context.step("waiting for ActivatePlayer")
+        guard let active = await nth(0, { if case .activatePlayer(let ref) = $0 { ref.peer } else { nil } }) else {
+            return .failed("an ActivatePlayer to \(everyone) after their ClientDealtCards", "none within 5 s")
+        }
+        guard active.allSatisfy({ $0 == peers[0] }) else {
+            return .failed("ActivatePlayer naming seat 0 (peer \(peers[0])), which turns first", "peers \(active)")
+        }
+        bySeat[0].player.send(.clientTurnedCard)
+        context.step("waiting for CardTurned")
+        guard let turned = await nth(0, { if case .cardTurned(let turned) = $0 { turned } else { nil } }) else {
+            return .failed("a CardTurned to \(everyone) after seat 0 turned", "none within 5 s")
+        }
+        guard let card = try? game.turnCard(by: 0) else {
+            return .failed("a deal seat 0 can turn from", "seat 0 holds no card")
+        }
+        for ((_, _, name), event) in zip(players, turned) {
+            guard event.peer == peers[0], event.card == card else {
+                return .failed(
+                    "\(name) to see seat 0 (peer \(peers[0])) turn \(card), the top of its dealt hand",
+                    "peer \(event.peer) turned \(event.card)")
+            }
+            guard event.stateHash == game.stateHash else {
+                return .failed(
+                    "the state hash the rules give after seat 0's first turn (\(hex32(game.stateHash))) to \(name)",
+                    hex32(event.stateHash))
+            }
+        }
+        // Later rounds: a wrong call, then turns in the order the rules give, each CardTurned checked like the
+        // first, and a right call (and a late one) whenever a pair shows.
         var calls = 0
         // Every CardTurned and every PlayerCalledSnap is followed by an ActivatePlayer: the first one came before
         // the first turn, the second after it.
         var activations = 1
-        /// Seat `seat` calls snap: both players must be told its outcome and the hash the rules give.
+        /// Seat `seat` calls snap: every player must be told its outcome and the hash the rules give.
         func call(by seat: Int, after what: String) async -> CheckOutcome? {
             guard let outcome = try? game.callSnap(by: seat) else { return nil }
-            bySeatPlayers[seat].send(.playerShouldSnap)
+            bySeat[seat].player.send(.playerShouldSnap)
             context.step("waiting for PlayerCalledSnap \(calls + 1)")
-            let expected = PlayerCalledSnap(peer: bySeat[seat], outcome: outcome, stateHash: game.stateHash)
+            let expected = PlayerCalledSnap(peer: peers[seat], outcome: outcome, stateHash: game.stateHash)
             guard
                 let called = await nth(
                     calls, { if case .playerCalledSnap(let called) = $0 { called } else { nil } })
-            else { return .failed("a PlayerCalledSnap to both players after seat \(seat)'s call \(what)", "none") }
+            else { return .failed("a PlayerCalledSnap to \(everyone) after seat \(seat)'s call \(what)", "none") }
             calls += 1
             activations += 1
             for ((_, _, name), got) in zip(players, called) where got != expected {
@@ -161,23 +169,23 @@ extension ConformanceCheck {
             guard game.winner == nil,
                 let active = await nth(
                     activations, { if case .activatePlayer(let ref) = $0 { ref.peer } else { nil } })
-            else { return .failed("ActivatePlayer number \(activations + 1) to both players", "none within 5 s") }
+            else { return .failed("ActivatePlayer number \(activations + 1) to \(everyone)", "none within 5 s") }
             activations += 1
-            guard active.allSatisfy({ $0 == bySeat[seat] }) else {
+            guard active.allSatisfy({ $0 == peers[seat] }) else {
                 return .failed(
-                    "ActivatePlayer number \(activations) naming seat \(seat) (peer \(bySeat[seat])), whose turn it is",
+                    "ActivatePlayer number \(activations) naming seat \(seat) (peer \(peers[seat])), whose turn it is",
                     "peers \(active)")
             }
-            bySeatPlayers[seat].send(.clientTurnedCard)
+            bySeat[seat].player.send(.clientTurnedCard)
             context.step("waiting for CardTurned \(turn + 1)")
             guard let card = try? game.turnCard(by: seat) else { break }
             guard
                 let turned = await nth(turn, { if case .cardTurned(let turned) = $0 { turned } else { nil } })
-            else { return .failed("CardTurned number \(turn + 1) to both players", "none within 5 s") }
+            else { return .failed("CardTurned number \(turn + 1) to \(everyone)", "none within 5 s") }
             for ((_, _, name), event) in zip(players, turned)
-            where event.peer != bySeat[seat] || event.card != card || event.stateHash != game.stateHash {
+            where event.peer != peers[seat] || event.card != card || event.stateHash != game.stateHash {
                 return .failed(
-                    "\(name) to see turn \(turn + 1): seat \(seat) (peer \(bySeat[seat])) turns \(card), state hash "
+                    "\(name) to see turn \(turn + 1): seat \(seat) (peer \(peers[seat])) turns \(card), state hash "
                         + hex32(game.stateHash),
                     "peer \(event.peer) turned \(event.card), state hash \(hex32(event.stateHash))")
             }
@@ -187,6 +195,12 @@ extension ConformanceCheck {
             }
         }
         return .pass
+    }
+
+    /// `items` as a person lists them: `a`, `a and b`, `a, b and c`.
+    private static func listed(_ items: [String]) -> String {
+        guard let last = items.last, items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " and " + last
     }
 
     /// Suns is relayed: each player's `SunsStart` reaches the other once both are seated, and a `SunsStrike` and its

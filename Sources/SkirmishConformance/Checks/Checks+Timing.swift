@@ -268,8 +268,10 @@ extension ConformanceCheck {
     /// It waits about 11.5 s, so it runs alongside the other checks from right after the survey, and it must meet none
     /// of their players: it sits at a Snap table for three, which no other check asks for (they play two seats;
     /// `session.keepalive` takes four unless the server seats Snap for three only, and then the two share a table
-    /// that still waits for its third and stays as idle as each needs). Alone at a forming table, the probe gets no
-    /// reliable packet but the Welcome, and having sent nothing of the game it is not held for a resume but leaves.
+    /// that still waits for its third and stays as idle as each needs; `snap.deal` then plays three, usually long
+    /// after the ack timeout dropped the probe, and a table of its that met the probe still is made again, since its
+    /// last player finds no seat). Alone at a forming table, the probe gets no reliable packet but the Welcome, and
+    /// having sent nothing of the game it is not held for a resume but leaves.
     /// A server without Snap, or one that answers a Hello for three with `Reject(4)`, has no such table: the check is
     /// skipped.
     ///

@@ -145,7 +145,10 @@ extension Player.Record {
 /// Lets players go (each says goodbye) without holding up the check that used them; the suite waits for the
 /// goodbyes after each check (``Goodbyes/drain()``), so none is lost when the process ends and no player of one check
 /// is still seated when the next starts.
-func release(_ players: Player...) {
+func release(_ players: Player...) { release(players) }
+
+/// Lets the players of an array go, as the variadic form does.
+func release(_ players: [Player]) {
     Goodbyes.add(
         Task {
             for player in players { await player.leave() }

@@ -24,47 +24,77 @@ struct CheckContext: Sendable {
     var transport: Transport { target.transport }
     var isDatagram: Bool { target.transport == .udp }
 
-    /// A player on the client runtime, asking for two seats of `game` (the context's ``game`` unless given).
+    /// A player on the client runtime, asking for a table of `seats` seats of `game` (the context's ``game`` unless
+    /// given).
     func player(
-        _ name: String, game: GameKind? = nil, link: LinkProfile = .perfect, seed: UInt64 = 1, match: UInt32 = 0
+        _ name: String, game: GameKind? = nil, seats: Int = 2, link: LinkProfile = .perfect, seed: UInt64 = 1,
+        match: UInt32 = 0
     ) async throws -> Player {
         try await Player.connect(
-            target, game: game ?? self.game, match: match, name: "\(name)\(run)", link: isDatagram ? link : .perfect,
-            seed: seed, streamLoops: group)
+            target, game: game ?? self.game, seats: UInt8(seats), match: match, name: "\(name)\(run)",
+            link: isDatagram ? link : .perfect, seed: seed, streamLoops: group)
     }
 
-    /// Two players seated in one new match of `game` (the context's ``game`` unless given): both Welcomes, or a
-    /// failure.
+    /// `seats` players seated in one new match of `game` (the context's ``game`` unless given), each asking for a
+    /// table of that size: each player with the Welcome that seated it, in the order they joined, or a failure.
     ///
-    /// The second player asks for the first one's match by id, so that the pair never splits across matches. When
-    /// the first landed beside someone else (a player some other client left waiting), the second cannot join that
-    /// full match; the pair is then made again, once, from fresh players.
-    func pair(
-        game: GameKind? = nil, link: LinkProfile = .perfect, within limit: Duration = .seconds(10)
-    ) async throws -> Result<(Player, Welcome, Player, Welcome), PairFailure> {
+    /// The first player asks for any match and the others for its match by id, so that the table never splits across
+    /// matches. When the first landed beside someone else (a player some other client left waiting), the last ones
+    /// cannot join that full match; the table is then made again, once, from fresh players.
+    func table(
+        of seats: Int, game: GameKind? = nil, link: LinkProfile = .perfect, within limit: Duration = .seconds(10)
+    ) async throws -> Result<[Seated], TableFailure> {
         var saw = ""
         let game = game ?? self.game
-        for attempt in 0..<2 {
-            let a = try await player("cfa\(attempt)-", game: game, link: link, seed: 11)
-            guard let wa = await a.seated(within: limit * patience) else {
-                return .failure(PairFailure(game: game, players: [a], saw: "first player \(a.now.lastState)"))
+        attempts: for attempt in 0..<2 {
+            var table: [Seated] = []
+            for index in 0..<seats {
+                // Names cfa0-, cfb0-, …; link seeds 11, 23, 35, 47 (the first two what a pair has always had).
+                let letter = String(UnicodeScalar(UInt8(ascii: "a") + UInt8(index)))
+                let match = table.first?.welcome.match ?? 0
+                let player: Player
+                do {
+                    player = try await self.player(
+                        "cf\(letter)\(attempt)-", game: game, seats: seats, link: link, seed: 11 + 12 * UInt64(index),
+                        match: match)
+                } catch {
+                    release(table.map(\.player))
+                    throw error
+                }
+                guard let welcome = await player.seated(within: limit * patience) else {
+                    guard index > 0 else {
+                        return .failure(
+                            TableFailure(
+                                game: game, seats: seats, players: [player],
+                                saw: "first player \(player.now.lastState)"))
+                    }
+                    saw = "player \(index + 1), asking for match \(match), \(player.now.lastState)"
+                    release(table.map(\.player) + [player])
+                    continue attempts
+                }
+                table.append(Seated(player: player, welcome: welcome))
             }
-            let b = try await player("cfb\(attempt)-", game: game, link: link, seed: 23, match: wa.match)
-            guard let wb = await b.seated(within: limit * patience) else {
-                saw = "second player, asking for match \(wa.match), \(b.now.lastState)"
-                release(a, b)
-                continue
-            }
-            guard wa.match == wb.match else {
+            let matches = table.map(\.welcome.match)
+            guard Set(matches).count == 1 else {
+                let listed = matches.map(String.init).joined(separator: ", ")
                 return .failure(
-                    PairFailure(
-                        game: game, players: [a, b],
-                        saw: "the two players seated in matches \(wa.match) and \(wb.match)"
-                    ))
+                    TableFailure(
+                        game: game, seats: seats, players: table.map(\.player),
+                        saw: "the \(seats) players seated in matches \(listed)"))
             }
-            return .success((a, wa, b, wb))
+            return .success(table)
         }
-        return .failure(PairFailure(game: game, players: [], saw: saw))
+        return .failure(TableFailure(game: game, seats: seats, players: [], saw: saw))
+    }
+
+    /// Two players seated in one new match of `game` (the context's ``game`` unless given), with their Welcomes in the
+    /// order they joined: ``table(of:game:link:within:)`` for two.
+    func pair(
+        game: GameKind? = nil, link: LinkProfile = .perfect, within limit: Duration = .seconds(10)
+    ) async throws -> Result<(Player, Welcome, Player, Welcome), TableFailure> {
+        try await table(of: 2, game: game, link: link, within: limit).map { table in
+            (table[0].player, table[0].welcome, table[1].player, table[1].welcome)
+        }
     }
 
     /// A raw probe on a new socket or connection.
@@ -76,31 +106,47 @@ struct CheckContext: Sendable {
     }
 }
 
-/// Why two players did not end up in one match; the players are kept so the check can let them go.
-struct PairFailure: Error {
+/// One player of a table the check made, and the Welcome that seated it.
+struct Seated: Sendable {
+    let player: Player
+    let welcome: Welcome
+}
+
+/// Why the players of a table did not end up in one match; the players are kept so the check can let them go.
+struct TableFailure: Error {
     var game: GameKind
+    var seats: Int
     var players: [Player]
     var saw: String
 }
 
-extension Result where Failure == PairFailure {
-    /// The pair, or the failure outcome for a check that needs one (its players told to leave).
-    func players() async -> (pair: Success?, outcome: CheckOutcome?) {
+extension Result where Failure == TableFailure {
+    /// The table, or the failure outcome for a check that needs one (its players told to leave).
+    func players() async -> (table: Success?, outcome: CheckOutcome?) {
         switch self {
-        case .success(let pair): return (pair, nil)
+        case .success(let table): return (table, nil)
         case .failure(let failure):
             for player in failure.players { await player.leave() }
-            return (nil, .failed("two players seated in one \(failure.game) match within 10 s", failure.saw))
+            let players = failure.seats == 2 ? "two players" : "\(failure.seats) players"
+            return (nil, .failed("\(players) seated in one \(failure.game) match within 10 s", failure.saw))
         }
     }
 }
 
 extension CheckContext {
-    /// The last step a check said it reached, and when: a check that runs out of time says where it stood.
+    /// The last step a check said it reached, and when: a check that runs out of time says where it stood. Also what
+    /// it noted about how it ran (``CheckContext/note(_:)``).
     final class Progress: Sendable {
         private let state = Mutex<(step: String, at: ContinuousClock.Instant)?>(nil)
+        private let noted = Mutex<String?>(nil)
 
         func record(_ step: String) { state.withLock { $0 = (step, .now) } }
+
+        /// What the check noted about how it ran, for its line in the report; `nil` when nothing.
+        var note: String? {
+            get { noted.withLock { $0 } }
+            set { noted.withLock { $0 = newValue } }
+        }
 
         /// The last step and how long ago it was reached, or `nil` before the first.
         var last: String? {
@@ -118,4 +164,8 @@ extension CheckContext {
 
     /// Records that the check reached `step` (shown if the check runs out of time).
     func step(_ step: String) { progress.record(step) }
+
+    /// Says how the check ran where its title cannot (`snap.deal`: at how many seats), in its line of the report
+    /// whether it passes or fails (``CheckResult/note``).
+    func note(_ text: String) { progress.note = text }
 }

@@ -67,21 +67,26 @@ public struct CheckResult: Sendable {
     /// (`session.ack-timeout`), how long the run waited for it in its place, so that the results add up to
     /// the run's wall time.
     public var seconds: Double = 0
+    /// What the check said about how it ran, where its title cannot: `snap.deal` says at how many seats it played
+    /// (`played at 4 seats: …` on a server that seats Snap for four only). `nil` for most checks.
+    public var note: String?
 
     /// A result.
-    public init(check: ConformanceCheck, outcome: CheckOutcome, seconds: Double = 0) {
+    public init(check: ConformanceCheck, outcome: CheckOutcome, seconds: Double = 0, note: String? = nil) {
         self.check = check
         self.outcome = outcome
         self.seconds = seconds
+        self.note = note
     }
 
     /// The line printed for it: `PASS  id  title`, `FAIL  id  title: expected X, saw Y`, or
-    /// `SKIP  id  title: not applicable to tcp`.
+    /// `SKIP  id  title: not applicable to tcp`; a check's ``note`` follows its title in parentheses.
     public var line: String {
-        switch outcome {
-        case .pass: "PASS  \(check.id)  \(check.title)"
-        case .fail(let expected, let saw): "FAIL  \(check.id)  \(check.title): expected \(expected), saw \(saw)"
-        case .skip(let why): "SKIP  \(check.id)  \(check.title): \(why)"
+        let title = note.map { "\(check.title) (\($0))" } ?? check.title
+        return switch outcome {
+        case .pass: "PASS  \(check.id)  \(title)"
+        case .fail(let expected, let saw): "FAIL  \(check.id)  \(title): expected \(expected), saw \(saw)"
+        case .skip(let why): "SKIP  \(check.id)  \(title): \(why)"
         }
     }
 }

@@ -3,7 +3,8 @@ import SkirmishWire
 
 extension ConformanceReport {
     /// The report as one JSON document: the target, the counts, and every check with its outcome (and, for a
-    /// failure, what was expected and seen; for a skip, why), for scripts and dashboards.
+    /// failure, what was expected and seen; for a skip, why; a check's note when it made one), for scripts and
+    /// dashboards.
     public func json(target: Target) -> String {
         struct Document: Encodable {
             struct Check: Encodable {
@@ -14,6 +15,7 @@ extension ConformanceReport {
                 var expected: String?
                 var saw: String?
                 var reason: String?
+                var note: String?
             }
             var target: String
             var passed: Int
@@ -24,7 +26,8 @@ extension ConformanceReport {
         }
         let checks = results.map { result in
             var check = Document.Check(
-                id: result.check.id, title: result.check.title, outcome: "pass", seconds: result.seconds)
+                id: result.check.id, title: result.check.title, outcome: "pass", seconds: result.seconds,
+                note: result.note)
             switch result.outcome {
             case .pass: break
             case .fail(let expected, let saw):
@@ -46,7 +49,8 @@ extension ConformanceReport {
     }
 
     /// The report as JUnit XML, as CI systems read it: one `testsuite` for the target, one `testcase` per check
-    /// (`classname` is the check's group, `conformance.session`), a failure with its message, a skip with its reason.
+    /// (`classname` is the check's group, `conformance.session`), a failure with its message, a skip with its reason,
+    /// and a check's note as its `system-out`.
     public func junit(target: Target) -> String {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         let counts =
@@ -59,16 +63,19 @@ extension ConformanceReport {
             xml += "    <testcase classname=\"conformance.\(Self.escape(group))\" "
             xml += "name=\"\(Self.escape(result.check.id)): \(Self.escape(result.check.title))\" "
             xml += "time=\"\(Self.seconds(result.seconds))\""
+            var body = ""
             switch result.outcome {
             case .pass:
-                xml += "/>\n"
+                break
             case .fail(let expected, let saw):
                 let message = "expected \(expected), saw \(saw)"
-                xml += ">\n      <failure type=\"fail\" message=\"\(Self.escape(message))\">"
-                xml += "\(Self.escape(message))</failure>\n    </testcase>\n"
+                body += "      <failure type=\"fail\" message=\"\(Self.escape(message))\">"
+                body += "\(Self.escape(message))</failure>\n"
             case .skip(let why):
-                xml += ">\n      <skipped message=\"\(Self.escape(why))\"/>\n    </testcase>\n"
+                body += "      <skipped message=\"\(Self.escape(why))\"/>\n"
             }
+            if let note = result.note { body += "      <system-out>\(Self.escape(note))</system-out>\n" }
+            xml += body.isEmpty ? "/>\n" : ">\n\(body)    </testcase>\n"
         }
         xml += "  </testsuite>\n</testsuites>\n"
         return xml

@@ -59,10 +59,13 @@ public struct ConformanceSuite: Sendable {
     ) async -> ConformanceReport {
         var results: [CheckResult] = []
         let survey = SurveyBox()
-        func context(_ index: Int) -> CheckContext {
+        // One context per check, made once: a check run alongside notes (CheckContext.note) into the same one its
+        // result is read from in its place.
+        let contexts = checks.indices.map { index in
             CheckContext(
                 target: target, group: group, run: Self.runBase &+ index, patience: patience, surveyBox: survey)
         }
+        func context(_ index: Int) -> CheckContext { contexts[index] }
         // The checks that run alongside start once the survey is known (after handshake.games, or before the first
         // check when the run leaves it out), each bounded by its own limit; their results wait for their place.
         var alongside: [Int: Task<CheckOutcome, Never>] = [:]
@@ -95,7 +98,8 @@ public struct ConformanceSuite: Sendable {
                 await Goodbyes.drain()
             }
             let result = CheckResult(
-                check: check, outcome: outcome, seconds: (ContinuousClock.now - started).seconds)
+                check: check, outcome: outcome, seconds: (ContinuousClock.now - started).seconds,
+                note: context.progress.note)
             results.append(result)
             report(result)
             if index == 0, surveyFirst, checks.contains(where: \.alongside) { await startAlongside() }

@@ -6,6 +6,8 @@ import Synchronization
 /// A `Reject(4 bad request)` is an answer: the server does not host that game, and the checks of that game are
 /// skipped with that reason. A Welcome means it does. Anything else (silence, another Reject) is a broken handshake
 /// for that game: `handshake.games` fails once, and the checks that need the game are skipped as depending on it.
+/// A game refused for two seats but seated for another count (``otherSeats``) is hosted, and its check plays that
+/// count (``seats(of:)``).
 struct GameSurvey: Sendable, Hashable {
     /// The built-in games, in the order the suite prefers one to play the checks that fit any game.
     static let builtIn: [GameKind] = [.puck, .snap, .suns]
@@ -17,8 +19,9 @@ struct GameSurvey: Sendable, Hashable {
     /// Games whose Hello got neither, with what came instead.
     var broken: [GameKind: String] = [:]
     /// Games refused for two seats but seated for another count the spec allows them (Snap: 3 or 4): hosted, though
-    /// not for the two-player matches the checks play. `Reject(4)` is also the answer to a seat count a server does
-    /// not take, so a Snap refused at 2 seats is asked again at 4 and 3 before it counts as not hosted.
+    /// not for the two-player matches the checks of rules every game shares play. `Reject(4)` is also the answer to a
+    /// seat count a server does not take, so a Snap refused at 2 seats is asked again at 4 and 3 before it counts as
+    /// not hosted.
     var otherSeats: [GameKind: UInt8] = [:]
 
     /// The other seat counts worth asking for `game` when two seats got `Reject(4)`: Snap is played by 2 to 4.
@@ -29,6 +32,13 @@ struct GameSurvey: Sendable, Hashable {
 
     /// The game the checks that fit any game play: Puck when hosted (its snapshots show most), else Snap, else Suns.
     var game: GameKind { Self.builtIn.first { hosted.contains($0) } ?? .puck }
+
+    /// How many seats the checks of `game` play: 2 where the server seats it for two, else the count it seated
+    /// instead (``otherSeats``: Snap for 4 or 3); `nil` when it does not host the game.
+    func seats(of game: GameKind) -> Int? {
+        if hosted.contains(game) { return 2 }
+        return otherSeats[game].map(Int.init)
+    }
 
     /// Why a check needing `requirement` cannot run, or `nil` when it can.
     func skipReason(for requirement: ConformanceCheck.Requirement) -> String? {
@@ -44,11 +54,9 @@ struct GameSurvey: Sendable, Hashable {
                 ? "needs a seat, and the server refused a Hello for each of puck, snap and suns with Reject(4)"
                 : "needs a seat, and no Hello for a built-in game got a Welcome (see handshake.games)"
         case .game(let game):
-            if hosted.contains(game) { return nil }
-            if let seats = otherSeats[game] {
-                return "the server hosts \(game) for \(seats) players only (Reject(4) to a Hello for 2, a Welcome to "
-                    + "\(seats)); the check plays two"
-            }
+            // Seated for another count only, the game's check plays that count (``seats(of:)``): only Snap is asked
+            // for other counts, and snap.deal plays any.
+            if seats(of: game) != nil { return nil }
             if refused.contains(game) { return "the server does not host \(game) (Reject(4) to its Hello)" }
             return "needs a seat in \(game), and its Hello got no Welcome (see handshake.games)"
         }
