@@ -166,6 +166,27 @@ struct ConformanceTests {
         #expect(deal.line.contains("(played at 4 seats: the server refused snap for 2 with Reject(4))"), "\(deal.line)")
     }
 
+    @Test("a server that hosts Snap for 3 or 4 players only gets no FAIL: what fits its tables runs, the rest skips")
+    func snapForFourOnly() async throws {
+        let report = try await Self.withProxy(nil, games: [.snap], refusingTwoSeatSnap: true) { target in
+            await ConformanceSuite(patience: Self.patience).run(against: target)
+        }
+        let lines = report.results.map(\.line).joined(separator: "\n")
+        #expect(report.failed == 0, "\(lines)")
+        // Each picks its table: handshake.order's "not forming" Hello asks for Snap at 4, the keepalive idles at a
+        // table for 4, the ack timeout sits alone at a table for 3, snap.deal plays 4.
+        for id in ["handshake.games", "handshake.order", "session.keepalive", "session.ack-timeout", "snap.deal"] {
+            #expect(report.outcome(of: id) == .pass, "\(id): \(lines)")
+        }
+        for check in ConformanceSuite.all where check.needs == .seat && check.transports.contains(.udp) {
+            guard case .skip(let why) = report.outcome(of: check.id) else {
+                Issue.record("\(check.id) ran without a two-player table: \(lines)")
+                continue
+            }
+            #expect(why.contains("seats snap for 4 players only"), "\(check.id): \(why)")
+        }
+    }
+
     @Test(
         "a broken Snap rule is caught at the four seats of a server that seats Snap for 3 or 4 only",
         arguments: Fault.allCases.filter { $0.check == "snap.deal" })

@@ -33,12 +33,13 @@ extension ConformanceCheck {
             var raw: Bool
             var answer: Answer
         }
-        let game = context.game
-        func hello(_ name: String, game: GameKind? = nil, seats: UInt8 = 2, match: UInt32 = 0, token: UInt64 = 0)
+        // A game the server seats, at a count it takes (Snap for 4 or 3 on a server that seats it for no two).
+        let (tableGame, tableSeats) = context.survey.table ?? (context.game, 2)
+        func hello(_ name: String, game: GameKind? = nil, seats: UInt8? = nil, match: UInt32 = 0, token: UInt64 = 0)
             -> Hello
         {
             Hello(
-                game: game ?? context.game, seats: seats, match: match, resumeToken: token,
+                game: game ?? tableGame, seats: seats ?? tableSeats, match: match, resumeToken: token,
                 name: "\(name)\(context.run)")
         }
         let other = GameKind(rawValue: 200)
@@ -62,10 +63,10 @@ extension ConformanceCheck {
                 what: "a Hello for game 200, 9 seats, match 0x7ffffff1",
                 hello: hello("gm", game: other, seats: 9, match: 0x7FFF_FFF1), raw: false, answer: .reject(4)),
             Case(
-                what: "a Hello for \(game) with 9 seats, match 0x7ffffff1",
+                what: "a Hello for \(tableGame) with 9 seats, match 0x7ffffff1",
                 hello: hello("st", seats: 9, match: 0x7FFF_FFF1), raw: false, answer: .reject(4)),
             Case(
-                what: "a Hello for \(game), 2 seats, match 0x7ffffff1 (not forming)",
+                what: "a Hello for \(tableGame), \(tableSeats) seats, match 0x7ffffff1 (not forming)",
                 hello: hello("mt", match: 0x7FFF_FFF1), raw: false, answer: .reject(5)),
         ]
         if context.isDatagram {

@@ -126,7 +126,8 @@ extension ConformanceCheck {
     /// (a Puck-only server) a Puck match its other player left at once, which the server ends by forfeit
     /// (`PuckMatchOver`) and then stops streaming, while the session stays open.
     static let sessionKeepalive = ConformanceCheck(
-        id: "session.keepalive", title: "the server pings an idle peer every second", limit: .seconds(15)
+        id: "session.keepalive", title: "the server pings an idle peer every second", needs: .table,
+        limit: .seconds(15)
     ) { context in
         let probe = try await context.probe()
         defer { probe.close() }

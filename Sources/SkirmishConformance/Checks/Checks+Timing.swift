@@ -281,12 +281,8 @@ extension ConformanceCheck {
     static let sessionAckTimeout = ConformanceCheck(
         id: "session.ack-timeout",
         title: "a peer that never acks is dropped, silently, 10 s after the first unacked packet",
-        transports: [.udp], limit: .seconds(20), alongside: true
+        transports: [.udp], needs: .game(.snap), limit: .seconds(20), alongside: true
     ) { context in
-        let survey = context.survey
-        guard survey.hosted.contains(.snap) || survey.otherSeats[.snap] != nil else {
-            return .skip("needs a Snap table for three, which no other check joins, and the server does not host snap")
-        }
         let probe = try await context.probe()
         defer { probe.close() }
         probe.withholdAcks()

@@ -41,6 +41,8 @@ public struct ConformanceCheck: Sendable, Identifiable {
         case seat
         /// A seat in this game: the server must host it.
         case game(GameKind)
+        /// A table of any built-in game the server hosts, at any seat count it takes: the check picks which.
+        case table
     }
 }
 

@@ -40,14 +40,22 @@ struct GameSurvey: Sendable, Hashable {
         return otherSeats[game].map(Int.init)
     }
 
+    /// The game the checks that fit any game play and the seats they ask for: ``game`` for two where the server
+    /// seats a game for two, else a game seated for another count (Snap for 4 or 3); `nil` when none is hosted.
+    var table: (game: GameKind, seats: UInt8)? {
+        if !hosted.isEmpty { return (game, 2) }
+        return otherSeats.sorted { $0.key.rawValue < $1.key.rawValue }.first.map { ($0.key, $0.value) }
+    }
+
     /// Why a check needing `requirement` cannot run, or `nil` when it can.
     func skipReason(for requirement: ConformanceCheck.Requirement) -> String? {
         switch requirement {
         case .nothing:
             return nil
-        case .seat:
+        case .seat, .table:
             guard hosted.isEmpty else { return nil }
             if let (game, seats) = otherSeats.first {
+                if requirement == .table { return nil }
                 return "needs a seat in a two-player match, and the server seats \(game) for \(seats) players only"
             }
             return refused.count == Self.builtIn.count
