@@ -9,60 +9,27 @@ import SkirmishWire
 /// Each client connection gets its own upstream connection. Frames are cut at their length prefixes; the server's are
 /// decoded and rewritten as ``Fault/rewrite(_:seat:snapshots:)`` says (the same rewrites as over UDP, with no trailer
 /// to seal again and every number 0), the client's passed on as they came.
-final class StreamFaultProxy: Sendable {
-    let port: Int
-    private let group: MultiThreadedEventLoopGroup
-    private let listener: any Channel
-
-    private init(port: Int, group: MultiThreadedEventLoopGroup, listener: any Channel) {
-        self.port = port
-        self.group = group
-        self.listener = listener
-    }
-
-    static func start(fault: Fault?, server: SocketAddress) async throws -> StreamFaultProxy {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let listener = try await ServerBootstrap(group: group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { client in
-                client.eventLoop.makeCompletedFuture {
-                    let pipe = StreamPipe(fault: fault, client: client)
-                    try client.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(PacketFrameCodec.FrameSlicing()))
-                    try client.pipeline.syncOperations.addHandler(
-                        FrameHandler(pipe.fromClient, closed: pipe.close, failed: pipe.clientFailed))
-                    ClientBootstrap(group: client.eventLoop)
-                        .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                        .channelInitializer { upstream in
-                            upstream.eventLoop.makeCompletedFuture {
-                                try upstream.pipeline.syncOperations.addHandler(
-                                    ByteToMessageHandler(PacketFrameCodec.FrameSlicing()))
-                                try upstream.pipeline.syncOperations.addHandler(
-                                    FrameHandler(pipe.fromServer, closed: pipe.close))
-                            }
-                        }
-                        .connect(to: server)
-                        .whenComplete { result in
-                            switch result {
-                            case .success(let upstream): pipe.attach(upstream)
-                            case .failure: pipe.close()
-                            }
-                        }
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        return StreamFaultProxy(port: listener.localAddress!.port!, group: group, listener: listener)
-    }
-
-    func stop() async {
-        try? await listener.close()
-        try? await group.shutdownGracefully()
+enum StreamFaultProxy {
+    static func start(fault: Fault?, server: SocketAddress) async throws -> RelayListener {
+        try await RelayListener.start(
+            server: server, noDelay: true,
+            client: { client in
+                let pipe = StreamPipe(fault: fault, client: client)
+                try client.pipeline.syncOperations.addHandler(ByteToMessageHandler(PacketFrameCodec.FrameSlicing()))
+                try client.pipeline.syncOperations.addHandler(
+                    FrameHandler(pipe.fromClient, closed: pipe.close, failed: pipe.clientFailed))
+                return pipe
+            },
+            upstream: { upstream, pipe in
+                let pipe = pipe as! StreamPipe
+                try upstream.pipeline.syncOperations.addHandler(ByteToMessageHandler(PacketFrameCodec.FrameSlicing()))
+                try upstream.pipeline.syncOperations.addHandler(FrameHandler(pipe.fromServer, closed: pipe.close))
+            })
     }
 }
 
 /// One client connection and its upstream, confined to the client channel's loop.
-private final class StreamPipe: @unchecked Sendable {
+private final class StreamPipe: RelayListener.Pipe, @unchecked Sendable {
     // @unchecked: every method runs on the loop of `client`, which is also the upstream's loop (the upstream is
     // bootstrapped on `client.eventLoop`), and the proxy's group has one thread.
     let fault: Fault?

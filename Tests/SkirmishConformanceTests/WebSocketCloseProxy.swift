@@ -7,53 +7,24 @@ import NIOPosix
 ///
 /// The client's bytes go up unchanged. The server's are the HTTP upgrade response, passed as it is, then unmasked
 /// frames, cut at their headers (RFC 6455 §5.2) so that a close frame's status code can be rewritten.
-final class WebSocketCloseProxy: Sendable {
-    let port: Int
-    private let group: MultiThreadedEventLoopGroup
-    private let listener: any Channel
-
-    private init(port: Int, group: MultiThreadedEventLoopGroup, listener: any Channel) {
-        self.port = port
-        self.group = group
-        self.listener = listener
-    }
-
-    static func start(server: SocketAddress) async throws -> WebSocketCloseProxy {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let listener = try await ServerBootstrap(group: group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { client in
-                client.eventLoop.makeCompletedFuture {
-                    let pipe = BytePipe(client: client)
-                    try client.pipeline.syncOperations.addHandler(BytesHandler(pipe.fromClient, closed: pipe.close))
-                    ClientBootstrap(group: client.eventLoop)
-                        .channelInitializer { upstream in
-                            upstream.eventLoop.makeCompletedFuture {
-                                try upstream.pipeline.syncOperations.addHandler(
-                                    BytesHandler(pipe.fromServer, closed: pipe.close))
-                            }
-                        }
-                        .connect(to: server)
-                        .whenComplete { result in
-                            switch result {
-                            case .success(let upstream): pipe.attach(upstream)
-                            case .failure: pipe.close()
-                            }
-                        }
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        return WebSocketCloseProxy(port: listener.localAddress!.port!, group: group, listener: listener)
-    }
-
-    func stop() async {
-        try? await listener.close()
-        try? await group.shutdownGracefully()
+enum WebSocketCloseProxy {
+    static func start(server: SocketAddress) async throws -> RelayListener {
+        try await RelayListener.start(
+            server: server, noDelay: false,
+            client: { client in
+                let pipe = BytePipe(client: client)
+                try client.pipeline.syncOperations.addHandler(BytesHandler(pipe.fromClient, closed: pipe.close))
+                return pipe
+            },
+            upstream: { upstream, pipe in
+                let pipe = pipe as! BytePipe
+                try upstream.pipeline.syncOperations.addHandler(BytesHandler(pipe.fromServer, closed: pipe.close))
+            })
     }
 }
 
 /// One client connection and its upstream, confined to the client channel's loop.
-private final class BytePipe: @unchecked Sendable {
+private final class BytePipe: RelayListener.Pipe, @unchecked Sendable {
     // @unchecked: every method runs on the loop of `client`, which is also the upstream's loop, and the proxy's group
     // has one thread.
     let client: any Channel

@@ -78,45 +78,29 @@ extension ConformanceCheck {
         }
         let limit = Duration.seconds(5) * context.patience
         // Every case from its own probe at once: each is a Reject or a Challenge, so none seats anyone.
-        let answers = await withTaskGroup(of: (Int, String?).self) { group in
-            for (index, item) in cases.enumerated() {
-                group.addTask {
-                    let probe: RawProbe
-                    do {
-                        probe = try await context.probe()
-                    } catch {
-                        return (index, "no connection (\(ConformanceSuite.reason(error)))")
+        let wrong = await context.eachAtOnce(cases) { item, probe in
+            let packet: Packet?
+            if item.raw {
+                probe.send(Packet(.hello(item.hello)), sealed: false)
+                packet = await probe.receive(within: limit, answering: false) { packet in
+                    switch packet.message {
+                    case .reject, .challenge, .welcome: true
+                    default: false
                     }
-                    defer { probe.close() }
-                    let packet: Packet?
-                    if item.raw {
-                        probe.send(Packet(.hello(item.hello)), sealed: false)
-                        packet = await probe.receive(within: limit, answering: false) { packet in
-                            switch packet.message {
-                            case .reject, .challenge, .welcome: true
-                            default: false
-                            }
-                        }
-                    } else {
-                        packet = await probe.handshake(item.hello, within: limit)
-                    }
-                    let got: Answer?
-                    switch packet?.message {
-                    case .reject(let reject)?: got = .reject(reject.reason.rawValue)
-                    case .challenge?: got = .challenge
-                    case .welcome?: return (index, "a Welcome")
-                    default: return (index, "no answer within \(limit)")
-                    }
-                    return (index, got == item.answer ? nil : got!.text)
                 }
+            } else {
+                packet = await probe.handshake(item.hello, within: limit)
             }
-            var answers: [Int: String] = [:]
-            for await (index, wrong) in group { if let wrong { answers[index] = wrong } }
-            return answers
+            let got: Answer
+            switch packet?.message {
+            case .reject(let reject)?: got = .reject(reject.reason.rawValue)
+            case .challenge?: got = .challenge
+            case .welcome?: return "a Welcome"
+            default: return "no answer within \(limit)"
+            }
+            return got == item.answer ? nil : got.text
         }
-        for (index, item) in cases.enumerated() {
-            if let wrong = answers[index] { return .failed("\(item.answer.text) to \(item.what)", wrong) }
-        }
+        if let (item, wrong) = wrong { return .failed("\(item.answer.text) to \(item.what)", wrong) }
         return .pass
     }
 
@@ -359,36 +343,18 @@ extension ConformanceCheck {
         ]
         let limit = Duration.seconds(2) * context.patience
         // Each from its own connection, all at once.
-        let answers = await withTaskGroup(of: (Int, String?).self) { group in
-            for (index, item) in cases.enumerated() {
-                group.addTask {
-                    let probe: RawProbe
-                    do {
-                        probe = try await context.probe()
-                    } catch {
-                        return (index, "no connection (\(ConformanceSuite.reason(error)))")
-                    }
-                    defer { probe.close() }
-                    probe.sendFrame(item.bytes, opcode: item.opcode, masked: item.masked)
-                    let end = ContinuousClock.now + limit
-                    while ContinuousClock.now < end, !probe.isClosed {
-                        _ = await probe.receiveRaw(within: end - ContinuousClock.now)
-                    }
-                    guard probe.isClosed else { return (index, "the connection still open after 2 s") }
-                    guard let code = probe.closeCode else {
-                        return (index, "the connection closed without a close frame")
-                    }
-                    return (index, code == item.code ? nil : "close code \(code)")
-                }
+        let wrong = await context.eachAtOnce(cases) { item, probe in
+            probe.sendFrame(item.bytes, opcode: item.opcode, masked: item.masked)
+            let end = ContinuousClock.now + limit
+            while ContinuousClock.now < end, !probe.isClosed {
+                _ = await probe.receiveRaw(within: end - ContinuousClock.now)
             }
-            var answers: [Int: String] = [:]
-            for await (index, wrong) in group { if let wrong { answers[index] = wrong } }
-            return answers
+            guard probe.isClosed else { return "the connection still open after 2 s" }
+            guard let code = probe.closeCode else { return "the connection closed without a close frame" }
+            return code == item.code ? nil : "close code \(code)"
         }
-        for (index, item) in cases.enumerated() {
-            if let wrong = answers[index] {
-                return .failed("a close frame with code \(item.code) after \(item.what)", wrong)
-            }
+        if let (item, wrong) = wrong {
+            return .failed("a close frame with code \(item.code) after \(item.what)", wrong)
         }
         return .pass
     }

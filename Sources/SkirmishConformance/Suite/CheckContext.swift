@@ -100,6 +100,32 @@ struct CheckContext: Sendable {
     /// A raw probe on a new socket or connection.
     func probe() async throws -> RawProbe { try await RawProbe.open(target, group: group) }
 
+    /// Tries every case at once, each from a probe of its own (a busy machine's late resumptions then overlap instead
+    /// of adding up): `attempt` returns what was wrong with its case, `nil` when nothing was. Returns the first wrong
+    /// case in order, with what was wrong; a probe that cannot connect is wrong with the reason.
+    func eachAtOnce<Case: Sendable>(
+        _ cases: [Case], _ attempt: @escaping @Sendable (Case, RawProbe) async -> String?
+    ) async -> (item: Case, wrong: String)? {
+        let answers = await withTaskGroup(of: (Int, String?).self) { group in
+            for (index, item) in cases.enumerated() {
+                group.addTask {
+                    let probe: RawProbe
+                    do {
+                        probe = try await self.probe()
+                    } catch {
+                        return (index, "no connection (\(ConformanceSuite.reason(error)))")
+                    }
+                    defer { probe.close() }
+                    return (index, await attempt(item, probe))
+                }
+            }
+            var answers: [Int: String] = [:]
+            for await (index, wrong) in group { if let wrong { answers[index] = wrong } }
+            return answers
+        }
+        return cases.indices.lazy.compactMap { index in answers[index].map { (cases[index], $0) } }.first
+    }
+
     /// The first Hello of a probe: the context's ``game``, 2 seats, any match.
     func hello(_ name: String = "probe", cookie: Cookie = .zero, resumeToken: UInt64 = 0) -> Hello {
         Hello(game: game, seats: 2, cookie: cookie, resumeToken: resumeToken, name: "\(name)\(run)")
