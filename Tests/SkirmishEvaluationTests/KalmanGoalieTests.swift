@@ -1,5 +1,6 @@
 import SkirmishGames
 import SkirmishOpponent
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 
 /// The ported Robot Air Hockey Challenge baseline: its tracker finds the puck's velocity from positions alone, and it
 /// defends shots over the lock-step table.
-@Suite struct KalmanGoalieTests {
+@Suite(.ownThread) struct KalmanGoalieTests {
     /// The shooter: never moves.
     private struct Idle: PuckAgent {
         mutating func observe(_ snapshot: TableSnapshot, at time: Instant) {}

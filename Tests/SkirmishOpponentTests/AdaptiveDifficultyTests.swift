@@ -1,4 +1,5 @@
 import SkirmishGames
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 
 /// Adaptive difficulty: the skill scale between the presets, the controller that moves along it, and matches
 /// against the human-like players that it keeps close.
-@Suite struct AdaptiveDifficultyTests {
+@Suite(.ownThread) struct AdaptiveDifficultyTests {
     // MARK: The skill scale
 
     @Test("the skill scale meets every preset exactly at its own skill", arguments: Opponent.Difficulty.allCases)

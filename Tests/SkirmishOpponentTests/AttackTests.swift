@@ -1,4 +1,5 @@
 import SkirmishGames
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 
 /// How the AI rates its shots: the closed-form path against the physics, and the two styles against the players they
 /// are meant for.
-@Suite struct AttackTests {
+@Suite(.ownThread) struct AttackTests {
     /// The tick of the last side-wall bounce before the puck reaches a line, by the closed form the `late` style
     /// uses, against the physics stepping the same puck: straight, off one wall, off both.
     @Test(arguments: [
@@ -108,7 +109,7 @@ import Testing
 }
 
 /// The read of the other player: does it come out for the puck or keep its goal?
-@Suite struct RivalReadTests {
+@Suite(.ownThread) struct RivalReadTests {
     static func snapshot(puckY: Float, themY: Float, phase: PuckPhase = .playing) -> TableSnapshot {
         TableSnapshot(
             tick: 1, lastInputStep: 0, me: .init(x: 160, y: 400, vx: 0, vy: 0),

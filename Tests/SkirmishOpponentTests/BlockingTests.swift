@@ -1,4 +1,5 @@
 import SkirmishGames
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 ///
 /// Corner shots from the shot machine's generator, served at an expert in seat 1 over a simulated link in lock-step
 /// and judged by the same ``ShotReferee`` the server uses.
-@Suite struct BlockingTests {
+@Suite(.ownThread) struct BlockingTests {
     struct Outcome {
         var saves = 0
         var errors: [Float] = []

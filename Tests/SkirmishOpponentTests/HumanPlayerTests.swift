@@ -1,4 +1,5 @@
 import SkirmishGames
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 
 /// The human-like player model: a reaction delay it never beats, a hand within its speed and acceleration, the
 /// same play for the same seed, and skill that shows in matches.
-@Suite struct HumanPlayerTests {
+@Suite(.ownThread) struct HumanPlayerTests {
     static func snapshot(tick: UInt32, puck: (x: Float, y: Float, vx: Float, vy: Float)) -> TableSnapshot {
         TableSnapshot(
             tick: tick, lastInputStep: 0, me: .init(x: 160, y: 430, vx: 0, vy: 0),

@@ -1,5 +1,6 @@
 import SkirmishGames
 import SkirmishOpponent
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -23,7 +24,7 @@ struct Recording: PuckAgent {
 
 /// What the opponent promises whatever it plays: its own half, its speed cap, the same decisions for the same
 /// inputs, and a predictor that reproduces the server.
-@Suite struct OpponentContractTests {
+@Suite(.ownThread) struct OpponentContractTests {
     @Test(arguments: Opponent.Difficulty.allCases)
     func neverCommandsOutsideItsHalfNorFasterThanItsCap(difficulty: Opponent.Difficulty) {
         let configuration = OpponentConfiguration(difficulty: difficulty)
@@ -132,7 +133,7 @@ struct Recording: PuckAgent {
 
 /// The kick-off (three seconds at the start and after every goal) is a wait for the AI too: it goes back to its
 /// start spot and plans no strike once it has seen the pause begin, while more of it is left than it looks ahead.
-@Suite struct KickOffTests {
+@Suite(.ownThread) struct KickOffTests {
     @Test(arguments: Opponent.Difficulty.allCases)
     func theAIPlansNoStrikeDuringAKickOff(difficulty: Opponent.Difficulty) {
         let configuration = OpponentConfiguration(difficulty: difficulty)

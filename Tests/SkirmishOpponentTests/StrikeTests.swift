@@ -1,4 +1,5 @@
 import SkirmishGames
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -21,7 +22,7 @@ struct Keeper: PuckAgent {
 
 /// The attack: a puck in reach is struck past the other paddle, with the shared physics deciding the outcome (the
 /// server's own `PuckMatch` in lock-step, no sockets, no clock), and defence still comes first.
-@Suite struct StrikeTests {
+@Suite(.ownThread) struct StrikeTests {
     /// Where a shot from (x, y) with (vx, vy) crosses the far goal line (own frame), by the closed form the aim
     /// uses, against the physics stepping the same puck: straight, slanted both ways, and banked off a side wall.
     @Test(arguments: [

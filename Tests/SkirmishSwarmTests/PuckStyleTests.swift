@@ -1,5 +1,6 @@
 import SkirmishGames
 import SkirmishOpponent
+import SkirmishTestSupport
 import SkirmishWire
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 /// The scripted Puck styles against each other in lock-step matches (pure, seeded simulation over a 20 ms link): every
 /// pairing a swarm can make must finish its matches, or a persona plays one match for a whole soak and its match
 /// figures stay at zero.
-@Suite struct PuckStyleTests {
+@Suite(.ownThread) struct PuckStyleTests {
     /// Plays six seeded matches of `bottom` against `top` for at most ten minutes each; returns each one's length in
     /// seconds (600 when it did not finish) and the final scores.
     static func matchLengths(_ bottom: PuckStyle, _ top: PuckStyle) -> [(seconds: Double, score: (UInt8, UInt8))] {
