@@ -23,24 +23,24 @@ final class RelayListener: Sendable {
         self.listener = listener
     }
 
-    /// Listens on a free port. `client` sets up an accepted connection's handlers and returns its pipe; `upstream`
+    /// Listens on a free port, with Nagle's algorithm off both ways (NIO's own default for a client). `client` sets up an accepted connection's handlers and returns its pipe; `upstream`
     /// sets up the handlers of that connection's upstream, given its pipe.
     static func start(
-        server: SocketAddress, noDelay: Bool,
+        server: SocketAddress,
         client setUpClient: @escaping @Sendable (any Channel) throws -> any Pipe,
         upstream setUpUpstream: @escaping @Sendable (any Channel, any Pipe) throws -> Void
     ) async throws -> RelayListener {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: noDelay ? 1 : 0)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { client in
                 client.eventLoop.makeCompletedFuture {
                     let pipe = try setUpClient(client)
                     // The pipe is confined to the client's loop, which the upstream shares.
                     let confined = NIOLoopBound(pipe, eventLoop: client.eventLoop)
                     ClientBootstrap(group: client.eventLoop)
-                        .channelOption(.socketOption(.tcp_nodelay), value: noDelay ? 1 : 0)
+                        .channelOption(.socketOption(.tcp_nodelay), value: 1)
                         .channelInitializer { upstream in
                             upstream.eventLoop.makeCompletedFuture { try setUpUpstream(upstream, confined.value) }
                         }

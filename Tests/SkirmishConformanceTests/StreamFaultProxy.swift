@@ -12,7 +12,7 @@ import SkirmishWire
 enum StreamFaultProxy {
     static func start(fault: Fault?, server: SocketAddress) async throws -> RelayListener {
         try await RelayListener.start(
-            server: server, noDelay: true,
+            server: server,
             client: { client in
                 let pipe = StreamPipe(fault: fault, client: client)
                 try client.pipeline.syncOperations.addHandler(ByteToMessageHandler(PacketFrameCodec.FrameSlicing()))

@@ -10,7 +10,7 @@ import NIOPosix
 enum WebSocketCloseProxy {
     static func start(server: SocketAddress) async throws -> RelayListener {
         try await RelayListener.start(
-            server: server, noDelay: false,
+            server: server,
             client: { client in
                 let pipe = BytePipe(client: client)
                 try client.pipeline.syncOperations.addHandler(BytesHandler(pipe.fromClient, closed: pipe.close))

@@ -129,11 +129,11 @@ extension ConformanceCheck {
                 within: .seconds(3) * context.patience, where: { if case .chat = $0.message { true } else { false } })
         else { return .failed("the partner's Chat relayed to the probe", "none within 3 s") }
         context.step("timing the resends of the Chat")
-        // Five resends: the doubling is judged where the intervals are long enough (150 ms on) that a late read by a
-        // busy probe or a late server tick cannot fake or hide it. Well inside the 10 s ack timeout, which ends
-        // the session with the Chat still unacknowledged; the probe Pings meanwhile, so silence does not.
+        // Up to five resends, for 6 s after the Chat: well inside the 10 s ack timeout, which ends the session with
+        // the Chat still unacknowledged, so that a server ignoring the Ack below still has time to resend. The probe
+        // Pings meanwhile, so the silence timeout does not end it either.
         var times = [first]
-        let until = first + .seconds(8)
+        let until = first + .seconds(6)
         while times.count < 6, ContinuousClock.now < until {
             guard
                 let (_, at) = await probe.arrivalStayingAlive(
@@ -142,38 +142,44 @@ extension ConformanceCheck {
             else { break }
             times.append(at)
         }
-        guard times.count == 6 else {
+        guard times.count >= 4 else {
             return .failed(
-                "5 resends of an unacknowledged Chat (reliable \(chat.number)) within 8 s", "\(times.count - 1)")
+                "at least 3 resends of an unacknowledged Chat (reliable \(chat.number)) within 6 s",
+                "\(times.count - 1)")
         }
         let intervals = zip(times, times.dropFirst()).map { $1 - $0 }
         // The server's timers fire on its ticks (60 Hz, a reference server) and the probe reads on a busy machine:
-        // slack for both, the doubling itself never shrinks.
+        // slack for both, the doubling itself never shrinks. A late read lengthens one interval by what it takes
+        // from the next, so neighbours are compared only where they are long (300 ms on) and the rest is judged on
+        // spans.
         let slack = Duration.milliseconds(20) + .milliseconds(10) * (context.patience - 1)
         let shown = intervals.map { "\($0.milliseconds) ms" }.joined(separator: ", ")
         guard intervals[0] >= .milliseconds(50) - slack else {
             return .failed("the first resend at least 50 ms (the smallest timeout) after the packet", shown)
         }
         let doubling = "each interval between resends twice the one before, up to 2 s"
-        // The timeout starts at 50 ms or more and only grows: two resends 25 ms apart do not back off.
-        guard intervals.dropFirst().allSatisfy({ $0 >= .milliseconds(25) }) else { return .failed(doubling, shown) }
+        // n resends of a timeout that starts at 50 ms or more and doubles take (2ⁿ − 1) × 50 ms at least, up to the
+        // cap: resends that do not back off come sooner.
+        let least = Duration.milliseconds(50) * Double((1 << intervals.count) - 1)
+        guard times.last! - first >= min(least, .milliseconds(1_500)) - slack else { return .failed(doubling, shown) }
         for (earlier, later) in zip(intervals, intervals.dropFirst()) {
             guard later <= min(earlier * 2, .seconds(2)) + .seconds(1) * context.patience else {
                 return .failed(doubling, shown)
             }
-            guard earlier < .milliseconds(150) || later >= min(earlier * 1.5, .milliseconds(1_900)) - slack else {
+            guard earlier < .milliseconds(300) || later >= min(earlier * 1.5, .milliseconds(1_900)) - slack else {
                 return .failed(doubling, shown)
             }
         }
-        // Four doublings from the first: a timeout that stays put fails here whatever its length.
+        // Doublings from the first: a timeout that stays put fails here whatever its length.
         guard intervals.last! >= min(intervals[0] * 4, .milliseconds(1_900)) - slack else {
             return .failed(doubling, shown)
         }
         // Bit 0 of the bitfield is `cumulative + 1`: the Chat itself. A Ping after the Ack is the barrier: every
         // resend read after its Pong was sent after the server handled the Ack.
-        probe.send(Packet(.ack(Ack(cumulative: chat.number &- 1, bitfield: 1))))
+        let ack = Packet(.ack(Ack(cumulative: chat.number &- 1, bitfield: 1)))
+        probe.send(ack)
         context.step("listening for resends after the Ack naming the Chat by bit 0")
-        guard let handled = await probe.barrier(within: .seconds(2) * context.patience) else {
+        guard let handled = await probe.barrier(within: .seconds(2) * context.patience, resending: ack) else {
             return .failed("a Pong to the Ping sent after the Ack", "none within 2 s")
         }
         // Unheeded, the resends go on at most 2 s apart; one a server that handles Acks on its tick had already

@@ -233,7 +233,7 @@ final class RawProbe: Sendable {
         var nextPing = ContinuousClock.now + .seconds(1)
         while true {
             let now = ContinuousClock.now
-            guard now < deadline else { return nil }
+            guard now < deadline, !Task.isCancelled, !inbox.closed else { return nil }
             if now >= nextPing {
                 send(.ping(Ping(player: 0, count: 0x4A11_7E00, sendTime: 0)))
                 nextPing = now + .seconds(1)
@@ -248,10 +248,18 @@ final class RawProbe: Sendable {
     /// order. A server reads a client's packets in order, so what the probe sent before the Ping was handled before
     /// the Pong left, and a packet read after the Pong was sent after that. Packets read before the Pong are
     /// skipped. Returns when the Pong was read, or `nil` when none came within `limit`.
-    func barrier(within limit: Duration) async -> ContinuousClock.Instant? {
-        let count = UInt32.random(in: 0x1000_0000...0xEFFF_FFFF)
+    ///
+    /// `resending` (an Ack, say) goes again before each repeated Ping: over a real link the packet the barrier is
+    /// for may be lost while a later Ping arrives. It must be one that changes nothing when it comes twice.
+    func barrier(within limit: Duration, resending packet: Packet? = nil) async -> ContinuousClock.Instant? {
+        var count = UInt32.random(in: 0x1000_0000...0xEFFF_FFFF)
+        // Never the count the keep-alive Pings of ``arrivalStayingAlive(within:after:where:)`` carry.
+        if count == 0x4A11_7E00 { count += 1 }
         let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
+        var first = true
+        while ContinuousClock.now < deadline, !Task.isCancelled, !inbox.closed {
+            if !first, let packet { send(packet) }
+            first = false
             send(.ping(Ping(player: 0, count: count, sendTime: 0)))
             let wait = min(deadline - ContinuousClock.now, .milliseconds(250))
             if let (_, at) = await arrival(
