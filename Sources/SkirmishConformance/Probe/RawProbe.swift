@@ -27,6 +27,8 @@ final class RawProbe: Sendable {
     private let connection: Mutex<SnapConnection>
     /// Whether the connection's Acks are written (``withholdAcks()`` stops them).
     private let acking = Mutex(true)
+    /// When the socket read the answer that ended the last ``handshake(_:within:)`` (its Welcome or Reject).
+    private let answered = Mutex<ContinuousClock.Instant?>(nil)
 
     private init(channel: any Channel, transport: Transport, inbox: Inbox) {
         self.channel = channel
@@ -121,6 +123,10 @@ final class RawProbe: Sendable {
 
     /// The session key of the connection's Welcome (UDP), if it has one.
     var sessionKey: SessionKey? { connection.withLock { $0.sessionKey } }
+
+    /// When the socket read the Welcome (or Reject) that ended the last handshake: the time to measure the server's
+    /// timers from, not when the check got round to it.
+    var answeredAt: ContinuousClock.Instant? { answered.withLock { $0 } }
 
     // MARK: Sending
 
@@ -357,7 +363,7 @@ final class RawProbe: Sendable {
         while ContinuousClock.now < deadline {
             let due = connection.withLock { $0.nextDeadline }
             let untilDue = Duration.nanoseconds(max(due.nanoseconds(since: .now()), 1_000_000))
-            guard let bytes = await inbox.next(within: min(deadline - ContinuousClock.now, untilDue)) else {
+            guard let arrival = await inbox.arrival(within: min(deadline - ContinuousClock.now, untilDue)) else {
                 // A closed connection sends nothing more: no answer, rather than ticking until the deadline.
                 if inbox.closed { return nil }
                 let step = connection.withLock { connection -> Step in
@@ -369,12 +375,17 @@ final class RawProbe: Sendable {
                 if step.closed { return nil }
                 continue
             }
+            let bytes = arrival.bytes
             let packet = Self.decode(bytes, transport: transport, key: sessionKey)
             let step = give(bytes)
             write(forging(step.packets, token: stolen))
-            if step.established { return packet }
+            if step.established {
+                answered.withLock { $0 = arrival.at }
+                return packet
+            }
             if step.closed {
                 guard case .reject? = packet?.message else { return nil }
+                answered.withLock { $0 = arrival.at }
                 return packet
             }
         }
