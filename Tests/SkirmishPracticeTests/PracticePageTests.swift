@@ -13,20 +13,23 @@ import Testing
     @Test func aPersonPlaysWithTheMouseAndGetsARematch() async throws {
         try await Self.withPage(difficulty: .medium) { practice, chromium in
             let tab = try await chromium.openTab()
+            // The kick-off: the page counts down to play from the server's pause (3, 2, 1 from the moment it joined),
+            // and then the countdown is gone. The page itself notes what each frame showed, from before it loads its
+            // script (a test that looked only once the page played could find the pause over on a busy machine), so
+            // a slow poll misses nothing.
+            _ = try await tab.send(
+                "Page.addScriptToEvaluateOnNewDocument",
+                [
+                    "source": """
+                    (() => { const seen = window.practiceCountdown = [];
+                      (function frame() { const c = window.practice ? window.practice.countdown() : undefined;
+                        if (c !== undefined && seen[seen.length - 1] !== c) seen.push(c);
+                        if (c !== null || seen.length < 2) requestAnimationFrame(frame); })(); })()
+                    """
+                ])
             try await tab.navigate(to: practice.pageURL)
             let match = try #require(await tab.waitUntilPlaying())
             #expect(try await tab.evaluate("window.practice.game.difficulty") as? String == "medium")
-
-            // The kick-off: the page counts down to play from the server's pause (3, 2, 1 from the moment it joined),
-            // and then the countdown is gone. The page itself notes what each frame showed, so a slow poll misses
-            // nothing.
-            _ = try await tab.evaluate(
-                """
-                (() => { const seen = window.practiceCountdown = [];
-                  (function frame() { const c = window.practice.countdown();
-                    if (seen[seen.length - 1] !== c) seen.push(c);
-                    if (c !== null || seen.length < 2) requestAnimationFrame(frame); })(); return true; })()
-                """)
             let shown = await poll(timeout: .seconds(15)) { () -> [Any]? in
                 let value = try? await tab.evaluate("window.practiceCountdown") as? [Any]
                 guard let value, value.count >= 2, value.last is NSNull else { return nil }

@@ -150,8 +150,8 @@ extension ConformanceCheck {
         let intervals = zip(times, times.dropFirst()).map { $1 - $0 }
         // The server's timers fire on its ticks (60 Hz, a reference server) and the probe reads on a busy machine:
         // slack for both, the doubling itself never shrinks. A late read lengthens one interval by what it takes
-        // from the next, so neighbours are compared only where they are long (300 ms on) and the rest is judged on
-        // spans.
+        // from the next, so neighbours are compared only where they are long (300 ms on) and short of the cap (up
+        // to 1 s), and the rest is judged on spans.
         let slack = Duration.milliseconds(20) + .milliseconds(10) * (context.patience - 1)
         let shown = intervals.map { "\($0.milliseconds) ms" }.joined(separator: ", ")
         guard intervals[0] >= .milliseconds(50) - slack else {
@@ -166,7 +166,8 @@ extension ConformanceCheck {
             guard later <= min(earlier * 2, .seconds(2)) + .seconds(1) * context.patience else {
                 return .failed(doubling, shown)
             }
-            guard earlier < .milliseconds(300) || later >= min(earlier * 1.5, .milliseconds(1_900)) - slack else {
+            // Near the cap the next interval is the cap, whatever the doubling: judged only from 300 ms to 1 s.
+            guard earlier < .milliseconds(300) || earlier > .seconds(1) || later >= earlier * 1.5 - slack else {
                 return .failed(doubling, shown)
             }
         }
